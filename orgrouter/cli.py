@@ -54,7 +54,7 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attribute = target.split(":")
-        if ctx.resilient_parsing or "--help" in sys.argv and len(sys.argv) <= 2:
+        if ctx.resilient_parsing or ("--help" in sys.argv and len(sys.argv) <= 2):
             # `orgrouter --help` lists commands without importing them.
             return click.Command(cmd_name, help=SUMMARIES[cmd_name])
         module = importlib.import_module(module_name)
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
-    except Exception as error:  # noqa: BLE001 - the last line of defence, see STYLE.md 3
+    except Exception as error:  # the last line of defence, see STYLE.md 3
         click.echo(
             f"orgrouter: internal error: {type(error).__name__}: {error}"
             + ("" if verbose else " (run with -v for the traceback)"),

@@ -80,6 +80,13 @@ class RefineConfig:
 
 
 @dataclass
+class RulesConfig:
+    """The user's routing rules: a directory whose tables override the package's."""
+
+    dir: str | None = None  # relative to the config file; None = the package's tables only
+
+
+@dataclass
 class SkillsConfig:
     """Directories of opt-in user skills (never the notes being routed)."""
 
@@ -105,6 +112,7 @@ class Config:
     scan: ScanConfig = field(default_factory=ScanConfig)
     tangle: TangleConfig = field(default_factory=TangleConfig)
     refine: RefineConfig = field(default_factory=RefineConfig)
+    rules: RulesConfig = field(default_factory=RulesConfig)
     skills: SkillsConfig = field(default_factory=SkillsConfig)
     state: StateConfig = field(default_factory=StateConfig)
 

@@ -1,0 +1,214 @@
+"""The skill interface and the stimulus types the kernel passes between skills.
+
+Mirrors the Lisp kernel of seed 003: a stimulus is ``(:type :EVENT :payload (:sensor
+...))``; the highest-priority skill whose ``trigger`` matches runs ``neuro`` (propose)
+then ``symbolic`` (verify, act, or veto with ``None``). An action injects more stimuli,
+emits results to write back, adds tags to earlier results, or logs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from orgrouter.config import Config
+from orgrouter.neuro.backend import NeuroBackend
+
+
+class StimulusType(StrEnum):
+    """What kind of thing a stimulus is (seed 003's ``:type``)."""
+
+    EVENT = "EVENT"
+    REQUEST = "REQUEST"
+    RESPONSE = "RESPONSE"
+    LOG = "LOG"
+
+
+class Sensor(StrEnum):
+    """Where a stimulus came from (seed 003's ``:sensor``)."""
+
+    USER_COMMAND = "user-command"  # an @agent headline found in a file
+    CHAT_MESSAGE = "chat-message"  # text given on the command line or stdin
+    DELEGATION = "delegation"  # one atomic intent handed on by the router
+
+
+@dataclass(frozen=True)
+class Stimulus:
+    """One message through the kernel: a type and a payload naming its sensor.
+
+    Payload keys by sensor: ``user-command`` and ``chat-message`` carry ``text`` (the
+    instruction); ``delegation`` carries the intent's ``skill``, ``verb``, ``object``,
+    ``agent``, ``order``, ``depends_on``, ``text`` and ``span``.
+    """
+
+    type: StimulusType
+    payload: Mapping[str, Any]
+    depth: int = 0  # how many injections led here; the kernel stops at 10
+
+    @property
+    def sensor(self) -> str:
+        """Return the payload's sensor name, or '' when it has none."""
+        return str(self.payload.get("sensor", ""))
+
+    @property
+    def text(self) -> str:
+        """Return the payload's text (instruction or intent), or ''."""
+        return str(self.payload.get("text", ""))
+
+
+ResultKind = Literal["result", "clarification", "approval", "error"]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One child headline a skill wants written under the request.
+
+    ``body`` is Org text; write-back escapes it so it can never create structure.
+    ``todo`` is a keyword for the result headline (``TODO``, ``WAITING``), ``planning``
+    a planning line (``SCHEDULED: <2026-12-04 Fri>``), ``properties`` extra drawer
+    entries beside the ``ORGROUTER_*`` ones.
+    """
+
+    title: str
+    body: str = ""
+    kind: ResultKind = "result"
+    todo: str | None = None
+    tags: tuple[str, ...] = ()
+    planning: str | None = None
+    properties: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Inject:
+    """Hand more stimuli to the kernel (one level deeper)."""
+
+    stimuli: tuple[Stimulus, ...]
+
+
+@dataclass(frozen=True)
+class Emit:
+    """Write these results back under the request."""
+
+    results: tuple[Result, ...]
+
+
+@dataclass(frozen=True)
+class Retag:
+    """Add ``tag`` to earlier result headlines of this request (by 1-based line)."""
+
+    lines: tuple[int, ...]
+    tag: str
+
+
+@dataclass(frozen=True)
+class Log:
+    """Record a message; the run's report shows it, nothing is written to the note."""
+
+    text: str
+
+
+Action = Inject | Emit | Retag | Log
+
+
+@dataclass(frozen=True)
+class Request:
+    """An addressed headline, as skills see it."""
+
+    path: Path | None  # None for text given on stdin without --file-name
+    line: int  # 1-based line of the headline
+    headline: str  # the headline's title, as written
+    instruction: str  # the text after the address (or taken from the body)
+    agent: str  # the address used, lower-case: "agent" or a configured name
+    section: str = ""  # the request's subtree text, below its headline line
+    parent_section: str = ""  # the parent headline's section (what "this section" means)
+    private: bool = False  # under a privacy tag: never sent to a model
+    tags: tuple[str, ...] = ()  # inherited and own tags
+    results: tuple[tuple[int, str], ...] = ()  # earlier results: (line, title)
+
+
+@dataclass
+class Context:
+    """Everything a skill may consult; skills read it and never write files."""
+
+    config: Config
+    now: datetime
+    request: Request | None = None
+    backend: NeuroBackend | None = None  # None for `rules` and for private subtrees
+    notes_root: Path | None = None
+    state: Any = None  # orgrouter.state.StateDB when a run has one
+    extra: dict[str, Any] = field(default_factory=dict)  # per-run notes between skills
+
+    @property
+    def private(self) -> bool:
+        """Return whether the request sits under a privacy tag."""
+        return self.request is not None and self.request.private
+
+    def model(self) -> NeuroBackend | None:
+        """Return the backend a skill may use: never one for a private request."""
+        return None if self.private else self.backend
+
+
+@runtime_checkable
+class Skill(Protocol):
+    """A named handler of stimuli (seed 003's ``defskill``)."""
+
+    name: str
+    priority: int
+
+    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
+        """Return whether this skill wants to handle ``stimulus``."""
+        ...
+
+    def neuro(self, stimulus: Stimulus, ctx: Context) -> object:
+        """Return a proposal for ``stimulus`` (a model's, or the stimulus itself)."""
+        ...
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        """Verify ``proposal`` and return the action to take, or None to veto."""
+        ...
+
+
+class BaseSkill:
+    """A convenient base: ``neuro`` passes the stimulus through unchanged.
+
+    Subclasses set ``name`` and ``priority`` and implement ``trigger`` and ``symbolic``;
+    ``delegated_to`` makes the usual trigger (a delegation naming this skill) one line.
+    """
+
+    name: str = ""
+    priority: int = 50
+
+    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
+        """Return whether ``stimulus`` is a delegation naming this skill."""
+        return self.delegated_to(stimulus)
+
+    def neuro(self, stimulus: Stimulus, ctx: Context) -> object:
+        """Return the stimulus itself: symbolic skills need no proposal."""
+        return stimulus
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        """Return the action for ``proposal``; the base vetoes everything."""
+        return None
+
+    def delegated_to(self, stimulus: Stimulus) -> bool:
+        """Return whether ``stimulus`` is a delegation whose skill is this one."""
+        return (
+            stimulus.sensor == Sensor.DELEGATION
+            and str(stimulus.payload.get("skill", "")).lower() == self.name
+        )
+
+
+def delegation(intent: Mapping[str, Any], depth: int = 0) -> Stimulus:
+    """Return the delegation stimulus for one atomic ``intent``."""
+    return Stimulus(StimulusType.EVENT, {**intent, "sensor": Sensor.DELEGATION.value}, depth)
+
+
+def proposal_stimulus(proposal: object) -> Stimulus:
+    """Return ``proposal`` as a Stimulus, for skills whose neuro passes it through."""
+    if not isinstance(proposal, Stimulus):
+        raise TypeError(f"expected a Stimulus proposal, got {type(proposal).__name__}")
+    return proposal

@@ -1,0 +1,159 @@
+"""The skill registry: an explicit dict of built-ins plus opt-in user skills.
+
+User skills are ``*.py`` files in the directories named by ``skills.paths``; each
+defines ``SKILLS``, a list of skill objects (see ``orgrouter.skills.base.Skill``). They
+are never loaded from inside a notes root being routed, so a note can never smuggle in
+code. A broken file is reported with its path (and line) and skipped; the rest load.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orgrouter.config import Config
+from orgrouter.errors import ConfigError, OrgRouterError
+from orgrouter.skills.base import Skill
+
+# name -> "module:attribute" (an instance); imported only when a run needs skills.
+BUILTINS: dict[str, str] = {
+    "greet": "orgrouter.skills.greet:SKILL",
+    "ask": "orgrouter.skills.ask:SKILL",
+}
+
+
+@dataclass
+class SkillSet:
+    """The skills of one run, highest priority first, and what failed to load."""
+
+    skills: list[Skill] = field(default_factory=list)
+    errors: list[OrgRouterError] = field(default_factory=list)
+
+    def names(self) -> list[str]:
+        """Return the loaded skills' names in dispatch order."""
+        return [skill.name for skill in self.skills]
+
+
+def dispatch_order(skills: Iterable[Skill]) -> list[Skill]:
+    """Return ``skills`` by priority, highest first, ties broken by name."""
+    return sorted(skills, key=lambda skill: (-skill.priority, skill.name))
+
+
+def load_builtin(name: str) -> Skill:
+    """Return the built-in skill called ``name``."""
+    module_name, attribute = BUILTINS[name].split(":")
+    skill = getattr(importlib.import_module(module_name), attribute)
+    if not isinstance(skill, Skill):
+        raise TypeError(f"built-in skill {name!r} does not implement Skill")
+    return skill
+
+
+def load_skills(
+    config: Config,
+    *,
+    base_dir: Path | None = None,
+    notes_roots: Sequence[Path] = (),
+) -> SkillSet:
+    """Return the built-in skills plus the user skills named by ``config.skills.paths``.
+
+    ``base_dir`` resolves relative ``skills.paths`` (the config file's directory);
+    ``notes_roots`` are the trees being routed, from which no code is ever loaded.
+    """
+    found = SkillSet(skills=[load_builtin(name) for name in BUILTINS])
+    taken = set(BUILTINS)
+    for entry in config.skills.paths:
+        directory = Path(entry).expanduser()
+        if not directory.is_absolute() and base_dir is not None:
+            directory = base_dir / directory
+        problem = _refuse_directory(directory, notes_roots)
+        if problem is not None:
+            found.errors.append(problem)
+            continue
+        for path in sorted(directory.glob("*.py")):
+            try:
+                for skill in _load_file(path):
+                    if skill.name in taken:
+                        raise ConfigError(
+                            f"skill name {skill.name!r} is already taken", path=path
+                        )
+                    taken.add(skill.name)
+                    found.skills.append(skill)
+            except OrgRouterError as error:
+                found.errors.append(error)
+    found.skills = dispatch_order(found.skills)
+    return found
+
+
+def _refuse_directory(directory: Path, notes_roots: Sequence[Path]) -> ConfigError | None:
+    """Return why ``directory`` may not hold skills, or None when it may."""
+    if not directory.is_dir():
+        return ConfigError("skills.paths entry is not a directory", path=directory)
+    resolved = directory.resolve()
+    for root in notes_roots:
+        root = root.resolve()
+        if resolved == root or root in resolved.parents or resolved in root.parents:
+            return ConfigError(
+                f"skills.paths entry overlaps the notes being routed ({root}); "
+                "skills are never loaded from notes",
+                path=directory,
+            )
+    return None
+
+
+def _load_file(path: Path) -> list[Skill]:
+    """Import one user skill file and return its ``SKILLS``."""
+    module_name = f"orgrouter_user_skill_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ConfigError("cannot load this file as a Python module", path=path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as error:
+        message = f"broken skill file: {error.msg}"
+        raise ConfigError(message, path=path, line=error.lineno) from error
+    except Exception as error:  # a user's file may raise anything on import
+        line = _user_line(error, path)
+        raise ConfigError(
+            f"broken skill file: {type(error).__name__}: {error}", path=path, line=line
+        ) from error
+    finally:
+        sys.modules.pop(module_name, None)
+    skills = getattr(module, "SKILLS", None)
+    if not isinstance(skills, list | tuple):
+        raise ConfigError("a skill file must define SKILLS, a list of skills", path=path)
+    checked: list[Skill] = []
+    for index, skill in enumerate(skills):
+        if not isinstance(skill, Skill) or not _well_formed(skill):
+            raise ConfigError(
+                f"SKILLS[{index}] lacks name (str), priority (int), trigger, neuro "
+                "or symbolic",
+                path=path,
+            )
+        checked.append(skill)
+    return checked
+
+
+def _well_formed(skill: Skill) -> bool:
+    """Return whether ``skill``'s name and priority have the right types."""
+    return (
+        isinstance(skill.name, str)
+        and bool(skill.name)
+        and isinstance(skill.priority, int)
+        and not isinstance(skill.priority, bool)
+    )
+
+
+def _user_line(error: BaseException, path: Path) -> int | None:
+    """Return the line of ``path`` in ``error``'s traceback, the user's own line."""
+    line = None
+    trace = error.__traceback__
+    while trace is not None:
+        if Path(trace.tb_frame.f_code.co_filename) == path:
+            line = trace.tb_lineno
+        trace = trace.tb_next
+    return line

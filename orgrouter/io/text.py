@@ -1,0 +1,180 @@
+"""Read an Org file's bytes once, check they are a document, and remember how they looked.
+
+A :class:`Snapshot` is what every later stage works from: the exact bytes (edits are
+spliced into them), and the size, mtime and hash the transaction re-checks before it
+replaces the file. Decoding is strict: Org files are UTF-8 (a BOM is allowed and kept),
+and a NUL byte means the file is binary, not a note.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+
+from orgrouter.errors import ConflictError, InputError
+
+BOM = b"\xef\xbb\xbf"
+LF = b"\n"
+CRLF = b"\r\n"
+
+# Notes are text a person writes; 64 MiB is far beyond any real note (the largest
+# corpus file is a few MB) yet small enough that a mistaken path to a disk image or a
+# log fails fast with a clear message instead of eating memory.
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+_READ_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """The text of an Org document and the byte conventions it was written with."""
+
+    text: str  # without the BOM
+    has_bom: bool
+    newline: bytes  # b"\n" or b"\r\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One file exactly as it was read, with what the transaction re-checks."""
+
+    path: str  # as given by the caller
+    real_path: str  # symlinks followed: the file a write replaces
+    data: bytes
+    size: int
+    mtime_ns: int
+    sha256: str  # hex digest of data
+    mode: int  # permission bits (stat.S_IMODE)
+    has_bom: bool
+    newline: bytes  # b"\n" or b"\r\n"
+    text: str  # decoded, without the BOM
+
+    @property
+    def final_newline(self) -> bool:
+        """Return whether the file ends with a newline (or is empty)."""
+        return not self.data or self.data.endswith(b"\n")
+
+
+def detect_newline(data: bytes) -> bytes:
+    """Return ``b"\\r\\n"`` when every line ends with CRLF, else ``b"\\n"``."""
+    # Emacs decodes a file as DOS only when its line ends are consistently CRLF; with
+    # mixed ends it keeps the \r as a visible ^M and writes LF. Do the same.
+    crlf = data.count(CRLF)
+    if crlf and crlf == data.count(LF):
+        return CRLF
+    return LF
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    """Return the 1-based line and character column of byte ``offset``."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    line = data.count(b"\n", 0, line_start) + 1
+    # The bytes before the offending byte on its line decoded fine (the decoder stops at
+    # the first error), so the column counts characters, as an editor shows it.
+    column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
+    return line, column
+
+
+def decode_org(
+    data: bytes, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> Decoded:
+    """Decode ``data`` as an Org document, raising InputError naming ``path`` and line."""
+    if len(data) > max_bytes:
+        raise InputError(
+            f"file is {len(data)} bytes, over the limit of {max_bytes} bytes", path=path
+        )
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line, column = _position(data, nul)
+        raise InputError(
+            f"NUL byte at byte {nul}: this looks like a binary file, not an Org note",
+            path=path,
+            line=line,
+            column=column,
+        )
+    has_bom = data.startswith(BOM)
+    body = data[len(BOM) :] if has_bom else data
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + (len(BOM) if has_bom else 0)
+        line, column = _position(data, offset)
+        raise InputError(
+            f"invalid UTF-8 at byte {offset} (0x{data[offset]:02x}): Org files must be UTF-8",
+            path=path,
+            line=line,
+            column=column,
+        ) from None
+    return Decoded(text, has_bom, detect_newline(data))
+
+
+def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """Read a regular file's whole content from ``fd``, stable against a concurrent write."""
+    for _attempt in range(_READ_ATTEMPTS):
+        before = os.fstat(fd)
+        if stat.S_ISDIR(before.st_mode):
+            raise InputError("is a directory, not an Org file", path=path)
+        if not stat.S_ISREG(before.st_mode):
+            raise InputError("is not a regular file", path=path)
+        if before.st_size > max_bytes:
+            raise InputError(
+                f"file is {before.st_size} bytes, over the limit of {max_bytes} bytes",
+                path=path,
+            )
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks: list[bytes] = []
+        total = 0
+        # Read one byte past the limit so a file that grew since fstat is caught.
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        data = b"".join(chunks)
+        after = os.fstat(fd)
+        if (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns) and (
+            len(data) == after.st_size
+        ):
+            return data, after
+    raise ConflictError("file kept changing while it was being read; try again", path=path)
+
+
+def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Snapshot:
+    """Read and decode the Org file at ``path``, raising InputError naming it on bad input."""
+    name = os.fspath(path)
+    try:
+        # O_NONBLOCK: opening a FIFO named like a note must not hang the run.
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not an Org file", path=name) from None
+    except PermissionError:
+        raise InputError("permission denied: cannot read the file", path=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot open: {exc.strerror}", path=name) from None
+    try:
+        try:
+            data, st = _read_fd(fd, name, max_bytes)
+        except IsADirectoryError:
+            raise InputError("is a directory, not an Org file", path=name) from None
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", path=name) from None
+    finally:
+        os.close(fd)
+    decoded = decode_org(data, name, max_bytes=max_bytes)
+    return Snapshot(
+        path=name,
+        real_path=os.path.realpath(name),
+        data=data,
+        size=len(data),
+        mtime_ns=st.st_mtime_ns,
+        sha256=hashlib.sha256(data).hexdigest(),
+        mode=stat.S_IMODE(st.st_mode),
+        has_bom=decoded.has_bom,
+        newline=decoded.newline,
+        text=decoded.text,
+    )

@@ -1,0 +1,300 @@
+"""Find src blocks the way org-element does (Org 9.5), with their header arguments.
+
+A ``#+begin_src`` line opens a block only when a matching ``#+end_src`` line comes
+before the next headline; ``#+begin_src`` lines inside other lesser blocks (example,
+export, comment, verse, src) are plain text. Offsets are given twice: as character
+offsets into the ``str`` given, and as UTF-8 byte offsets (what the AST uses).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# org-element-src-block-parser's begin-line regexp: language, switches, parameters.
+# Only spaces (not tabs) separate the language, as in Org.
+SRC_BEGIN_RE = re.compile(
+    r"[ \t]*#\+BEGIN_SRC(?: +(\S+))?"
+    r"((?: +(?:-(?:l \".+\"|[ikr])|[-+]n(?: *[0-9]+)?))+)?"
+    r"(.*?)[ \t]*$",
+    re.IGNORECASE,
+)
+_BLOCK_BEGIN_RE = re.compile(r"^[ \t]*#\+BEGIN_(\S+)", re.IGNORECASE | re.MULTILINE)
+_HEADLINE_RE = re.compile(r"^\*+ ", re.MULTILINE)
+# Lesser blocks: Org does not parse their contents, so a begin line inside is text.
+_LESSER = frozenset({"SRC", "EXAMPLE", "EXPORT", "COMMENT", "VERSE"})
+# org-element--affiliated-re (dual keywords CAPTION and RESULTS take [secondary]).
+_AFFILIATED_RE = re.compile(
+    r"[ \t]*#\+(?:(CAPTION|RESULTS)(?:\[.*\])?|"
+    r"(DATA|HEADERS?|LABEL|NAME|PLOT|RESNAME|RESULT|SOURCE|SRCNAME|TBLNAME)|"
+    r"(ATTR_[-_A-Za-z0-9]+)):[ \t]*(.*?)[ \t]*$",
+    re.IGNORECASE,
+)
+_NAME_KEYWORDS = frozenset({"NAME", "DATA", "LABEL", "RESNAME", "SOURCE", "SRCNAME", "TBLNAME"})
+# org-unescape-code-in-string: drop the first comma of ",*", ",#+", ",,*", ...
+_UNESCAPE_RE = re.compile(r"^([ \t]*,*),(?=\*|#\+)", re.MULTILINE)
+_ESCAPE_RE = re.compile(r"^([ \t]*)(,*(?:\*|#\+))", re.MULTILINE)
+_WS = " \f\t\n\r\v"
+_ARG_RE = re.compile(r"([^ \f\t\n\r\v]+)[ \f\t\n\r\v]+([^ \f\t\n\r\v]+.*)")
+_QUOTED_RE = re.compile(r'^\s*"(.*)"\s*$', re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class SrcBlock:
+    """One src block element; ``*_byte`` fields are UTF-8 byte offsets."""
+
+    begin: int  # first affiliated keyword line (else the begin line), characters
+    post_affiliated: int  # the #+begin_src line
+    contents_begin: int  # the line after #+begin_src
+    contents_end: int  # the #+end_src line's start
+    end: int  # past the #+end_src line and any blank lines after it (org-element :end)
+    begin_byte: int
+    post_affiliated_byte: int
+    contents_begin_byte: int
+    contents_end_byte: int
+    end_byte: int
+    line: int  # 1-based line of #+begin_src
+    end_line: int  # 1-based line of #+end_src
+    language: str | None
+    switches: str | None
+    parameters: str | None  # the raw header-argument text of the begin line
+    name: str | None  # #+name (or a synonym); the nearest one wins
+    headers: tuple[str, ...]  # #+HEADER:/#+HEADERS: values, in document order
+    raw_value: str  # the text between the begin and end lines, still escaped
+    post_blank: int
+
+    @property
+    def value(self) -> str:
+        """Return the body as Org sees it (escapes removed), final newline kept."""
+        return unescape(self.raw_value)
+
+    @property
+    def header_args(self) -> list[tuple[str, str | None]]:
+        """Return the begin line's header arguments as (``:key``, value) pairs."""
+        return parse_header_args(self.parameters or "")
+
+
+def unescape(text: str) -> str:
+    """Remove the comma Org adds before ``*`` and ``#+`` at a line's start."""
+    return _UNESCAPE_RE.sub(r"\1", text)
+
+
+def escape(text: str) -> str:
+    """Add the comma Org adds before ``*``, ``#+``, ``,*``, ``,#+`` at a line's start."""
+    return _ESCAPE_RE.sub(r"\1,\2", text)
+
+
+def balanced_split(text: str) -> list[str]:
+    """Split ``text`` at ``:`` after a space or tab, outside brackets and quotes.
+
+    This is org-babel-balanced-split with ALTS ((32 9) . 58): the space and the
+    colon are dropped, parentheses/brackets and double quotes protect their contents.
+    """
+    pieces: list[str] = []
+    partial: list[str] = []
+    balance = 0
+    quoted = False
+    last = ""
+    for ch in text:
+        if ch in "([":
+            balance += 1
+        elif ch in ")]":
+            balance -= 1
+        if ch == '"' and last != "\\":
+            quoted = not quoted
+        partial.append(ch)
+        if balance == 0 and not quoted and ch == ":" and last in (" ", "\t"):
+            pieces.append("".join(partial[:-2]))
+            partial = []
+        last = ch
+    pieces.append("".join(partial))
+    return pieces
+
+
+def parse_header_args(text: str) -> list[tuple[str, str | None]]:
+    """Split a header-argument string into (``:key``, raw value) pairs, in order.
+
+    Follows org-babel-parse-header-arguments: text before the first ``:key`` (a begin
+    line's stray words) comes back as its own key; values are not evaluated, and a
+    quoted value keeps its quotes (see :func:`read_value`).
+    """
+    if not text.strip(_WS):
+        return []
+    raw = balanced_split(text)
+    args = [raw[0]] + [":" + piece for piece in raw[1:]]
+    pairs: list[tuple[str, str | None]] = []
+    for arg in args:
+        match = _ARG_RE.search(arg)
+        if match:
+            pairs.append((match.group(1), match.group(2).rstrip(_WS)))
+        else:
+            key = arg.rstrip(_WS)
+            if key:
+                pairs.append((key, None))
+    return pairs
+
+
+def read_value(value: str) -> str:
+    """Return a header value as org-babel-read sees it without evaluating Lisp.
+
+    A value wholly in double quotes with no unescaped quote inside is read as a
+    Lisp string (quotes dropped, backslash escapes resolved); anything else is kept.
+    """
+    match = _QUOTED_RE.match(value)
+    if match is None or re.search(r'[^\\]"', match.group(1)):
+        return value
+    return re.sub(r"\\(.)", r"\1", match.group(1), flags=re.DOTALL)
+
+
+def is_headline_line(line: str) -> bool:
+    """Return True when ``line`` is an Org headline (stars then a space)."""
+    return _HEADLINE_RE.match(line) is not None
+
+
+class _ByteIndex:
+    """Convert character offsets to UTF-8 byte offsets (cheap for ASCII text)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._ascii = text.isascii()
+        self._cache_char = 0
+        self._cache_byte = 0
+
+    def byte(self, char: int) -> int:
+        if self._ascii:
+            return char
+        # Offsets are asked for in increasing order; count only the new stretch.
+        if char < self._cache_char:
+            self._cache_char = 0
+            self._cache_byte = 0
+        chunk = self._text[self._cache_char : char]
+        self._cache_byte += len(chunk.encode("utf-8", "surrogatepass"))
+        self._cache_char = char
+        return self._cache_byte
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Return the offset just past the line containing ``pos`` (or len(text))."""
+    newline = text.find("\n", pos)
+    return len(text) if newline < 0 else newline + 1
+
+
+def _line_text(text: str, start: int) -> str:
+    """Return the line starting at ``start`` without its LF (a final CR dropped too)."""
+    newline = text.find("\n", start)
+    line = text[start:] if newline < 0 else text[start:newline]
+    return line[:-1] if line.endswith("\r") else line
+
+
+def _line_starts_above(text: str, start: int) -> Iterator[int]:
+    """Yield the start offsets of the lines above the line starting at ``start``."""
+    while start > 0:
+        previous = text.rfind("\n", 0, start - 1) + 1
+        yield previous
+        start = previous
+
+
+def find_src_blocks(text: str) -> list[SrcBlock]:
+    """Return every src block element of an Org document, in document order."""
+    if "#+" not in text:
+        return []
+    headlines = [m.start() for m in _HEADLINE_RE.finditer(text)]
+    index = _ByteIndex(text)
+    blocks: list[SrcBlock] = []
+    pos = 0
+    heading_i = 0
+    line_no = 1
+    counted_to = 0
+    while True:
+        match = _BLOCK_BEGIN_RE.search(text, pos)
+        if match is None:
+            break
+        start = match.start()
+        begin_line_end = _line_end(text, start)
+        kind = match.group(1).upper()
+        while heading_i < len(headlines) and headlines[heading_i] < begin_line_end:
+            heading_i += 1
+        limit = headlines[heading_i] if heading_i < len(headlines) else len(text)
+        end_re = re.compile(
+            r"^[ \t]*#\+END_" + re.escape(kind) + r"[ \t]*\r?$", re.IGNORECASE | re.MULTILINE
+        )
+        end_match = end_re.search(text, begin_line_end, limit)
+        if end_match is None or end_match.start() < begin_line_end:
+            pos = begin_line_end  # an unclosed block is a paragraph to Org
+            continue
+        end_start = end_match.start()
+        after_end = _line_end(text, end_start)
+        if kind not in _LESSER:
+            pos = begin_line_end  # greater blocks: their contents are still parsed
+            continue
+        pos = after_end
+        if kind != "SRC":
+            continue
+        begin_line = _line_text(text, start)
+        parts = SRC_BEGIN_RE.match(begin_line)
+        if parts is None:  # "#+begin_src" glued to more text: a special block name
+            continue
+        line_no += text.count("\n", counted_to, start)
+        counted_to = start
+        end_line = line_no + text.count("\n", start, end_start)
+        first, name, headers = _affiliated(text, start)
+        blank_end, post_blank = _skip_blank_lines(text, after_end, limit)
+        switches = parts.group(2).strip() if parts.group(2) else None
+        parameters = parts.group(3).strip() or None
+        blocks.append(
+            SrcBlock(
+                begin=first,
+                post_affiliated=start,
+                contents_begin=begin_line_end,
+                contents_end=end_start,
+                end=blank_end,
+                begin_byte=index.byte(first),
+                post_affiliated_byte=index.byte(start),
+                contents_begin_byte=index.byte(begin_line_end),
+                contents_end_byte=index.byte(end_start),
+                end_byte=index.byte(blank_end),
+                line=line_no,
+                end_line=end_line,
+                language=parts.group(1),
+                switches=switches,
+                parameters=parameters,
+                name=name,
+                headers=headers,
+                raw_value=text[begin_line_end:end_start],
+                post_blank=post_blank,
+            )
+        )
+    return blocks
+
+
+def _affiliated(text: str, start: int) -> tuple[int, str | None, tuple[str, ...]]:
+    """Return the first affiliated line's offset, the name and #+HEADER values."""
+    first = start
+    name: str | None = None
+    headers: list[str] = []
+    for line_start in _line_starts_above(text, start):
+        line = _line_text(text, line_start)
+        match = _AFFILIATED_RE.match(line)
+        if match is None or is_headline_line(line):
+            break
+        first = line_start
+        keyword = (match.group(2) or "").upper()
+        if keyword in _NAME_KEYWORDS and name is None:
+            name = match.group(4).strip()  # walking upward: the nearest one wins
+        elif keyword in ("HEADER", "HEADERS"):
+            headers.append(match.group(4).strip())
+    headers.reverse()
+    return first, name, tuple(headers)
+
+
+def _skip_blank_lines(text: str, pos: int, limit: int) -> tuple[int, int]:
+    """Return the offset past the blank lines from ``pos`` and how many there were."""
+    count = 0
+    while pos < limit:
+        line_end = _line_end(text, pos)
+        if text[pos:line_end].strip(" \t\r\n"):
+            break
+        pos = line_end
+        count += 1
+    return pos, count

@@ -1,0 +1,166 @@
+"""A candidate change to the routing rules: its shape, and reading it from JSON.
+
+A candidate is ``{proposer?, rationale?, edits: [{file, op, anchor?, before, after,
+addresses?}]}`` (seed 002). ``op`` is ``replace`` (the one occurrence of ``before``
+becomes ``after``) or ``append`` (``after`` is inserted right after the one
+occurrence of ``before``; an empty ``before`` appends at the end of the file). An
+``anchor``, when given, must itself occur once, and ``before`` is looked for only in
+the text after it, so a proposer can say "the pattern list under this table".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from orgrouter.errors import InputError
+
+Op = Literal["replace", "append"]
+OPS: tuple[Op, ...] = ("replace", "append")
+_EDIT_KEYS = {"file", "op", "anchor", "before", "after", "addresses"}
+_CANDIDATE_KEYS = {"proposer", "rationale", "edits"}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One text edit to one rules file."""
+
+    file: str
+    op: Op
+    before: str
+    after: str
+    anchor: str | None = None
+    addresses: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the edit as the JSON object it was read from."""
+        data: dict[str, Any] = {"file": self.file, "op": self.op}
+        if self.anchor is not None:
+            data["anchor"] = self.anchor
+        data["before"] = self.before
+        data["after"] = self.after
+        if self.addresses:
+            data["addresses"] = list(self.addresses)
+        return data
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A proposed set of edits, with who proposed it and why."""
+
+    edits: tuple[Edit, ...]
+    proposer: str | None = None
+    rationale: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the candidate as a JSON-ready dict."""
+        data: dict[str, Any] = {}
+        if self.proposer is not None:
+            data["proposer"] = self.proposer
+        if self.rationale is not None:
+            data["rationale"] = self.rationale
+        data["edits"] = [edit.to_json() for edit in self.edits]
+        return data
+
+
+def read_candidate(path: Path) -> Candidate:
+    """Read and check a candidate JSON file; errors name the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as error:
+        raise InputError("candidate file not found", path=path) from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read the candidate: {error}", path=path) from error
+    return parse_candidate(text, source=str(path))
+
+
+def parse_candidate(text: str, *, source: str = "<candidate>") -> Candidate:
+    """Parse candidate JSON text; ``source`` names it in errors."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"not valid JSON: {error.msg}", path=source, line=error.lineno, column=error.colno
+        ) from error
+    return candidate_from_json(data, source=source, text=text)
+
+
+def candidate_from_json(data: object, *, source: str, text: str = "") -> Candidate:
+    """Check a decoded candidate object and build the Candidate."""
+    if not isinstance(data, dict):
+        raise InputError("a candidate must be a JSON object with an `edits` list", path=source)
+    unknown = sorted(set(data) - _CANDIDATE_KEYS)
+    if unknown:
+        raise InputError(
+            f"unknown candidate key {unknown[0]!r} (expected proposer, rationale, edits)",
+            path=source,
+            line=_line_of(text, f'"{unknown[0]}"'),
+        )
+    proposer = _optional_str(data, "proposer", source, text)
+    rationale = _optional_str(data, "rationale", source, text)
+    edits_data = data.get("edits")
+    if not isinstance(edits_data, list) or not edits_data:
+        raise InputError(
+            "a candidate needs a non-empty `edits` list",
+            path=source,
+            line=_line_of(text, '"edits"'),
+        )
+    edits = tuple(
+        _edit_from_json(item, index, source, text) for index, item in enumerate(edits_data)
+    )
+    return Candidate(edits=edits, proposer=proposer, rationale=rationale)
+
+
+def _edit_from_json(item: object, index: int, source: str, text: str) -> Edit:
+    """Check one edit object; errors say which edit (1-based) is wrong."""
+    where = f"edit {index + 1}"
+    if not isinstance(item, dict):
+        raise InputError(f"{where}: must be a JSON object", path=source)
+    item = cast(dict[str, Any], item)
+    unknown = sorted(set(item) - _EDIT_KEYS)
+    if unknown:
+        raise InputError(
+            f"{where}: unknown key {unknown[0]!r} "
+            "(expected file, op, anchor, before, after, addresses)",
+            path=source,
+            line=_line_of(text, f'"{unknown[0]}"'),
+        )
+    for key in ("file", "op", "before", "after"):
+        if not isinstance(item.get(key), str):
+            raise InputError(f"{where}: `{key}` must be a string", path=source)
+    op = item["op"]
+    if op not in OPS:
+        raise InputError(f"{where}: `op` must be replace or append, not {op!r}", path=source)
+    if op == "replace" and item["before"] == "":
+        raise InputError(f"{where}: a replace needs a non-empty `before`", path=source)
+    anchor = item.get("anchor")
+    if anchor is not None and (not isinstance(anchor, str) or anchor == ""):
+        raise InputError(f"{where}: `anchor` must be a non-empty string", path=source)
+    addresses = item.get("addresses", [])
+    if not isinstance(addresses, list) or not all(isinstance(a, str) for a in addresses):
+        raise InputError(f"{where}: `addresses` must be a list of strings", path=source)
+    return Edit(
+        file=item["file"],
+        op=cast(Op, op),
+        before=item["before"],
+        after=item["after"],
+        anchor=anchor,
+        addresses=tuple(addresses),
+    )
+
+
+def _optional_str(data: dict[str, Any], key: str, source: str, text: str) -> str | None:
+    """Return ``data[key]`` if it is a string or absent; else raise naming the key."""
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise InputError(f"`{key}` must be a string", path=source, line=_line_of(text, f'"{key}"'))
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    """Return the 1-based line of the first ``needle`` in ``text``, if any."""
+    offset = text.find(needle)
+    return None if offset < 0 else text.count("\n", 0, offset) + 1

@@ -1,0 +1,200 @@
+"""A client for any OpenAI-compatible ``/v1/chat/completions`` endpoint.
+
+Ollama, llama.cpp's server, vLLM, LM Studio and OpenAI all speak this shape. httpx is
+imported here and this module is imported only when a model is configured, so the
+offline path never pays for it.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from orgrouter.errors import ModelError
+from orgrouter.neuro.backend import Completion, Message
+from orgrouter.neuro.budget import TokenBudget, estimate_tokens
+
+log = logging.getLogger("orgrouter.neuro")
+
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+BACKOFF_BASE_S = 0.5
+CONNECT_TIMEOUT_CAP_S = 10.0
+
+
+def chat_url(endpoint: str) -> str:
+    """Return the chat completions URL for a base URL such as ``http://host:11434/v1``."""
+    base = endpoint.rstrip("/")
+    if base.endswith("/chat/completions"):
+        return base
+    if urlsplit(base).path in ("", "/"):
+        # A bare host (Ollama's `http://localhost:11434`) serves the API under /v1.
+        base += "/v1"
+    return base + "/chat/completions"
+
+
+def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    """Return the wait a ``Retry-After`` header asks for (seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+@dataclass
+class OpenAIBackend:
+    """A chat model behind an OpenAI-compatible endpoint, with retries and a budget."""
+
+    endpoint: str
+    model: str
+    api_key: str | None = field(default=None, repr=False)
+    timeout_s: float = 60.0
+    max_retries: int = 2
+    temperature: float = 0.2
+    budget: TokenBudget = field(default_factory=lambda: TokenBudget(None))
+    sleep: Callable[[float], None] = time.sleep
+    name: str = "openai"
+
+    def _redact(self, text: str) -> str:
+        # A misbehaving server may echo the Authorization header back in an error body.
+        if self.api_key:
+            text = text.replace(self.api_key, "***")
+        return text
+
+    def _error(self, message: str) -> ModelError:
+        return ModelError(self._redact(f"{message} ({self.model} at {self.endpoint})"))
+
+    def _request_body(self, messages: list[Message]) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "temperature": self.temperature,
+            "stream": False,
+        }
+
+    def _backoff(self, attempt: int, header: str | None) -> float:
+        wanted = retry_after_s(header)
+        if wanted is None:
+            wanted = BACKOFF_BASE_S * (2**attempt)
+        # Never wait longer than one call may take: cron runs must end.
+        return min(wanted, self.timeout_s)
+
+    def complete(self, messages: list[Message], *, purpose: str) -> Completion:
+        """Send ``messages`` and return the model's reply, retrying transient failures."""
+        prompt_estimate = estimate_tokens("".join(m.content for m in messages))
+        self.budget.check(prompt_estimate)
+        url = chat_url(self.endpoint)
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        timeout = httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, CONNECT_TIMEOUT_CAP_S))
+        body = self._request_body(messages)
+        problem = "no attempt made"
+        with httpx.Client(timeout=timeout, follow_redirects=False) as client:
+            for attempt in range(self.max_retries + 1):
+                if attempt:
+                    log.info("model %s: retry %d after %s", purpose, attempt, problem)
+                try:
+                    response = client.post(url, json=body, headers=headers)
+                except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as e:
+                    problem = f"cannot connect: {type(e).__name__}"
+                    if attempt < self.max_retries:
+                        self.sleep(self._backoff(attempt, None))
+                    continue
+                except httpx.TimeoutException:
+                    # A reply slower than the timeout is not retried: that would
+                    # multiply the wait of every run that hits a stuck server.
+                    raise self._error(
+                        f"model timed out after {self.timeout_s:g}s (neuro.timeout_s)"
+                    ) from None
+                except httpx.HTTPError as e:
+                    raise self._error(f"request failed: {type(e).__name__}: {e}") from None
+                if response.status_code in RETRY_STATUSES:
+                    problem = f"HTTP {response.status_code}"
+                    if attempt < self.max_retries:
+                        self.sleep(self._backoff(attempt, response.headers.get("Retry-After")))
+                    continue
+                return self._completion(response, purpose, prompt_estimate)
+        raise self._error(f"gave up after {self.max_retries + 1} attempts: {problem}")
+
+    def _completion(
+        self, response: httpx.Response, purpose: str, prompt_estimate: int
+    ) -> Completion:
+        if response.status_code >= 400:
+            raise self._error(
+                f"HTTP {response.status_code}: {server_message(response.text)}"
+                + (" (check neuro.api_key_env)" if response.status_code in (401, 403) else "")
+            )
+        try:
+            data = json.loads(response.text)
+        except ValueError:
+            raise self._error(
+                f"endpoint answered with something that is not JSON: {response.text[:80]!r}"
+            ) from None
+        text = reply_text(data)
+        if text is None:
+            raise self._error("model reply has no choices or no message content")
+        usage = data.get("usage") if isinstance(data, dict) else None
+        prompt_tokens = _int(usage, "prompt_tokens")
+        completion_tokens = _int(usage, "completion_tokens")
+        if prompt_tokens is None or completion_tokens is None:
+            # Some servers omit usage; an estimate still lets the budget stop a run.
+            prompt_tokens = prompt_estimate
+            completion_tokens = estimate_tokens(text)
+        self.budget.charge(prompt_tokens + completion_tokens)
+        log.info(
+            "model %s: %d prompt + %d completion tokens", purpose, prompt_tokens, completion_tokens
+        )
+        return Completion(text, prompt_tokens, completion_tokens)
+
+
+def _int(mapping: object, key: str) -> int | None:
+    if isinstance(mapping, dict):
+        value = mapping.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def reply_text(data: object) -> str | None:
+    """Return the first choice's message text of a chat completion, or None."""
+    if not isinstance(data, dict):
+        return None
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str) or not content.strip():
+        return None
+    return content
+
+
+def server_message(body: str) -> str:
+    """Return the error message inside an OpenAI-shaped error body, else its start."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body.strip()[:200] or "(empty body)"
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+    return body.strip()[:200]

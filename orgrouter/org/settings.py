@@ -1,0 +1,251 @@
+"""Read a buffer's in-buffer settings (``#+TODO``, ``#+STARTUP``, ``#+PROPERTY``...).
+
+Mirrors Org 9.5's `org-collect-keywords' and `org-set-regexps-and-options': a keyword
+line counts only where Org's parser sees a keyword element, so lines inside src,
+example, export, comment and verse blocks or LaTeX environments do not, and
+``#+SETUPFILE`` pulls in a local file's keywords at the line that names it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orgrouter.org.headline import split_tags
+from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence, todo_keywords
+
+__all__ = ["InBufferSettings", "SettingKeyword", "read_settings", "setting_keywords"]
+
+SETTING_KEYS = ("TODO", "SEQ_TODO", "TYP_TODO", "STARTUP", "FILETAGS", "PROPERTY", "SETUPFILE")
+
+# A cheap first pass: most files have none of these lines at all.
+_CANDIDATE_RE = re.compile(
+    r"^[ \t]*#\+(?:" + "|".join(SETTING_KEYS) + r"):", re.IGNORECASE | re.MULTILINE
+)
+# `org-element-keyword-parser': the key runs to the last colon of the first word.
+_KEYWORD_RE = re.compile(r"[ \t]*#\+(\S*):")
+_HEADLINE_RE = re.compile(r"^\*+ ", re.MULTILINE)
+_BLOCK_BEGIN_RE = re.compile(r"^[ \t]*#\+begin_(\S+)", re.IGNORECASE | re.MULTILINE)
+_LATEX_BEGIN_RE = re.compile(r"^[ \t]*\\begin\{([A-Za-z0-9*]+)\}", re.MULTILINE)
+# Blocks whose contents Org does not parse as elements (greater blocks such as quote,
+# center and special blocks are transparent: a keyword inside them still counts).
+_OPAQUE_BLOCKS = frozenset({"SRC", "EXAMPLE", "EXPORT", "COMMENT", "VERSE"})
+# `ffap-url-regexp', which `org-url-p' uses unanchored.
+_URL_RE = re.compile(r"(news(post)?:|mailto:|file:|(ftp|https?|telnet|gopher|www|wais)://)")
+_TRIM = " \t\n\r"
+# `split-string' with its default separators (narrower than Python's str.split).
+_BLANKS_RE = re.compile(r"[ \f\t\n\r\v]+")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingKeyword:
+    """One in-buffer setting line Org honours: its key, value and where it is."""
+
+    key: str  # upper case, e.g. "TODO"
+    value: str  # trimmed, as Org's keyword element holds it
+    path: Path | None  # the file it came from (a setup file, or the buffer's own)
+    line: int  # 1-based
+
+
+@dataclass(frozen=True)
+class InBufferSettings:
+    """What a buffer's in-buffer keywords set: TODO keywords, startup, tags, properties."""
+
+    todo: TodoKeywords = DEFAULT_TODO
+    odd_levels: bool = False  # #+STARTUP: odd
+    startup: tuple[str, ...] = ()
+    filetags: tuple[str, ...] = ()
+    # #+PROPERTY values by name (as first written), "+" appends already applied.
+    properties: Mapping[str, str] = field(default_factory=dict)
+    keywords: tuple[SettingKeyword, ...] = ()
+    setupfiles: tuple[Path, ...] = ()  # local setup files that were read
+    warnings: tuple[str, ...] = ()  # setup files that could not be read, etc.
+
+    def property(self, name: str) -> str | None:
+        """Return the ``#+PROPERTY`` value for ``name`` (case-insensitive), or None."""
+        folded = name.casefold()
+        for key, value in self.properties.items():
+            if key.casefold() == folded:
+                return value
+        return None
+
+    def header_args(self, language: str | None = None) -> str | None:
+        """Return the file-wide ``header-args`` (or ``header-args:LANG``) value, or None."""
+        return self.property("header-args" if language is None else f"header-args:{language}")
+
+
+def _opaque_spans(text: str) -> list[tuple[int, int]]:
+    """Return the (begin, end) offsets of blocks whose lines are not elements."""
+    headlines = [match.start() for match in _HEADLINE_RE.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    starts = sorted(
+        [(m.start(), m.end(), "block", m.group(1)) for m in _BLOCK_BEGIN_RE.finditer(text)]
+        + [(m.start(), m.end(), "latex", m.group(1)) for m in _LATEX_BEGIN_RE.finditer(text)]
+    )
+    covered_to = 0
+    head_index = 0
+    for begin, after, kind, name in starts:
+        if begin < covered_to:
+            continue  # inside a block already found, so just text
+        while head_index < len(headlines) and headlines[head_index] <= begin:
+            head_index += 1
+        limit = headlines[head_index] if head_index < len(headlines) else len(text)
+        if kind == "block":
+            if name.upper() not in _OPAQUE_BLOCKS:
+                continue
+            end_re = re.compile(
+                r"^[ \t]*#\+end_" + re.escape(name) + r"[ \t]*$", re.IGNORECASE | re.MULTILINE
+            )
+        else:
+            end_re = re.compile(r"\\end\{" + re.escape(name) + r"\}[ \t]*$", re.MULTILINE)
+        # Org looks for the closing line only up to the next headline; an unclosed
+        # block is a paragraph and its lines are parsed as usual.
+        end = end_re.search(text, after, limit)
+        if end is not None:
+            spans.append((begin, end.end()))
+            covered_to = end.end()
+    return spans
+
+
+def _keyword_lines(text: str, path: Path | None) -> Iterator[SettingKeyword]:
+    """Yield the setting keywords of ``text`` that Org's parser sees as keywords."""
+    candidates = list(_CANDIDATE_RE.finditer(text))
+    if not candidates:
+        return
+    spans = _opaque_spans(text)
+    span_index = 0
+    line = 1
+    counted_to = 0
+    for match in candidates:
+        begin = match.start()
+        while span_index < len(spans) and spans[span_index][1] <= begin:
+            span_index += 1
+        if span_index < len(spans) and spans[span_index][0] <= begin:
+            continue
+        line += text.count("\n", counted_to, begin)
+        counted_to = begin
+        eol = text.find("\n", begin)
+        whole = text[begin : len(text) if eol < 0 else eol]
+        keyword = _KEYWORD_RE.match(whole)
+        assert keyword is not None  # the candidate pattern guarantees a match
+        key = keyword.group(1).upper()
+        if key in SETTING_KEYS:
+            yield SettingKeyword(key, whole[keyword.end() :].strip(_TRIM), path, line)
+
+
+def _words(value: str) -> list[str]:
+    return [word for word in _BLANKS_RE.split(value) if word]
+
+
+def _strip_quotes(value: str) -> str:
+    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
+        return value[1:-1]
+    return value
+
+
+def setting_keywords(
+    text: str, path: Path | None, *, _seen: tuple[Path, ...] = ()
+) -> tuple[list[SettingKeyword], list[Path], list[str]]:
+    """Return the setting keywords of ``text``, setup files spliced in where named."""
+    seen = _seen if path is None else (*_seen, path.resolve())
+    found: list[SettingKeyword] = []
+    read: list[Path] = []
+    warnings: list[str] = []
+    base = Path.cwd() if path is None else path.parent
+    for keyword in _keyword_lines(text, path):
+        if keyword.key != "SETUPFILE":
+            found.append(keyword)
+            continue
+        target = _strip_quotes(keyword.value)
+        where = f"{keyword.path or '<buffer>'}:{keyword.line}"
+        if not target:
+            continue
+        if _URL_RE.search(target):
+            warnings.append(f"{where}: remote setup file not read: {target}")
+            continue
+        setup = (base / os.path.expanduser(target)).resolve()
+        if setup in seen:
+            continue  # Org reads each setup file once per chain: no loops
+        try:
+            data = setup.read_bytes()
+        except OSError as error:
+            warnings.append(f"{where}: setup file not read: {error.strerror or error}")
+            continue
+        more, more_read, more_warnings = setting_keywords(
+            data.decode("utf-8", errors="replace"), setup, _seen=seen
+        )
+        read.append(setup)
+        found.extend(more)
+        read.extend(more_read)
+        warnings.extend(more_warnings)
+    return found, read, warnings
+
+
+def _todo_from(keywords: list[SettingKeyword]) -> TodoKeywords:
+    # Org lists all TYP_TODO lines first, then TODO and SEQ_TODO lines in order.
+    typed = [parse_sequence("type", _words(k.value)) for k in keywords if k.key == "TYP_TODO"]
+    sequences = [
+        parse_sequence("sequence", _words(k.value))
+        for k in keywords
+        if k.key in ("TODO", "SEQ_TODO")
+    ]
+    if not typed and not sequences:
+        return DEFAULT_TODO
+    return todo_keywords([*typed, *sequences])
+
+
+def _properties_from(keywords: list[SettingKeyword]) -> dict[str, str]:
+    properties: dict[str, str] = {}
+    folded: dict[str, str] = {}  # casefolded name -> name as first written
+    for keyword in keywords:
+        if keyword.key != "PROPERTY":
+            continue
+        match = re.match(r"(\S+)[ \t]+(.*)", keyword.value, re.DOTALL)
+        if match is None:
+            continue  # Org ignores a property line without a value
+        name, value = match.groups()
+        appending = name.endswith("+")
+        if appending:
+            name = name[:-1]
+        known = folded.get(name.casefold())
+        if known is None:
+            folded[name.casefold()] = name
+            properties[name] = value
+        else:
+            properties[known] = f"{properties[known]} {value}" if appending else value
+    return properties
+
+
+def read_settings(text: str, path: Path | None = None) -> InBufferSettings:
+    """Return the in-buffer settings of ``text`` (the file at ``path``, if known)."""
+    keywords, read, warnings = setting_keywords(text, path)
+    if not keywords:
+        return InBufferSettings(setupfiles=tuple(read), warnings=tuple(warnings))
+    startup = tuple(word for k in keywords if k.key == "STARTUP" for word in _words(k.value))
+    odd = False
+    for word in startup:
+        # `org-startup-options' are matched case-insensitively; the last one wins.
+        if word.lower() == "odd":
+            odd = True
+        elif word.lower() == "oddeven":
+            odd = False
+    filetags = tuple(
+        tag
+        for k in keywords
+        if k.key == "FILETAGS"
+        for word in _words(k.value)
+        for tag in split_tags(word)
+    )
+    return InBufferSettings(
+        todo=_todo_from(keywords),
+        odd_levels=odd,
+        startup=startup,
+        filetags=filetags,
+        properties=_properties_from(keywords),
+        keywords=tuple(keywords),
+        setupfiles=tuple(read),
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,215 @@
+"""Find a headline's planning line and property drawer exactly where Org accepts them.
+
+Org 9.5.5 (``org-element--get-node-properties`` and ``org-element--current-element``
+in mode ``planning``) looks in one place only: the line right after the headline may be
+a planning line (``org-planning-line-re``: optional blanks, then ``CLOSED:``,
+``DEADLINE:`` or ``SCHEDULED:``); the line after that (or right after the headline when
+there is no planning line) may open a property drawer, which counts only when the whole
+drawer matches ``org-property-drawer-re``: every line between ``:PROPERTIES:`` and the
+first ``:END:`` is a ``:KEY:`` line, a key followed by nothing or by a space. A drawer
+anywhere else, one with a blank line in it, or one after a blank line is an ordinary
+drawer to Org, not the headline's properties. Org parses with ``case-fold-search`` on,
+so ``scheduled:`` and ``:properties:`` count too.
+
+Positions are byte offsets into the file's bytes. Emacs counts a ``\\r`` before ``\\n``
+as text when it reads a file as ``utf-8-unix`` (the conformance oracle does) and as part
+of the line end when it visits a CRLF file; ``newline=b"\\r\\n"`` chooses the latter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from orgrouter.org.scan import HeadlineLine
+
+# Characters with whitespace syntax in org-mode's syntax table (Emacs 28.2), as UTF-8:
+# Emacs's \S- excludes exactly these, so a key may not contain them.
+_WS_MULTIBYTE = rb"\xc2\xa0|\xe2\x80[\x80-\x8b\xaf]|\xe2\x81\x9f|\xe3\x80\x80"
+_NOT_WS = rb"(?:(?!" + _WS_MULTIBYTE + rb")[^\t\n\x0c\r ])"
+
+PLANNING_RE = re.compile(rb"[ \t]*(CLOSED:|DEADLINE:|SCHEDULED:)", re.IGNORECASE)
+# One keyword and its timestamp (org-keyword-time-not-clock-regexp), plus a range's
+# second half, so an edit can replace the whole entry. Case-sensitive, as in
+# org-element-planning-parser: a lower-case ``scheduled:`` makes the line a planning
+# line but carries no entry.
+_PLANNING_ENTRY_RE = re.compile(
+    rb"(?<![0-9A-Za-z_])(CLOSED:|DEADLINE:|SCHEDULED:) *"
+    rb"([\[<][^\]>\n]+[\]>](?:--?-?[\[<][^\]>\n]+[\]>])?)"
+)
+
+
+@cache
+def _drawer_re(newline: bytes) -> re.Pattern[bytes]:
+    """Return org-property-drawer-re for files whose lines end with ``newline``."""
+    eol = re.escape(newline)
+    line_end = rb"(?=\r\n|\Z)" if newline == b"\r\n" else rb"$"
+    return re.compile(
+        rb"[ \t]*:PROPERTIES:[ \t]*" + eol
+        + rb"(?:[ \t]*:" + _NOT_WS + rb"+:(?: [^\n]*)?[ \t]*" + eol + rb")*?"
+        + rb"[ \t]*:END:[ \t]*" + line_end,
+        re.IGNORECASE | re.MULTILINE,
+    )  # fmt: skip
+
+
+# org-property-re, applied to one line without its line end.
+_PROPERTY_RE = re.compile(
+    rb"[ \t]*:(" + _NOT_WS + rb"+):(?:|[ \t]+([^\n]*?))[ \t]*",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Planning:
+    """The planning line of a headline and the keyword entries on it."""
+
+    begin: int  # start of the line
+    end: int  # just past its line end (or end of data)
+    line: int
+    entries: tuple[PlanningEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanningEntry:
+    """One ``KEYWORD: <timestamp>`` on a planning line."""
+
+    keyword: str  # upper-cased, without the colon: SCHEDULED, DEADLINE, CLOSED
+    timestamp: str  # as written, brackets included
+    begin: int  # the keyword's first byte
+    end: int  # just past the timestamp
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """One ``:KEY: value`` line of a property drawer."""
+
+    key: str  # as written (Org compares keys case-insensitively)
+    value: str  # trimmed; '' when the line has no value
+    begin: int  # start of the line
+    end: int  # just past its line end
+    line: int
+    value_begin: int  # where the value's bytes start (== value_end when empty)
+    value_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyDrawer:
+    """A headline's property drawer."""
+
+    begin: int  # start of the :PROPERTIES: line
+    end: int  # just past the :END: line's line end (or end of data)
+    end_line_begin: int  # start of the :END: line: where new properties go
+    line: int  # of the :PROPERTIES: line
+    indent: bytes  # the :END: line's indentation, reused for inserted lines
+    properties: tuple[Property, ...]
+
+    def get(self, key: str) -> Property | None:
+        """Return the first property named ``key`` (case-insensitive), or None."""
+        folded = key.casefold()
+        for prop in self.properties:
+            if prop.key.casefold() == folded:
+                return prop
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What sits between a headline line and its body."""
+
+    headline: HeadlineLine
+    planning: Planning | None
+    drawer: PropertyDrawer | None
+    body_begin: int  # first byte after the headline, planning line and drawer
+    newline: bytes
+
+
+def _line_end(data: bytes, pos: int) -> tuple[int, int]:
+    """Return (end of line content, start of next line) for the line starting at ``pos``."""
+    newline = data.find(b"\n", pos)
+    if newline < 0:
+        return len(data), len(data)
+    return newline, newline + 1
+
+
+def _content_end(data: bytes, pos: int, newline: bytes) -> tuple[int, int]:
+    """Like :func:`_line_end`, but leave a CRLF file's ``\\r`` out of the content."""
+    content_end, next_line = _line_end(data, pos)
+    if newline == b"\r\n" and content_end > pos and data[content_end - 1] == 0x0D:
+        content_end -= 1
+    return content_end, next_line
+
+
+def _planning(data: bytes, begin: int, line: int, newline: bytes) -> Planning | None:
+    """Return the planning line starting at ``begin``, if the line is one."""
+    if PLANNING_RE.match(data, begin) is None:
+        return None
+    content_end, end = _content_end(data, begin, newline)
+    entries = tuple(
+        PlanningEntry(
+            keyword=m.group(1)[:-1].decode("ascii").upper(),
+            timestamp=m.group(2).decode("utf-8", "replace"),
+            begin=m.start(),
+            end=m.end(),
+        )
+        for m in _PLANNING_ENTRY_RE.finditer(data, begin, content_end)
+    )
+    return Planning(begin, end, line, entries)
+
+
+def _drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawer | None:
+    """Return the property drawer starting at ``begin``, if Org accepts one there."""
+    match = _drawer_re(newline).match(data, begin)
+    if match is None:
+        return None
+    _, pos = _line_end(data, begin)
+    end_line_begin = data.rfind(b"\n", begin, match.end()) + 1
+    props: list[Property] = []
+    line_no = line + 1
+    while pos < end_line_begin:
+        content_end, next_line = _content_end(data, pos, newline)
+        prop = _PROPERTY_RE.fullmatch(data, pos, content_end)
+        # The drawer regex admitted every line, and it is stricter than this one.
+        assert prop is not None
+        if prop.group(2) is None:
+            value_begin = value_end = prop.end(1) + 1  # just past the key's closing colon
+        else:
+            value_begin, value_end = prop.span(2)
+        props.append(
+            Property(
+                key=prop.group(1).decode("utf-8", "replace"),
+                value=data[value_begin:value_end].decode("utf-8", "replace"),
+                begin=pos,
+                end=next_line,
+                line=line_no,
+                value_begin=value_begin,
+                value_end=value_end,
+            )
+        )
+        pos = next_line
+        line_no += 1
+    _, end = _line_end(data, end_line_begin)
+    indent_end = end_line_begin
+    while data[indent_end : indent_end + 1] in (b" ", b"\t"):
+        indent_end += 1
+    return PropertyDrawer(
+        begin=begin,
+        end=end,
+        end_line_begin=end_line_begin,
+        line=line,
+        indent=data[end_line_begin:indent_end],
+        properties=tuple(props),
+    )
+
+
+def locate_head(data: bytes, headline: HeadlineLine, *, newline: bytes = b"\n") -> Head:
+    """Find the planning line, property drawer and body start of ``headline``."""
+    pos = headline.end
+    line = headline.line + 1
+    planning = _planning(data, pos, line, newline)
+    if planning is not None:
+        pos = planning.end
+        line += 1
+    drawer = _drawer(data, pos, line, newline)
+    if drawer is not None:
+        pos = drawer.end
+    return Head(headline, planning, drawer, pos, newline)

@@ -58,6 +58,11 @@ CREATE TABLE IF NOT EXISTS refine_version_files (
 )
 """
 
+_RUN_SELECT = (
+    "SELECT id, status, created, updated, full, fingerprint, scores, findings,"
+    " history_cursor, gate, version FROM refine_runs"
+)
+
 COMPLETED = "completed"
 AWAITING = "awaiting_approval"
 REJECTED = "rejected"
@@ -177,22 +182,14 @@ class RefineStore:
 
     def get(self, run_id: int) -> Run:
         """Return run ``run_id``; a missing run is a usage error."""
-        row = self.db.conn.execute(
-            "SELECT id, status, created, updated, full, fingerprint, scores, findings,"
-            " history_cursor, gate, version FROM refine_runs WHERE id = ?",
-            (run_id,),
-        ).fetchone()
+        row = self.db.conn.execute(_RUN_SELECT + " WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise UsageError(f"no refinement run {run_id} (see `orgrouter refine status`)")
         return _run(row)
 
     def runs(self, limit: int = 20) -> list[Run]:
         """Return the latest runs, newest first."""
-        rows = self.db.conn.execute(
-            "SELECT id, status, created, updated, full, fingerprint, scores, findings,"
-            " history_cursor, gate, version FROM refine_runs ORDER BY id DESC LIMIT ?",
-            (limit,),
-        ).fetchall()
+        rows = self.db.conn.execute(_RUN_SELECT + " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [_run(row) for row in rows]
 
     def set_gate(self, run_id: int, status: str, gate: dict[str, Any], now: str) -> None:

@@ -90,18 +90,19 @@ class Inject:
 
 
 @dataclass(frozen=True)
-class Emit:
-    """Write these results back under the request."""
+class Retag:
+    """Add ``tags`` to existing headlines of this file (by 1-based line)."""
 
-    results: tuple[Result, ...]
+    lines: tuple[int, ...]
+    tags: tuple[str, ...]
 
 
 @dataclass(frozen=True)
-class Retag:
-    """Add ``tag`` to earlier result headlines of this request (by 1-based line)."""
+class Emit:
+    """Write these results back under the request (and add tags, if any)."""
 
-    lines: tuple[int, ...]
-    tag: str
+    results: tuple[Result, ...]
+    retags: tuple[Retag, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,17 @@ class Log:
 
 
 Action = Inject | Emit | Retag | Log
+
+
+@dataclass(frozen=True)
+class ResultRef:
+    """A result headline an earlier run wrote under the request."""
+
+    line: int  # 1-based line of its headline
+    title: str
+    run: str  # its ORGROUTER_RUN stamp
+    tags: tuple[str, ...] = ()
+    owner: int = 0  # 1-based line of the request it answers
 
 
 @dataclass(frozen=True)
@@ -127,7 +139,11 @@ class Request:
     parent_section: str = ""  # the parent headline's section (what "this section" means)
     private: bool = False  # under a privacy tag: never sent to a model
     tags: tuple[str, ...] = ()  # inherited and own tags
-    results: tuple[tuple[int, str], ...] = ()  # earlier results: (line, title)
+    parent_line: int | None = None  # 1-based line of the parent headline, if any
+    parent_title: str = ""
+    # Results earlier runs wrote: the request's own; for ``/compact``, those of the
+    # request it sits under, or of every request in the file when it stands alone.
+    results: tuple[ResultRef, ...] = ()
 
 
 @dataclass
@@ -146,6 +162,14 @@ class Context:
     def private(self) -> bool:
         """Return whether the request sits under a privacy tag."""
         return self.request is not None and self.request.private
+
+    def subject(self) -> str:
+        """Return the text "this section" means: the request's body, else its parent's."""
+        if self.request is None:
+            return ""
+        if self.request.section.strip():
+            return self.request.section
+        return self.request.parent_section
 
     def model(self) -> NeuroBackend | None:
         """Return the backend a skill may use: never one for a private request."""

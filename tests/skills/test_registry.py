@@ -8,7 +8,7 @@ from orgrouter.config import Config
 from orgrouter.errors import ConfigError
 from orgrouter.skills.registry import BUILTINS, load_skills
 
-GOOD = '''
+GOOD = """
 from orgrouter.skills.base import BaseSkill, Emit, Result
 
 class Weather(BaseSkill):
@@ -19,7 +19,7 @@ class Weather(BaseSkill):
         return Emit((Result(title="Sunny"),))
 
 SKILLS = [Weather()]
-'''
+"""
 
 
 def _config(*paths: Path) -> Config:

@@ -1,0 +1,126 @@
+"""Read the prose of an Org section: paragraphs, list items and sentences.
+
+Skills that work offline (summarize, todo) and the request finder (an empty headline
+takes its instruction from the body) need the readable text of a section, without
+blocks, drawers, planning lines, keywords, comments or sub-headlines. This is not
+an Org parser: it only sorts the lines of one section into prose and not-prose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_BLOCK_BEGIN = re.compile(r"^[ \t]*#\+begin_(\S+)", re.IGNORECASE)
+_DRAWER_BEGIN = re.compile(r"^[ \t]*:[\w-]+:[ \t]*$")
+_DRAWER_END = re.compile(r"^[ \t]*:end:[ \t]*$", re.IGNORECASE)
+_SKIP_LINE = re.compile(
+    r"^(?:[ \t]*#\+|[ \t]*#(?:[ \t]|$)|[ \t]*(?:SCHEDULED|DEADLINE|CLOSED):|[ \t]*\|)"
+)
+_ITEM = re.compile(r"^([ \t]*)(?:[-+]|\d+[.)])[ \t]+(?:\[[ X-]\][ \t]+)?(.*)$")
+_CHECKBOX = re.compile(r"^[ \t]*(?:[-+]|\d+[.)])[ \t]+\[([ X-])\]")
+_HEADLINE = re.compile(r"^\*+ ")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One list item: its text (continuation lines joined), depth and checkbox."""
+
+    text: str
+    indent: int
+    checkbox: str | None  # " ", "X", "-" or None
+    after: str  # the last prose line before the list (e.g. "Action items:")
+
+
+@dataclass(frozen=True)
+class Prose:
+    """The readable parts of a section."""
+
+    paragraphs: tuple[str, ...]
+    items: tuple[Item, ...]
+
+
+def prose_lines(section: str) -> Iterator[str]:
+    """Yield the lines of ``section`` that are prose or list items (stop at a headline)."""
+    closing: str | None = None
+    in_drawer = False
+    for line in section.splitlines():
+        if _HEADLINE.match(line):
+            return
+        if closing is not None:
+            if line.strip().lower().startswith(closing):
+                closing = None
+            continue
+        if in_drawer:
+            in_drawer = not _DRAWER_END.match(line)
+            continue
+        block = _BLOCK_BEGIN.match(line)
+        if block:
+            closing = f"#+end_{block.group(1).lower()}"
+            continue
+        if _DRAWER_BEGIN.match(line):
+            in_drawer = True
+            continue
+        if _SKIP_LINE.match(line):
+            continue
+        yield line
+
+
+def read_prose(section: str) -> Prose:
+    """Return the paragraphs and list items of ``section``."""
+    paragraphs: list[str] = []
+    items: list[Item] = []
+    current: list[str] = []
+    item: list[str] | None = None
+    item_meta: tuple[int, str | None, str] = (0, None, "")
+    last_prose = ""
+
+    def close_item() -> None:
+        nonlocal item
+        if item is not None:
+            items.append(Item(" ".join(item), item_meta[0], item_meta[1], item_meta[2]))
+            item = None
+
+    def close_paragraph() -> None:
+        nonlocal last_prose
+        if current:
+            paragraphs.append(" ".join(current))
+            last_prose = current[-1]
+            current.clear()
+
+    for line in prose_lines(section):
+        stripped = line.strip()
+        match = _ITEM.match(line)
+        if match:
+            close_paragraph()
+            close_item()
+            box = _CHECKBOX.match(line)
+            indent = len(match.group(1).expandtabs(8))
+            item = [match.group(2).strip()]
+            item_meta = (indent, box.group(1) if box else None, last_prose)
+        elif not stripped:
+            close_item()
+            close_paragraph()
+        elif item is not None and len(line) - len(line.lstrip()) > item_meta[0]:
+            item.append(stripped)
+        else:
+            close_item()
+            current.append(stripped)
+    close_item()
+    close_paragraph()
+    return Prose(tuple(paragraphs), tuple(items))
+
+
+def top_level(items: tuple[Item, ...]) -> list[Item]:
+    """Return the items at the smallest indentation (the list's own items)."""
+    if not items:
+        return []
+    least = min(item.indent for item in items)
+    return [item for item in items if item.indent == least]
+
+
+def sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences at ``.``, ``!`` or ``?`` followed by a capital."""
+    return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]

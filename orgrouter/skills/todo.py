@@ -1,0 +1,106 @@
+"""The ``todo`` skill: TODO children for the items named, or the section's action items."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, proposal_stimulus
+from orgrouter.skills.orgtext import Item, read_prose, sentences
+
+MAX_TODOS = 50
+# Words that point at the section instead of naming items ("todos for the action items").
+_POINTERS_WORDS = (
+    "a action actions all above any below each every follow follow-up followups for "
+    "from here in it item items list meeting next note notes of open section step "
+    "steps task tasks that the them these this those to todo todos up"
+)
+_POINTERS = frozenset(_POINTERS_WORDS.split())
+_SPLIT = re.compile(r"\s*(?:,|;|\band\b|\bthen\b)\s*", re.IGNORECASE)
+_LEAD = re.compile(r"^(?:TODO|action(?: item)?|AI|next step|follow[- ]up)\s*[:\-]\s*", re.I)
+_LEAD_TODO = re.compile(r"^TODO\s+")
+_ACTION_CONTEXT = re.compile(r"action|todo|to do|next step|follow[- ]?up|tasks", re.I)
+_VERB_PREFIX = re.compile(
+    r"^(?:please\s+)?(?:create|make|add|write|turn|generate|extract|list)?\s*"
+    r"(?:a\s+)?(?:todos?|to-dos?|tasks?|action items?)?\s*(?:for|from|out of|of|:)?\s*",
+    re.IGNORECASE,
+)
+
+
+class TodoSkill(BaseSkill):
+    """Turn named items, or the action items of the section, into TODO headlines."""
+
+    name = "todo"
+    priority = 50
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        """Return one TODO result per item, or a clarification when there are none."""
+        stimulus = proposal_stimulus(proposal)
+        named = str(stimulus.payload.get("object") or "")
+        if not named:
+            named = _VERB_PREFIX.sub("", stimulus.text, count=1)
+        items = named_items(named)
+        if not items:
+            items = action_items(ctx.subject())
+        if not items:
+            return Emit(
+                (
+                    Result(
+                        title="Clarification needed: which todos?",
+                        body=(
+                            "I found no action items in this section (unchecked "
+                            'checkboxes, items under an "Action items:" line, or lines '
+                            'starting with "TODO" or "Action:").\n'
+                            "Name them instead: =@agent create todos for X, Y and Z=."
+                        ),
+                        kind="clarification",
+                    ),
+                )
+            )
+        return Emit(tuple(Result(title=item, todo="TODO") for item in items[:MAX_TODOS]))
+
+
+def named_items(text: str) -> list[str]:
+    """Return the items ``text`` names, or [] when it only points at the section."""
+    words = re.findall(r"[\w'-]+", text.lower())
+    if all(word in _POINTERS for word in words):
+        return []
+    return _unique(part.strip(" .") for part in _SPLIT.split(text) if part.strip(" ."))
+
+
+def action_items(section: str) -> list[str]:
+    """Return the action items written in ``section``, in order."""
+    prose = read_prose(section)
+    found = [_clean(item.text) for item in prose.items if _is_action(item)]
+    for paragraph in prose.paragraphs:
+        found.extend(_clean(line) for line in sentences(paragraph) if _LEAD.match(line))
+    return _unique(found)
+
+
+def _is_action(item: Item) -> bool:
+    """Return whether a list item is an action item."""
+    return (
+        item.checkbox == " "
+        or bool(_LEAD.match(item.text) or _LEAD_TODO.match(item.text))
+        or (item.checkbox is None and bool(_ACTION_CONTEXT.search(item.after)))
+    )
+
+
+def _clean(text: str) -> str:
+    """Return an item's text without its ``TODO``/``Action:`` lead or final period."""
+    return _LEAD_TODO.sub("", _LEAD.sub("", text.strip())).rstrip(" .")
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    """Return the non-empty ``items`` in order, without repeats (case-insensitive)."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for item in items:
+        key = item.casefold()
+        if key and key not in seen:
+            seen.add(key)
+            kept.append(item)
+    return kept
+
+
+SKILL = TodoSkill()

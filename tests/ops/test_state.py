@@ -131,9 +131,7 @@ def test_two_processes_share_the_database(tmp_path: Path) -> None:
         "        with db.transaction() as conn:\n"
         "            conn.execute('INSERT INTO widgets (name) VALUES (?)', (sys.argv[2],))\n"
     )
-    procs = [
-        subprocess.Popen([sys.executable, "-c", script, str(path), tag]) for tag in "ab"
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(path), tag]) for tag in "ab"]
     assert [proc.wait(timeout=120) for proc in procs] == [0, 0]
     with StateDB.open(path) as db:
         rows = db.conn.execute("SELECT name, count(*) FROM widgets GROUP BY name").fetchall()

@@ -1,0 +1,190 @@
+"""Find the Org files under the paths a run was given, deterministically.
+
+Directories are walked in sorted order; hidden directories (``.git`` among them) and
+Emacs's backup, autosave and lock files are never notes; ``scan.include`` says which
+file names are notes and ``scan.exclude`` prunes files and directories. Symlinks are
+followed, but every directory and every file is visited at most once (by device and
+inode), so a symlink loop ends the walk of that branch instead of recursing forever
+and a note reachable by two paths is routed once. A file named explicitly is always
+taken, whatever its name.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orgrouter.config import ScanConfig
+from orgrouter.errors import InputError
+
+
+@dataclass
+class Discovery:
+    """The outcome of a walk: files to scan, paths passed over, and paths that failed."""
+
+    files: list[Path] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)  # (path, reason)
+    errors: list[InputError] = field(default_factory=list)
+
+
+def is_emacs_artifact(name: str) -> bool:
+    """Return whether ``name`` is an Emacs backup (``x~``), autosave or lock file."""
+    return (
+        name.endswith("~")
+        or (name.startswith("#") and name.endswith("#") and len(name) > 1)
+        or name.startswith(".#")
+    )
+
+
+class _Patterns:
+    """The include and exclude globs of ``[scan]``, matched the documented way.
+
+    A pattern without ``/`` matches a file or directory name anywhere in the tree; a
+    pattern with ``/`` matches the path relative to the root it was found under
+    (``*`` crosses ``/``, as in fnmatch). Matching is case-sensitive, as on Linux.
+    """
+
+    def __init__(self, scan: ScanConfig) -> None:
+        self.include_names = [p for p in scan.include if "/" not in p]
+        self.include_paths = [p.strip("/") for p in scan.include if "/" in p]
+        self.exclude_names = [p for p in scan.exclude if "/" not in p]
+        self.exclude_paths = [p.strip("/") for p in scan.exclude if "/" in p]
+
+    def excluded(self, name: str, relative: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, p) for p in self.exclude_names) or any(
+            fnmatch.fnmatchcase(relative, p) or fnmatch.fnmatchcase(relative + "/", p)
+            for p in self.exclude_paths
+        )
+
+    def included(self, name: str, relative: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, p) for p in self.include_names) or any(
+            fnmatch.fnmatchcase(relative, p) for p in self.include_paths
+        )
+
+
+def discover(paths: Sequence[str | os.PathLike[str]], scan: ScanConfig) -> Discovery:
+    """Return the Org files under ``paths`` (files taken as given), in a stable order."""
+    walker = _Walker(_Patterns(scan))
+    for given in paths:
+        walker.visit_argument(Path(given))
+    return walker.result
+
+
+class _Walker:
+    """One discovery: the result so far and the identities already visited."""
+
+    def __init__(self, patterns: _Patterns) -> None:
+        self.patterns = patterns
+        self.result = Discovery()
+        self.seen_files: set[tuple[int, int]] = set()
+        self.seen_dirs: set[tuple[int, int]] = set()
+
+    def visit_argument(self, path: Path) -> None:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            self._error(path, "no such file or directory" + _dangling(path))
+            return
+        except OSError as error:
+            self._error(path, f"cannot read: {error.strerror or error}")
+            return
+        if stat.S_ISDIR(st.st_mode):
+            self.walk(path, path, st)
+        elif stat.S_ISREG(st.st_mode):
+            self._take(path, st.st_dev, st.st_ino)
+        else:
+            self._error(path, "is not a regular file or a directory")
+
+    def walk(self, root: Path, directory: Path, st: os.stat_result) -> None:
+        key = (st.st_dev, st.st_ino)
+        if key in self.seen_dirs:
+            if directory.is_symlink():
+                self.result.skipped.append((directory, "symlink to a directory already walked"))
+            return
+        self.seen_dirs.add(key)
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda entry: entry.name)
+        except OSError as error:
+            self._error(directory, f"cannot list directory: {error.strerror or error}")
+            return
+        for entry in entries:
+            self._visit_entry(root, directory, st.st_dev, entry)
+
+    def _visit_entry(self, root: Path, directory: Path, dev: int, entry: os.DirEntry[str]) -> None:
+        name = entry.name
+        if name.startswith(".") or is_emacs_artifact(name):
+            return
+        path = directory / name
+        relative = path.relative_to(root).as_posix()
+        if self.patterns.excluded(name, relative):
+            return
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir()  # follows symlinks
+        except OSError as error:
+            # ELOOP: a symlink that points at itself, directly or through others.
+            self.result.skipped.append((path, f"unusable symlink: {error.strerror or error}"))
+            return
+        if is_dir:
+            try:
+                target = path.stat()
+            except OSError as error:
+                self._error(path, f"cannot read: {error.strerror or error}")
+                return
+            self.walk(root, path, target)
+            return
+        if not self.patterns.included(name, relative):
+            return
+        if not is_link:
+            if entry.is_file(follow_symlinks=False):
+                self._take(path, dev, entry.inode())
+            else:
+                self.result.skipped.append((path, "not a regular file"))
+            return
+        try:
+            target = path.stat()
+        except FileNotFoundError:
+            self.result.skipped.append((path, "broken symlink" + _dangling(path)))
+            return
+        except OSError as error:
+            self.result.skipped.append((path, f"unusable symlink: {error.strerror or error}"))
+            return
+        if stat.S_ISREG(target.st_mode):
+            self._take(path, target.st_dev, target.st_ino)
+        else:
+            self.result.skipped.append((path, "not a regular file"))
+
+    def _take(self, path: Path, dev: int, ino: int) -> None:
+        key = (dev, ino)
+        if key in self.seen_files:
+            self.result.skipped.append((path, "same file as one already taken"))
+            return
+        self.seen_files.add(key)
+        self.result.files.append(path)
+
+    def _error(self, path: Path, message: str) -> None:
+        self.result.errors.append(InputError(message, path=path))
+
+
+def _dangling(path: Path) -> str:
+    """Return ' (symlink to TARGET)' when ``path`` is a dangling symlink, else ''."""
+    try:
+        return f" (symlink to {os.readlink(path)})"
+    except OSError:
+        return ""
+
+
+def common_root(paths: Iterable[str | os.PathLike[str]]) -> Path:
+    """Return the deepest directory containing every path (a file's own directory)."""
+    resolved = []
+    for given in paths:
+        path = Path(given).resolve()
+        resolved.append(path if path.is_dir() else path.parent)
+    if not resolved:
+        return Path.cwd().resolve()
+    return Path(os.path.commonpath(resolved))

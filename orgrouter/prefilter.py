@@ -1,0 +1,144 @@
+"""Decide from a file's bytes, without parsing it, whether it can hold work for a run.
+
+A file can hold work when one of its headline lines (``^\\*+ ``, exactly Org's
+headline lines, see ``orgrouter.org.scan``) contains an address (``@agent`` or
+``@NAME`` for the configured name and sub-agents, case-insensitive, not preceded by a
+word character or ``.``, not followed by a word character), or when a headline's TODO
+keyword is the approve or reject keyword (a user answering an approval), or when a
+``WAITING`` headline sits in a file that carries ``ORGROUTER_`` properties (an
+approval orgrouter asked for, whose request address may since have been edited away).
+
+The predicate may say yes to a file that holds nothing (the parser decides); it must
+never say no to a file that holds work. So the byte patterns over-approximate the
+Unicode rules: a non-ASCII letter before or after an address counts as a boundary.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from collections.abc import Iterable
+
+from orgrouter.config import Config
+
+DEFAULT_ADDRESS = "agent"
+WAITING_KEYWORD = "WAITING"
+ORGROUTER_PROPERTY = b":ORGROUTER_"
+# Emacs reads a UTF-8 BOM as a coding marker, not text: a file's first line is still a
+# headline after it. (Only the first line can start with one.)
+_BOM = rb"(?:\xef\xbb\xbf)"
+
+
+def _caseless_bytes(name: str) -> bytes:
+    """Return a bytes regex matching ``name`` in any letter case, UTF-8 encoded.
+
+    ``re.IGNORECASE`` on bytes folds ASCII only; an agent named ``Ärger`` must match
+    ``@ärger`` too, so every non-ASCII character becomes an alternation of its cases.
+    """
+    parts: list[bytes] = []
+    for char in name:
+        variants = sorted({char, char.lower(), char.upper()} - {""})
+        encoded = [re.escape(v.encode("utf-8")) for v in variants if len(v) == 1]
+        if len(encoded) == 1 or char.isascii():
+            parts.append(re.escape(char.encode("utf-8")))
+        else:
+            parts.append(b"(?:" + b"|".join(encoded) + b")")
+    return b"".join(parts)
+
+
+_FILE_AGENT_RE = re.compile(
+    rb"^[ \t]*#\+ORGROUTER_AGENT:[ \t]*([^\s]+)", re.MULTILINE | re.IGNORECASE
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _address_re(addresses: tuple[str, ...]) -> re.Pattern[bytes]:
+    """Compile the headline-with-address regex for ``addresses``."""
+    names = b"|".join(_caseless_bytes(a) for a in addresses)
+    # (?<![\w.]) and (?!\w) are the contract's boundaries on ASCII; on bytes a UTF-8
+    # lead or continuation byte is not \w, which errs towards a match.
+    pattern = rb"^" + _BOM + rb"?\*+ [^\n]*?(?<![\w.])@(?:" + names + rb")(?!\w)"
+    return re.compile(pattern, re.MULTILINE | re.IGNORECASE)
+
+
+def _keyword_re(keywords: Iterable[str]) -> re.Pattern[bytes]:
+    """Compile a regex for headlines whose TODO keyword is one of ``keywords``."""
+    alternatives = b"|".join(re.escape(k.encode("utf-8")) for k in keywords)
+    # Org's TODO keyword is followed by a space or the end of the line.
+    return re.compile(
+        rb"^" + _BOM + rb"?\*+ +(?:" + alternatives + rb")(?![^ \t\r\n])", re.MULTILINE
+    )
+
+
+class Prefilter:
+    """The byte predicate for one configuration: addresses and answer keywords."""
+
+    __slots__ = (
+        "_address",
+        "_answer",
+        "_answer_literals",
+        "_waiting",
+        "addresses",
+        "answer_keywords",
+    )
+
+    def __init__(self, addresses: tuple[str, ...], answer_keywords: tuple[str, ...]) -> None:
+        self.addresses = addresses  # lower-cased, ``agent`` first
+        self.answer_keywords = answer_keywords  # the approve and reject TODO keywords
+        self._address = _address_re(addresses)
+        self._answer = _keyword_re(answer_keywords) if answer_keywords else None
+        self._answer_literals = tuple(k.encode("utf-8") for k in answer_keywords)
+        self._waiting = _keyword_re([WAITING_KEYWORD])
+
+    def matches(self, data: bytes) -> bool:
+        """Return whether ``data`` may hold a request or an answered approval."""
+        # The cheap substring tests reject most notes before any regex runs.
+        if b"@" in data:
+            if self._address.search(data):
+                return True
+            if self._file_agent_matches(data):
+                return True
+        if (
+            self._answer is not None
+            and any(k in data for k in self._answer_literals)
+            and self._answer.search(data)
+        ):
+            return True
+        return ORGROUTER_PROPERTY in data and self._waiting.search(data) is not None
+
+    def _file_agent_matches(self, data: bytes) -> bool:
+        """Match addresses to the names a file gives itself with ``#+ORGROUTER_AGENT:``."""
+        names: list[str] = []
+        for raw in _FILE_AGENT_RE.findall(data):
+            name = raw.decode("utf-8", "replace").lstrip("@").lower()
+            if name and name not in self.addresses:
+                names.append(name)
+        return bool(names) and _address_re(tuple(names)).search(data) is not None
+
+    @property
+    def signature(self) -> str:
+        """Return a short digest of what the predicate matches (the scan cache key)."""
+        text = "\0".join(self.addresses) + "\1" + "\0".join(self.answer_keywords)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+    def __repr__(self) -> str:
+        return f"Prefilter(addresses={self.addresses!r}, answer_keywords={self.answer_keywords!r})"
+
+
+def make_prefilter(addresses: Iterable[str], answer_keywords: Iterable[str]) -> Prefilter:
+    """Build a prefilter for ``@agent`` plus ``addresses`` and the answer keywords."""
+    names: list[str] = [DEFAULT_ADDRESS]
+    for address in addresses:
+        name = address.strip().lstrip("@").lower()
+        if name and name not in names:
+            names.append(name)
+    keywords = tuple(dict.fromkeys(k for k in answer_keywords if k))
+    return Prefilter(tuple(names), keywords)
+
+
+def prefilter_for(config: Config, *, extra_names: Iterable[str] = ()) -> Prefilter:
+    """Build the prefilter for a configuration (agent name, sub-agents, keywords)."""
+    agent = config.agent
+    names = [*([agent.name] if agent.name else []), *agent.sub_agents, *config.agents]
+    return make_prefilter([*names, *extra_names], [agent.approve_keyword, agent.reject_keyword])

@@ -1,0 +1,102 @@
+"""One run at a time per notes root: an advisory ``flock`` on a lock file in the state dir.
+
+The lock is keyed by the notes root, not by the state database, so two runs over the
+same notes exclude each other even when given different ``--state`` paths. ``flock``
+is released by the kernel when the holder exits, however it exits, so a crashed run
+never leaves a stale lock behind; the pid written into the file is only for the
+message a second run prints.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+
+from orgrouter.errors import LockedError, StateError
+from orgrouter.state import root_key, state_dir
+
+
+def lock_path(notes_root: str | os.PathLike[str], env: Mapping[str, str]) -> Path:
+    """Return the lock file for ``notes_root``: ``<state dir>/locks/<root key>.lock``."""
+    return state_dir(env) / "locks" / f"{root_key(notes_root)}.lock"
+
+
+class RunLock:
+    """The exclusive lock for one notes root; a context manager."""
+
+    def __init__(self, notes_root: str | os.PathLike[str], env: Mapping[str, str]) -> None:
+        self.root = Path(notes_root).expanduser().resolve()
+        self.path = lock_path(self.root, env)
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock at once, or raise LockedError naming the root and the holder."""
+        if self._fd is not None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # No O_TRUNC: the file holds the current holder's pid until we own it.
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as error:
+            raise StateError(
+                f"cannot create the run lock: {error.strerror or error}; "
+                "set XDG_STATE_HOME to a writable directory",
+                path=self.path,
+            ) from error
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_pid(fd)
+            os.close(fd)
+            who = f"pid {holder}" if holder else "another process"
+            raise LockedError(
+                f"another orgrouter run ({who}) is working on this notes root; "
+                "this run did nothing",
+                path=self.root,
+            ) from None
+        except OSError as error:
+            os.close(fd)
+            raise StateError(f"cannot lock: {error.strerror or error}", path=self.path) from error
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        """Give the lock up (closing the file releases the flock)."""
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)
+
+    @property
+    def held(self) -> bool:
+        """Return whether this object holds the lock."""
+        return self._fd is not None
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+def _read_pid(fd: int) -> int | None:
+    """Return the pid recorded in a lock file, if it holds one."""
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 32).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None

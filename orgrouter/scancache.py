@@ -1,0 +1,375 @@
+"""The scan stage: which discovered files need parsing, decided from stat calls when possible.
+
+For every file the cache remembers (size, mtime, ctime, inode, hash, whether the
+prefilter matched, and whether the router settled it: found nothing left to do in
+exactly those bytes). A file whose stat is unchanged and that either cannot hold a
+request or was settled is passed over without being opened, so a warm run over an
+unchanged tree costs one ``stat`` per file. Everything else is read once; the bytes of
+a candidate travel forward in an ``io.text.Snapshot`` so no later stage reads it again.
+
+A file written less than ``RACY_NS`` before it was recorded may change again within
+the same mtime tick without its stat changing (git's "racy clean" problem), so such
+entries are recorded with an mtime that can never match; the next run re-reads the
+file, and if its hash is unchanged the cached answer still holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import stat
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from orgrouter.errors import ConflictError, InputError
+from orgrouter.io.text import DEFAULT_MAX_BYTES, Snapshot, decode_org
+from orgrouter.prefilter import Prefilter
+from orgrouter.state import StateDB
+
+SCHEMA = "scan_cache"
+SCHEMA_VERSION = 1
+DDL = """
+CREATE TABLE IF NOT EXISTS scan_cache (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    inode INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    has_request INTEGER NOT NULL,
+    settled INTEGER NOT NULL,
+    signature TEXT NOT NULL
+);
+"""
+RACY_NS = 2_000_000_000
+MIN_PARALLEL = 16  # below this many files a pool costs more than it saves
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What the cache knows about one file."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    hash: str
+    has_request: bool
+    settled: bool
+    signature: str
+
+    def same_stat(self, st: os.stat_result) -> bool:
+        """Return whether ``st`` shows the file exactly as it was recorded."""
+        return (self.size, self.mtime_ns, self.ctime_ns, self.inode) == (
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+            st.st_ino,
+        )
+
+
+class ScanCache:
+    """The scan cache table of a state database (or an empty one, with ``db=None``)."""
+
+    def __init__(self, db: StateDB | None, signature: str) -> None:
+        self.db = db
+        self.signature = signature
+        self._entries: dict[str, Entry] = {}
+        self._dirty: dict[str, Entry] = {}
+        if db is not None:
+            db.ensure_schema(SCHEMA, SCHEMA_VERSION, DDL)
+            rows = db.conn.execute(
+                "SELECT path, size, mtime_ns, ctime_ns, inode, hash, has_request, settled, "
+                "signature FROM scan_cache"
+            ).fetchall()
+            for row in rows:
+                self._entries[row[0]] = Entry(
+                    int(row[1]),
+                    int(row[2]),
+                    int(row[3]),
+                    int(row[4]),
+                    str(row[5]),
+                    bool(row[6]),
+                    bool(row[7]),
+                    str(row[8]),
+                )
+
+    def get(self, path: str | os.PathLike[str]) -> Entry | None:
+        """Return the entry for ``path`` (as an absolute path), if any."""
+        return self._entries.get(_key(path))
+
+    def skip_unopened(self, path: str | os.PathLike[str], st: os.stat_result) -> bool:
+        """Return whether ``path`` with stat ``st`` needs no work and no reading."""
+        entry = self._entries.get(_key(path))
+        return (
+            entry is not None
+            and entry.signature == self.signature
+            and entry.same_stat(st)
+            and (entry.settled or not entry.has_request)
+        )
+
+    def record(
+        self,
+        path: str | os.PathLike[str],
+        st: os.stat_result,
+        digest: str,
+        has_request: bool,
+        *,
+        settled: bool | None = None,
+    ) -> None:
+        """Remember what a read of ``path`` found; ``settled`` None keeps a same-hash answer."""
+        key = _key(path)
+        old = self._entries.get(key)
+        if settled is None:
+            settled = (
+                old is not None
+                and old.settled
+                and old.hash == digest
+                and old.signature == self.signature
+            )
+        mtime_ns = st.st_mtime_ns
+        if time.time_ns() - mtime_ns < RACY_NS:
+            mtime_ns = -1
+        entry = Entry(
+            st.st_size,
+            mtime_ns,
+            st.st_ctime_ns,
+            st.st_ino,
+            digest,
+            has_request,
+            settled,
+            self.signature,
+        )
+        if old != entry:
+            self._entries[key] = entry
+            self._dirty[key] = entry
+
+    def settle(self, path: str | os.PathLike[str], digest: str | None = None) -> None:
+        """Mark ``path``, as it is on disk now, as holding no work left for a run.
+
+        Call it after routing a file (and after writing it): never in ``--check`` or
+        ``--dry-run`` runs, and never when work was deferred (a rate limit, a model
+        error), or the next run would pass the file over.
+        """
+        try:
+            st = os.stat(path)
+        except OSError:
+            self.forget(path)
+            return
+        if digest is None:
+            try:
+                with open(path, "rb") as handle:
+                    digest = hashlib.sha256(handle.read()).hexdigest()
+            except OSError:
+                self.forget(path)
+                return
+        self.record(path, st, digest, has_request=True, settled=True)
+
+    def unsettle(self, path: str | os.PathLike[str]) -> None:
+        """Make the next run read ``path`` again even if it looks unchanged."""
+        key = _key(path)
+        entry = self._entries.get(key)
+        if entry is not None and entry.settled:
+            changed = dataclasses.replace(entry, settled=False)
+            self._entries[key] = changed
+            self._dirty[key] = changed
+
+    def forget(self, path: str | os.PathLike[str]) -> None:
+        """Drop what the cache knows about ``path``."""
+        key = _key(path)
+        if self._entries.pop(key, None) is not None:
+            self._dirty[key] = _GONE
+
+    def forget_missing_under(self, root: str | os.PathLike[str], present: Iterable[str]) -> int:
+        """Drop entries under ``root`` whose files were not discovered; return how many."""
+        prefix = _key(root).rstrip(os.sep) + os.sep
+        keep = {_key(p) for p in present}
+        gone = [k for k in self._entries if k.startswith(prefix) and k not in keep]
+        for key in gone:
+            self.forget(key)
+        return len(gone)
+
+    def flush(self) -> int:
+        """Write the changes of this run in one transaction; return how many rows."""
+        if self.db is None or not self._dirty:
+            self._dirty.clear()
+            return 0
+        changed = len(self._dirty)
+        with self.db.transaction() as conn:
+            for key, entry in self._dirty.items():
+                if entry is _GONE:
+                    conn.execute("DELETE FROM scan_cache WHERE path = ?", (key,))
+                    continue
+                conn.execute(
+                    "INSERT OR REPLACE INTO scan_cache (path, size, mtime_ns, ctime_ns, inode, "
+                    "hash, has_request, settled, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (key, *_fields(entry).values()),
+                )
+        self._dirty.clear()
+        return changed
+
+
+_GONE = Entry(-1, -1, -1, -1, "", False, False, "")
+
+
+def _fields(entry: Entry) -> dict[str, object]:
+    """Return the entry's fields in column order."""
+    return {name: getattr(entry, name) for name in Entry.__slots__}
+
+
+def _key(path: str | os.PathLike[str]) -> str:
+    """Return the cache key of a path: absolute, not resolved (a symlink is its own entry)."""
+    return os.path.abspath(os.fspath(path))
+
+
+@dataclass(frozen=True, slots=True)
+class Scanned:
+    """The scan stage's verdict on one file.
+
+    ``status`` is ``cached`` (unchanged since a run that left nothing to do, not
+    opened), ``clean`` (read; cannot hold a request), ``candidate`` (read; may hold
+    work: ``snapshot`` has its bytes), ``skipped`` (``reason`` says why; picked up by
+    a later run) or ``failed`` (``error`` says why).
+    """
+
+    path: Path
+    status: str
+    snapshot: Snapshot | None = None
+    reason: str | None = None
+    error: InputError | None = None
+
+
+def scan_files(
+    paths: Iterable[Path],
+    prefilter: Prefilter,
+    cache: ScanCache,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Iterator[Scanned]:
+    """Yield, for each path, whether it needs parsing, with its bytes when it does."""
+    for path in paths:
+        yield scan_one(path, prefilter, cache, max_bytes=max_bytes)
+
+
+def scan_one(
+    path: Path, prefilter: Prefilter, cache: ScanCache, *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> Scanned:
+    """Decide whether one file needs parsing (see ``scan_files``)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        # Deleted between discovery and scan: nothing to do, and nothing lost.
+        cache.forget(path)
+        return Scanned(path, "skipped", reason="deleted during the run")
+    except OSError as error:
+        return Scanned(
+            path, "failed", error=InputError(f"cannot stat: {error.strerror}", path=path)
+        )
+    if cache.skip_unopened(path, st):
+        return Scanned(path, "cached")
+    try:
+        data, st = _read_stable(path, max_bytes)
+    except ConflictError as error:
+        return Scanned(path, "skipped", reason=error.message)
+    except InputError as error:
+        return Scanned(path, "failed", error=error)
+    digest = hashlib.sha256(data).hexdigest()
+    entry = cache.get(path)
+    if (
+        entry is not None
+        and entry.hash == digest
+        and entry.signature == cache.signature
+        and (entry.settled or not entry.has_request)
+    ):
+        # Touched but not edited (a sync tool, `touch`): the answer still holds.
+        cache.record(path, st, digest, entry.has_request)
+        return Scanned(path, "cached")
+    if not prefilter.matches(data):
+        cache.record(path, st, digest, has_request=False, settled=False)
+        return Scanned(path, "clean")
+    try:
+        decoded = decode_org(data, path, max_bytes=max_bytes)
+    except InputError as error:
+        return Scanned(path, "failed", error=error)
+    cache.record(path, st, digest, has_request=True, settled=False)
+    snapshot = Snapshot(
+        path=os.fspath(path),
+        real_path=os.path.realpath(path),
+        data=data,
+        size=len(data),
+        mtime_ns=st.st_mtime_ns,
+        sha256=digest,
+        mode=stat.S_IMODE(st.st_mode),
+        has_bom=decoded.has_bom,
+        newline=decoded.newline,
+        text=decoded.text,
+    )
+    return Scanned(path, "candidate", snapshot=snapshot)
+
+
+def _read_stable(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """Read a whole regular file, raising ConflictError if it changes meanwhile."""
+    try:
+        # O_NONBLOCK: a FIFO named like a note must not hang a cron run.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except PermissionError:
+        raise InputError("permission denied: cannot read the file", path=path) from None
+    except OSError as error:
+        raise InputError(f"cannot open: {error.strerror}", path=path) from None
+    try:
+        before = os.fstat(fd)
+        if not stat.S_ISREG(before.st_mode):
+            raise InputError("is not a regular file", path=path)
+        if before.st_size > max_bytes:
+            raise InputError(
+                f"file is {before.st_size} bytes, over the limit of {max_bytes} bytes", path=path
+            )
+        with os.fdopen(os.dup(fd), "rb", buffering=0) as handle:
+            data = handle.read(max_bytes + 1)
+        after = os.fstat(fd)
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", path=path) from None
+    finally:
+        os.close(fd)
+    if len(data) != after.st_size or (before.st_size, before.st_mtime_ns) != (
+        after.st_size,
+        after.st_mtime_ns,
+    ):
+        raise ConflictError("changed while being read", path=path)
+    return data, after
+
+
+def map_files(
+    func: Callable[[T], R],
+    items: Sequence[T],
+    *,
+    workers: int | None = None,
+    min_parallel: int = MIN_PARALLEL,
+) -> list[R]:
+    """Return ``[func(item) for item in items]``, in a process pool when it pays.
+
+    ``func`` must be a module-level function and items and results picklable. Few
+    items (under ``min_parallel``) or one worker run serially: starting a pool costs
+    more than parsing a handful of files. If the pool cannot start or a worker dies,
+    the whole batch runs again serially, so ``func`` must be free of side effects
+    (parsing is; writing is not, and stays in the parent).
+    """
+    count = (os.cpu_count() or 1) if workers is None else workers
+    if count <= 1 or len(items) < max(2, min_parallel):
+        return [func(item) for item in items]
+    count = min(count, len(items))
+    try:
+        with ProcessPoolExecutor(max_workers=count) as pool:
+            chunk = max(1, len(items) // (count * 4))
+            return list(pool.map(func, items, chunksize=chunk))
+    except (BrokenProcessPool, OSError, NotImplementedError):
+        return [func(item) for item in items]

@@ -1,0 +1,74 @@
+"""The bytes prefilter: never misses a request or an answered approval."""
+
+from __future__ import annotations
+
+import pytest
+
+from orgrouter.config import AgentConfig, Config
+from orgrouter.prefilter import make_prefilter, prefilter_for
+
+AGENT = make_prefilter([], ["APPROVED", "REJECTED"])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b"* @agent summarize this\n", True),
+        (b"** TODO [#A] @Agent do it :tag:\n", True),
+        (b"* please @AGENT, now\n", True),
+        (b"* @agent\nbody\n", True),
+        (b"*** x @agent", True),  # no final newline
+        (b"* x @agent\r\n", True),  # CRLF
+        (b"* mail bob@agent.org\n", False),
+        (b"* me@agent\n", False),
+        (b"* see .@agent\n", False),
+        (b"* @agents are many\n", False),
+        (b"* @agent_x\n", False),
+        (b"@agent at line start but not a headline\n", False),
+        (b" * @agent indented is a list item\n", False),
+        (b"*@agent no space after stars\n", False),
+        (b"text\n#+begin_src\n* @agent inside a block is a headline\n#+end_src\n", True),
+        (b"* caf\xc3\xa9@agent is after a letter but bytes cannot tell\n", True),
+        (b"* nothing here\nbody @agent\n", False),
+        (b"", False),
+    ],
+)
+def test_address_on_headline_lines(text: bytes, expected: bool) -> None:
+    assert AGENT.matches(text) is expected
+
+
+def test_configured_names_and_sub_agents_case_insensitively() -> None:
+    config = Config(agent=AgentConfig(name="Hal", sub_agents=["coder", "Ärger"]))
+    prefilter = prefilter_for(config)
+    assert prefilter.addresses == ("agent", "hal", "coder", "ärger")
+    assert prefilter.matches(b"* @hal do it\n")
+    assert prefilter.matches(b"* @CODER fix\n")
+    assert prefilter.matches("* @ärger x\n".encode())
+    assert prefilter.matches("* @ÄRGER x\n".encode())
+    assert not prefilter.matches(b"* @bob do it\n")
+
+
+def test_answered_approvals_and_pending_waiting() -> None:
+    assert AGENT.matches(b"* parent\n** APPROVED delete the old notes\n")
+    assert AGENT.matches(b"** REJECTED\n")
+    assert not AGENT.matches(b"** APPROVEDX not a keyword\n")
+    assert not AGENT.matches(b"** approved lower case is not the keyword\n")
+    assert not AGENT.matches(b"** WAITING on the plumber\n")
+    assert AGENT.matches(b"** WAITING approve?\n:PROPERTIES:\n:ORGROUTER_RESULT: x\n:END:\n")
+    custom = prefilter_for(Config(agent=AgentConfig(approve_keyword="OK", reject_keyword="NO")))
+    assert custom.matches(b"* OK go\n")
+    assert not custom.matches(b"* APPROVED go\n")
+
+
+def test_per_file_agent_keyword() -> None:
+    text = b"#+ORGROUTER_AGENT: Bob\n* @bob summarize\n"
+    assert AGENT.matches(text)
+    assert AGENT.matches(text.replace(b"#+ORGROUTER_AGENT", b"#+orgrouter_agent"))
+    assert not AGENT.matches(b"#+ORGROUTER_AGENT: Bob\n* @alice summarize\n")
+    assert not AGENT.matches(b"* @bob summarize\n")
+
+
+def test_signature_changes_with_names() -> None:
+    assert make_prefilter(["hal"], ["APPROVED"]).signature != AGENT.signature
+    assert make_prefilter([], ["APPROVED", "REJECTED"]).signature == AGENT.signature
+    assert make_prefilter(["@Hal", "hal"], []).addresses == ("agent", "hal")

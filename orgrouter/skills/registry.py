@@ -21,7 +21,13 @@ from orgrouter.skills.base import Skill
 
 # name -> "module:attribute" (an instance); imported only when a run needs skills.
 BUILTINS: dict[str, str] = {
+    "todo": "orgrouter.skills.todo:SKILL",
+    "schedule": "orgrouter.skills.schedule:SKILL",
+    "tag": "orgrouter.skills.tag:SKILL",
+    "summarize": "orgrouter.skills.summarize:SKILL",
+    "search": "orgrouter.skills.search:SKILL",
     "greet": "orgrouter.skills.greet:SKILL",
+    "compact": "orgrouter.skills.compact:SKILL",
     "ask": "orgrouter.skills.ask:SKILL",
 }
 
@@ -77,9 +83,7 @@ def load_skills(
             try:
                 for skill in _load_file(path):
                     if skill.name in taken:
-                        raise ConfigError(
-                            f"skill name {skill.name!r} is already taken", path=path
-                        )
+                        raise ConfigError(f"skill name {skill.name!r} is already taken", path=path)
                     taken.add(skill.name)
                     found.skills.append(skill)
             except OrgRouterError as error:
@@ -130,8 +134,7 @@ def _load_file(path: Path) -> list[Skill]:
     for index, skill in enumerate(skills):
         if not isinstance(skill, Skill) or not _well_formed(skill):
             raise ConfigError(
-                f"SKILLS[{index}] lacks name (str), priority (int), trigger, neuro "
-                "or symbolic",
+                f"SKILLS[{index}] lacks name (str), priority (int), trigger, neuro or symbolic",
                 path=path,
             )
         checked.append(skill)

@@ -1,0 +1,54 @@
+"""The search skill: headline titles across the notes root, as Org links."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from orgrouter.config import Config
+from orgrouter.skills.base import Context, Emit, Request, delegation
+from orgrouter.skills.search import SKILL as SEARCH
+from orgrouter.skills.search import Hit, org_link, query_words
+
+
+def _search(text: str, root: Path, request_file: Path) -> Emit:
+    request = Request(request_file, 2, "@agent " + text, text, "agent")
+    ctx = Context(Config(), datetime(2026, 11, 30), request=request, notes_root=root)
+    action = SEARCH.symbolic(delegation({"skill": "search", "text": text}), ctx)
+    assert isinstance(action, Emit)
+    return action
+
+
+def test_search_links_relative_to_request(tmp_path: Path) -> None:
+    (tmp_path / "projects").mkdir()
+    (tmp_path / "projects" / "k8s.org").write_text(
+        "* Kubernetes upgrade\n** TODO Upgrade the kubernetes cluster [1/2] :ops:\n"
+        "* Result about kubernetes\n:PROPERTIES:\n:ORGROUTER_RESULT: summary\n:END:\n"
+    )
+    (tmp_path / "journal.org").write_text("* Lunch\n* @agent find kubernetes\n")
+    (result,) = _search("find notes about kubernetes", tmp_path, tmp_path / "journal.org").results
+    assert result.title == "Search: kubernetes"
+    assert result.body == (
+        "- [[file:projects/k8s.org::*Kubernetes upgrade][Kubernetes upgrade]]\n"
+        "- [[file:projects/k8s.org::*Upgrade the kubernetes cluster \\[1/2\\]]"
+        "[Upgrade the kubernetes cluster (1/2)]]"
+    )
+
+
+def test_search_query_words() -> None:
+    assert query_words('search for "release plan" please') == ["release", "plan"]
+    assert query_words("find notes about kubernetes upgrades") == ["kubernetes", "upgrades"]
+
+
+def test_org_link_escapes_backslash_before_bracket(tmp_path: Path) -> None:
+    hit = Hit(tmp_path / "a.org", 1, "x\\[y]")
+    assert org_link(hit, tmp_path) == "[[file:a.org::*x\\\\\\[y\\]][x\\(y)]]"
+
+
+def test_search_without_hits(tmp_path: Path) -> None:
+    (tmp_path / "a.org").write_text("* Lunch\n")
+    (result,) = _search('search for "quantum"', tmp_path, tmp_path / "a.org").results
+    assert (result.title, result.body) == (
+        "Search: quantum",
+        "No headline under the notes root mentions 'quantum'.",
+    )

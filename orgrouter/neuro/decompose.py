@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -18,10 +18,11 @@ from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import Message, NeuroBackend
 from orgrouter.neuro.budget import BudgetReached
 from orgrouter.neuro.prompts import skill_prompt
+from orgrouter.route.decompose import Intent, decompose, mark_risk
+from orgrouter.route.rules import Rules
 from orgrouter.sexp import Keyword, Symbol
 
-Intent = dict[str, Any]
-Fallback = Callable[[str], Sequence[Mapping[str, Any]]]
+Proposed = dict[str, Any]  # one intent as the model wrote it, keys lower-case
 ReplyFormat = Literal["plist", "json"]
 
 MAX_INTENTS = 10
@@ -38,7 +39,7 @@ class DecomposeOutcome:
     intents: tuple[Intent, ...]
     source: Literal["model", "rules"]
     notes: tuple[str, ...] = ()
-    vetoed: tuple[tuple[Intent, str], ...] = field(default=())
+    vetoed: tuple[tuple[Proposed, str], ...] = field(default=())
 
 
 def model_decompose(
@@ -46,10 +47,19 @@ def model_decompose(
     instruction: str,
     known_skills: Collection[str],
     *,
-    fallback: Fallback,
+    rules: Rules,
+    selves: Sequence[str] = ("agent",),
     reply_format: ReplyFormat = "plist",
 ) -> DecomposeOutcome:
-    """Ask ``backend`` to split ``instruction``; validate, else use ``fallback``."""
+    """Ask ``backend`` to split ``instruction``; validate, else use the rules decomposer.
+
+    Accepted intents are marked for risk exactly as rules-made ones, so the guardian
+    asks for approval whichever stage proposed them.
+    """
+
+    def fallback(text: str) -> list[Intent]:
+        return decompose(text, rules, selves=selves).intents
+
     skills = sorted({name.lower() for name in known_skills})
     messages = [
         Message(
@@ -67,7 +77,7 @@ def model_decompose(
         return _fall_back(instruction, fallback, f"model not asked: {error.message}")
     except ModelError as error:
         return _fall_back(instruction, fallback, f"model reply unusable: {error.message}")
-    accepted, vetoed = validate(proposed, instruction, skills)
+    accepted, vetoed = validate(proposed, instruction, skills, rules)
     notes = tuple(f"vetoed intent {intent.get('text', '')!r}: {why}" for intent, why in vetoed)
     if not accepted:
         outcome = _fall_back(instruction, fallback, "model proposed no acceptable intent")
@@ -75,12 +85,14 @@ def model_decompose(
     return DecomposeOutcome(tuple(accepted), "model", notes, tuple(vetoed))
 
 
-def _fall_back(instruction: str, fallback: Fallback, why: str) -> DecomposeOutcome:
-    intents = tuple(dict(intent) for intent in fallback(instruction))
+def _fall_back(
+    instruction: str, fallback: Callable[[str], list[Intent]], why: str
+) -> DecomposeOutcome:
+    intents = tuple(fallback(instruction))
     return DecomposeOutcome(intents, "rules", (f"{why}; used the rules decomposer",))
 
 
-def read_reply(text: str, reply_format: ReplyFormat) -> list[Intent]:
+def read_reply(text: str, reply_format: ReplyFormat) -> list[Proposed]:
     """Return the intents a model's reply proposes, as dicts with lower-case keys."""
     if reply_format == "json":
         return _read_json(text)
@@ -98,7 +110,7 @@ def read_reply(text: str, reply_format: ReplyFormat) -> list[Intent]:
     raise ModelError(f"unknown :type {kind or 'nil'} (expected :MULTI-DELEGATION)")
 
 
-def _read_json(text: str) -> list[Intent]:
+def _read_json(text: str) -> list[Proposed]:
     fenced = _JSON_FENCE.search(text)
     body = fenced.group(1) if fenced else text
     start = min((i for i in (body.find("{"), body.find("[")) if i >= 0), default=-1)
@@ -123,9 +135,9 @@ def _name(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _plain(item: dict[str, object]) -> Intent:
+def _plain(item: dict[str, object]) -> Proposed:
     """Return a plist intent with JSON-like values (symbols as names, dashes as _)."""
-    out: Intent = {}
+    out: Proposed = {}
     for key, value in item.items():
         key = key.replace("-", "_")
         if isinstance(value, Keyword | Symbol):
@@ -139,11 +151,11 @@ def _plain(item: dict[str, object]) -> Intent:
 
 
 def validate(
-    proposed: Sequence[Intent], instruction: str, skills: Collection[str]
-) -> tuple[list[Intent], list[tuple[Intent, str]]]:
-    """Split ``proposed`` into accepted delegation payloads and (intent, reason) vetoes."""
+    proposed: Sequence[Proposed], instruction: str, skills: Collection[str], rules: Rules
+) -> tuple[list[Intent], list[tuple[Proposed, str]]]:
+    """Split ``proposed`` into accepted intents and (proposal, reason) vetoes."""
     accepted: list[Intent] = []
-    vetoed: list[tuple[Intent, str]] = []
+    vetoed: list[tuple[Proposed, str]] = []
     request_words = {w.lower() for w in _WORD.findall(instruction)}
     renumbered: dict[int, int] = {}  # the model's 1-based number -> our order
     for index, intent in enumerate(proposed):
@@ -154,14 +166,14 @@ def validate(
             vetoed.append((intent, why))
             continue
         renumbered[index + 1] = len(accepted) + 1
-        payload = _payload(intent, len(accepted) + 1, instruction)
-        payload["depends_on"] = [renumbered[d] for d in payload["depends_on"]]
-        accepted.append(payload)
+        made = _intent(intent, len(accepted) + 1, instruction, rules)
+        made.depends_on = [renumbered[d] for d in made.depends_on]
+        accepted.append(made)
     return accepted, vetoed
 
 
 def _veto(
-    intent: Intent, index: int, request_words: set[str], skills: Collection[str]
+    intent: Proposed, index: int, request_words: set[str], skills: Collection[str]
 ) -> str | None:
     """Return why ``intent`` is refused, or None when it is acceptable."""
     if index >= MAX_INTENTS:
@@ -198,21 +210,28 @@ def _veto(
     return None
 
 
-def _payload(intent: Intent, order: int, instruction: str) -> Intent:
-    """Return the delegation payload for an accepted intent."""
-    text = str(intent["text"]).strip()
+def _intent(proposed: Proposed, order: int, instruction: str, rules: Rules) -> Intent:
+    """Return the intent for an accepted proposal, its span found in the instruction."""
+    text = str(proposed["text"]).strip()
     start = instruction.lower().find(text.lower())
-    agent = intent.get("agent")
-    payload: Intent = {
-        "skill": str(intent["skill"]).lower(),
-        "verb": intent.get("verb") or text.split()[0].lower(),
-        "object": intent.get("object") or "",
-        "agent": agent.lstrip("@").lower() if isinstance(agent, str) else None,
-        "order": order,
-        "depends_on": list(intent.get("depends_on") or []),
-        "text": text,
-        "span": None if start < 0 else (start, start + len(text)),
-    }
-    if isinstance(intent.get("args"), dict):
-        payload["args"] = dict(intent["args"])
-    return payload
+    if start >= 0:
+        end, text = start + len(text), instruction[start : start + len(text)]
+    else:  # paraphrased: the span is the whole instruction it came from
+        start, end = 0, len(instruction)
+    agent = proposed.get("agent")
+    verb = proposed.get("verb") or text.split()[0]
+    intent = Intent(
+        order=order,
+        skill=str(proposed["skill"]).lower(),
+        verb=str(verb).lower(),
+        object=str(proposed.get("object") or ""),
+        agent=agent.lstrip("@").lower() if isinstance(agent, str) else None,
+        start=start,
+        end=end,
+        text=text,
+        basis="model",
+        confidence=rules.confidence["verb"],
+        depends_on=list(proposed.get("depends_on") or []),
+    )
+    mark_risk(intent, rules)
+    return intent

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conftest import ChatServer
 
 from orgrouter.config import NeuroConfig
 from orgrouter.neuro.backend import NeuroBackend
-from orgrouter.neuro.decompose import model_decompose, validate
+from orgrouter.neuro.decompose import DecomposeOutcome, model_decompose, validate
 from orgrouter.neuro.factory import make_backend
+from orgrouter.route.decompose import decompose
+from orgrouter.route.rules import default_rules
 
-SKILLS = ["summarize", "todo", "translate", "draft", "ask", "schedule"]
+SKILLS = ["summarize", "todo", "translate", "draft", "ask", "schedule", "delete"]
+RULES = default_rules()
 
 
-def rules(text: str) -> Sequence[Mapping[str, Any]]:
-    """Stand in for the rules decomposer: the whole instruction as one ask intent."""
-    return [{"skill": "ask", "text": text, "order": 1}]
+def split(backend: NeuroBackend, instruction: str, **options: Any) -> DecomposeOutcome:
+    return model_decompose(backend, instruction, SKILLS, rules=RULES, **options)
+
+
+def assert_rules_answered(outcome: DecomposeOutcome, instruction: str) -> None:
+    assert outcome.source == "rules"
+    assert list(outcome.intents) == decompose(instruction, RULES).intents
+    assert outcome.intents  # the rules decomposer did find something to do
 
 
 def model(url: str, **overrides: Any) -> NeuroBackend:
@@ -32,57 +39,67 @@ def model(url: str, **overrides: Any) -> NeuroBackend:
 def test_plist_reply_becomes_delegations(chat_server: ChatServer) -> None:
     chat_server.play("plist_reply")
     instruction = "summarize this section, then create todos for the action items"
-    outcome = model_decompose(model(chat_server.url), instruction, SKILLS, fallback=rules)
+    outcome = split(model(chat_server.url), instruction)
     assert outcome.source == "model"
     assert outcome.notes == ()
-    assert outcome.intents == (
+    assert [intent.to_json() for intent in outcome.intents] == [
         {
+            "order": 1,
             "skill": "summarize",
             "verb": "summarize",
             "object": "this section",
             "agent": None,
-            "order": 1,
             "depends_on": [],
+            "start": 0,
+            "end": 22,
             "text": "summarize this section",
-            "span": (0, 22),
+            "basis": "model",
+            "confidence": RULES.confidence["verb"],
+            "risk": "low",
+            "needs_approval": False,
+            "risk_reason": None,
         },
         {
+            "order": 2,
             "skill": "todo",
             "verb": "create",
             "object": "todos for the action items",
             "agent": None,
-            "order": 2,
             "depends_on": [1],
+            "start": 29,
+            "end": 62,
             "text": "create todos for the action items",
-            "span": (29, 62),
+            "basis": "model",
+            "confidence": RULES.confidence["verb"],
+            "risk": "low",
+            "needs_approval": False,
+            "risk_reason": None,
         },
-    )
+    ]
     [request] = chat_server.received
     sent = request.json()["messages"]
     assert sent[1] == {"role": "user", "content": instruction}
-    assert "ask, draft, schedule, summarize, todo, translate" in sent[0]["content"]
+    assert "ask, delete, draft, schedule, summarize, todo, translate" in sent[0]["content"]
     assert "(:type :MULTI-DELEGATION" in sent[0]["content"]
 
 
 def test_json_reply_with_args(chat_server: ChatServer) -> None:
     chat_server.play("json_reply")
     instruction = "translate the intro into French and draft a reply to Anna"
-    outcome = model_decompose(
-        model(chat_server.url), instruction, SKILLS, fallback=rules, reply_format="json"
-    )
+    outcome = split(model(chat_server.url), instruction, reply_format="json")
     assert outcome.source == "model"
-    assert [(i["skill"], i["text"], i.get("args")) for i in outcome.intents] == [
-        ("translate", "translate the intro into French", {"language": "French"}),
-        ("draft", "draft a reply to Anna", None),
+    assert [(i.skill, i.text, i.start) for i in outcome.intents] == [
+        ("translate", "translate the intro into French", 0),
+        ("draft", "draft a reply to Anna", 36),
     ]
     assert '"type": "MULTI-DELEGATION"' in chat_server.received[0].json()["messages"][0]["content"]
 
 
 def test_unknown_skill_and_empty_text_are_vetoed(chat_server: ChatServer) -> None:
     chat_server.play("plist_vetoed")
-    outcome = model_decompose(model(chat_server.url), "summarize this", SKILLS, fallback=rules)
+    outcome = split(model(chat_server.url), "summarize this")
     assert outcome.source == "model"
-    assert [i["text"] for i in outcome.intents] == ["summarize this"]
+    assert [i.text for i in outcome.intents] == ["summarize this"]
     assert outcome.notes == (
         "vetoed intent 'rm -rf ~/notes': unknown skill 'shell'",
         "vetoed intent '': no text",
@@ -91,9 +108,8 @@ def test_unknown_skill_and_empty_text_are_vetoed(chat_server: ChatServer) -> Non
 
 def test_garbage_falls_back_to_rules_and_says_so(chat_server: ChatServer) -> None:
     chat_server.play("garbage")
-    outcome = model_decompose(model(chat_server.url), "plan my week", SKILLS, fallback=rules)
-    assert outcome.source == "rules"
-    assert outcome.intents == ({"skill": "ask", "text": "plan my week", "order": 1},)
+    outcome = split(model(chat_server.url), "summarize my week")
+    assert_rules_answered(outcome, "summarize my week")
     [note] = outcome.notes
     assert note.startswith(
         "model reply unusable: endpoint answered with something that is not JSON"
@@ -103,8 +119,8 @@ def test_garbage_falls_back_to_rules_and_says_so(chat_server: ChatServer) -> Non
 
 def test_prose_reply_falls_back(chat_server: ChatServer) -> None:
     chat_server.reply("I would start by summarizing the section.")
-    outcome = model_decompose(model(chat_server.url), "summarize it", SKILLS, fallback=rules)
-    assert outcome.source == "rules"
+    outcome = split(model(chat_server.url), "summarize it")
+    assert_rules_answered(outcome, "summarize it")
     assert outcome.notes == (
         "model reply unusable: the reply holds no Lisp form (no parentheses); "
         "used the rules decomposer",
@@ -113,8 +129,8 @@ def test_prose_reply_falls_back(chat_server: ChatServer) -> None:
 
 def test_all_vetoed_falls_back(chat_server: ChatServer) -> None:
     chat_server.reply('(:type :MULTI-DELEGATION :intents ((:skill "email" :text "send it")))')
-    outcome = model_decompose(model(chat_server.url), "send it", SKILLS, fallback=rules)
-    assert outcome.source == "rules"
+    outcome = split(model(chat_server.url), "send it")
+    assert_rules_answered(outcome, "send it")
     assert outcome.notes == (
         "vetoed intent 'send it': unknown skill 'email'",
         "model proposed no acceptable intent; used the rules decomposer",
@@ -122,19 +138,15 @@ def test_all_vetoed_falls_back(chat_server: ChatServer) -> None:
 
 
 def test_budget_reached_falls_back_without_a_call(chat_server: ChatServer) -> None:
-    outcome = model_decompose(
-        model(chat_server.url, budget_tokens=1), "summarize it", SKILLS, fallback=rules
-    )
-    assert outcome.source == "rules"
+    outcome = split(model(chat_server.url, budget_tokens=1), "summarize it")
+    assert_rules_answered(outcome, "summarize it")
     assert outcome.notes[0].startswith("model not asked: budget reached: 0 of 1 tokens")
     assert chat_server.received == []
 
 
 def test_connection_refused_falls_back(closed_port_url: str) -> None:
-    outcome = model_decompose(
-        model(closed_port_url, max_retries=0), "summarize it", SKILLS, fallback=rules
-    )
-    assert outcome.source == "rules"
+    outcome = split(model(closed_port_url, max_retries=0), "summarize it")
+    assert_rules_answered(outcome, "summarize it")
     assert outcome.notes[0].startswith(
         "model reply unusable: gave up after 1 attempts: cannot connect"
     )
@@ -151,6 +163,7 @@ def test_validate_refuses_invented_work_and_dangling_dependencies() -> None:
         ],
         "summarize notes and create todos",
         SKILLS,
+        RULES,
     )
     assert [why for _, why in vetoed] == [
         "not found in the request",
@@ -158,4 +171,14 @@ def test_validate_refuses_invented_work_and_dangling_dependencies() -> None:
         "agent 'coder; rm' is not a name",
         "args are not a small map of strings",
     ]
-    assert [(i["order"], i["agent"]) for i in accepted] == [(1, "writer")]
+    assert [(i.order, i.agent) for i in accepted] == [(1, "writer")]
+
+
+def test_risky_model_intents_need_approval_like_rules_ones(chat_server: ChatServer) -> None:
+    chat_server.reply(
+        '(:type :DELEGATION :payload (:skill "delete" :verb "delete" :text "delete this"))'
+    )
+    outcome = split(model(chat_server.url), "delete this")
+    assert outcome.source == "model"
+    [intent] = outcome.intents
+    assert (intent.skill, intent.needs_approval, intent.risk) == ("delete", True, "high")

@@ -1,0 +1,380 @@
+"""Load and validate the routing tables (``orgrouter/rules/*.toml``) into ``Rules``.
+
+The tables are data, not code, so that the refinement gate can edit them and a user
+can override any one of them: ``load_rules(dir)`` takes each table file from ``dir``
+when it is there, else the package's own (an overlay). A malformed table is a
+``ConfigError`` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from orgrouter.errors import ConfigError
+
+TABLES = ("verbs.toml", "intents.toml", "domains.toml", "risk.toml", "chains.toml",
+          "personas.toml")
+SKILLS = ("todo", "schedule", "tag", "summarize", "search", "greet", "compact", "ask",
+          "tangle", "translate", "draft", "rewrite", "explain")
+LEVELS = ("low", "medium", "high")
+
+Phrase = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Persona:
+    """A specialist the gate may spawn, and what it is good at."""
+
+    name: str
+    role: str
+    domains: tuple[str, ...]
+    skills: tuple[str, ...]
+    innovation: bool = False
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every routing table, parsed and compiled; build it with ``load_rules``."""
+
+    verbs: Mapping[Phrase, str]  # verb phrase -> skill
+    generic: Mapping[Phrase, str]  # generic verb -> default skill (its object decides)
+    nouns: Mapping[Phrase, str]  # noun phrase -> skill
+    ambiguous: frozenset[str]
+    determiners: frozenset[str]
+    prepositions: frozenset[str]
+    fillers: tuple[Phrase, ...]  # longest first
+    sequence: tuple[Phrase, ...]  # longest first
+    delegators: tuple[Phrase, ...]  # longest first
+    questions: Mapping[str, str]
+    greetings: re.Pattern[str]
+    courtesy: tuple[str, ...]
+    compact: re.Pattern[str]
+    skill_categories: Mapping[str, str]
+    innovation: re.Pattern[str]
+    simplicity: tuple[str, ...]
+    code: re.Pattern[str]
+    long_prompt: int
+    confidence: Mapping[str, float]
+    domains: Mapping[Phrase, tuple[str, ...]]  # word phrase -> domains, in file order
+    domain_order: tuple[str, ...]
+    risk_verbs: Mapping[str, str]
+    risk_words: tuple[tuple[re.Pattern[str], str], ...]
+    outside_verbs: frozenset[str]
+    outside_paths: re.Pattern[str]
+    always: frozenset[str]
+    support: Mapping[str, tuple[str, ...]]
+    personas: tuple[Persona, ...]
+    sources: Mapping[str, str]  # table file name -> where it was read from
+
+    @property
+    def max_phrase(self) -> int:
+        """Return the most words any lexicon phrase has (bounds the longest match)."""
+        phrases = [*self.verbs, *self.generic, *self.nouns, *self.domains]
+        return max((len(phrase) for phrase in phrases), default=1)
+
+
+CONFIDENCE_KEYS = ("verb", "generic_noun", "delegation", "greeting", "compact", "question",
+                   "generic", "noun", "fuzzy", "unknown")
+
+
+class _Table:
+    """One table file's text and data, with errors that name its file and line."""
+
+    def __init__(self, name: str, source: str, text: str) -> None:
+        self.name = name
+        self.source = source
+        self.text = text
+        try:
+            self.data: dict[str, Any] = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            found = re.search(r"line (\d+)", str(error))
+            raise ConfigError(
+                f"invalid TOML in routing table: {error}",
+                path=source,
+                line=int(found.group(1)) if found else None,
+            ) from error
+
+    def error(self, message: str, key: str) -> ConfigError:
+        """Return a ConfigError about ``key``, at the first line that mentions it."""
+        line = None
+        last = key.split(".")[-1]
+        for number, text in enumerate(self.text.splitlines(), start=1):
+            if last in text:
+                line = number
+                break
+        return ConfigError(f"routing table {self.name}: {message}", path=self.source, line=line)
+
+    def section(self, key: str, *, required: bool = True) -> dict[str, Any]:
+        """Return the table ``key`` (dotted), or {} when it is optional and absent."""
+        value: Any = self.data
+        for part in key.split("."):
+            if not isinstance(value, dict) or part not in value:
+                if required:
+                    raise self.error(f"missing table [{key}]", key)
+                return {}
+            value = value[part]
+        if not isinstance(value, dict):
+            raise self.error(f"[{key}] must be a table", key)
+        return value
+
+    def strings(self, parent: Mapping[str, Any], key: str, where: str) -> list[str]:
+        """Return ``parent[key]`` as a list of non-empty strings."""
+        value = parent.get(key)
+        if not isinstance(value, list) or not all(
+            isinstance(item, str) and item.strip() for item in value
+        ):
+            raise self.error(f"{where}.{key} must be a list of non-empty strings", key)
+        return [item.strip() for item in value]
+
+    def pattern(self, text: str, key: str) -> re.Pattern[str]:
+        """Compile ``text`` case-insensitively, as a ConfigError when it is not a regex."""
+        try:
+            return re.compile(text, re.IGNORECASE)
+        except re.error as error:
+            raise self.error(f"bad regular expression {text!r} in {key}: {error}", key) from None
+
+    def unknown_keys(self, table: Mapping[str, Any], allowed: set[str], where: str) -> None:
+        """Reject keys the schema does not know (a typo would silently do nothing)."""
+        for key in table:
+            if key not in allowed:
+                raise self.error(
+                    f"unknown key {key!r} in {where}; expected one of {', '.join(sorted(allowed))}",
+                    key,
+                )
+
+
+def phrase(text: str) -> Phrase:
+    """Return ``text`` as a lower-case word tuple, the key form of every lexicon."""
+    return tuple(text.lower().split())
+
+
+def _read(name: str, rules_dir: Path | None) -> _Table:
+    """Read table ``name`` from ``rules_dir`` if it holds one, else the package's."""
+    if rules_dir is not None:
+        candidate = rules_dir / name
+        if candidate.is_file():
+            try:
+                return _Table(name, str(candidate), candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as error:
+                raise ConfigError(f"cannot read routing table: {error}", path=candidate) from None
+    packaged = resources.files("orgrouter.rules").joinpath(name)
+    return _Table(name, f"orgrouter/rules/{name}", packaged.read_text(encoding="utf-8"))
+
+
+def _skill(table: _Table, value: object, key: str) -> str:
+    if not isinstance(value, str) or value not in SKILLS:
+        raise table.error(f"{key} = {value!r} is not a skill ({', '.join(SKILLS)})", key)
+    return value
+
+
+def _level(table: _Table, value: object, key: str) -> str:
+    if not isinstance(value, str) or value not in LEVELS:
+        raise table.error(f"{key} = {value!r} must be one of {', '.join(LEVELS)}", key)
+    return value
+
+
+def _add_unique(
+    table: _Table, into: dict[Phrase, str], words: list[str], skill: str, kind: str
+) -> None:
+    for word in words:
+        key = phrase(word)
+        if key in into and into[key] != skill:
+            raise table.error(
+                f"{kind} {word!r} is listed for both {into[key]!r} and {skill!r}", word
+            )
+        into[key] = skill
+
+
+def _longest_first(words: list[str]) -> tuple[Phrase, ...]:
+    return tuple(sorted({phrase(word) for word in words}, key=lambda p: (-len(p), p)))
+
+
+def _any_of(table: _Table, patterns: list[str], key: str) -> re.Pattern[str]:
+    for text in patterns:
+        table.pattern(text, key)
+    return table.pattern("|".join(f"(?:{text})" for text in patterns), key)
+
+
+def _verbs(table: _Table) -> dict[str, Any]:
+    skills = table.section("skills")
+    verbs: dict[Phrase, str] = {}
+    nouns: dict[Phrase, str] = {}
+    for name, entry in skills.items():
+        skill = _skill(table, name, f"skills.{name}")
+        if not isinstance(entry, dict):
+            raise table.error(f"[skills.{name}] must be a table", name)
+        table.unknown_keys(entry, {"verbs", "nouns"}, f"[skills.{name}]")
+        _add_unique(table, verbs, table.strings(entry, "verbs", f"skills.{name}"), skill, "verb")
+        _add_unique(table, nouns, table.strings(entry, "nouns", f"skills.{name}"), skill, "noun")
+    generic: dict[Phrase, str] = {}
+    for verb, skill in table.section("generic").items():
+        if phrase(verb) in verbs:
+            raise table.error(
+                f"verb {verb!r} is both generic and a verb of {verbs[phrase(verb)]!r}", verb
+            )
+        generic[phrase(verb)] = _skill(table, skill, f"generic.{verb}")
+    words = table.section("words")
+    known = {"determiners", "prepositions", "fillers", "sequence", "delegators"}
+    table.unknown_keys(words, known, "[words]")
+    questions = {
+        word.lower(): _skill(table, skill, f"questions.{word}")
+        for word, skill in table.section("questions").items()
+    }
+    ambiguous = table.section("ambiguous")
+    return {
+        "verbs": verbs,
+        "generic": generic,
+        "nouns": nouns,
+        "ambiguous": frozenset(w.lower() for w in table.strings(ambiguous, "words", "ambiguous")),
+        "determiners": frozenset(
+            w.lower() for w in table.strings(words, "determiners", "words")
+        ),
+        "prepositions": frozenset(
+            w.lower() for w in table.strings(words, "prepositions", "words")
+        ),
+        "fillers": _longest_first(table.strings(words, "fillers", "words")),
+        "sequence": _longest_first(table.strings(words, "sequence", "words")),
+        "delegators": _longest_first(table.strings(words, "delegators", "words")),
+        "questions": questions,
+    }
+
+
+def _intents(table: _Table) -> dict[str, Any]:
+    greeting = table.section("greeting")
+    compact = table.section("compact")
+    categories = table.section("skill_categories")
+    mode = table.section("mode")
+    spawn = table.section("spawn")
+    confidence = table.section("confidence")
+    scores: dict[str, float] = {}
+    for key in CONFIDENCE_KEYS:
+        value = confidence.get(key)
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
+            raise table.error(f"confidence.{key} must be a number from 0 to 1", key)
+        scores[key] = float(value)
+    table.unknown_keys(confidence, set(CONFIDENCE_KEYS), "[confidence]")
+    long_prompt = spawn.get("long_prompt")
+    if not isinstance(long_prompt, int) or isinstance(long_prompt, bool) or long_prompt < 0:
+        raise table.error("spawn.long_prompt must be a whole number of characters", "long_prompt")
+    return {
+        "greetings": _any_of(table, table.strings(greeting, "patterns", "greeting"), "greeting"),
+        "courtesy": tuple(
+            sorted(table.strings(greeting, "courtesy", "greeting"), key=lambda w: -len(w))
+        ),
+        "compact": _any_of(table, table.strings(compact, "patterns", "compact"), "compact"),
+        "skill_categories": {
+            _skill(table, skill, f"skill_categories.{skill}"): str(category)
+            for skill, category in categories.items()
+        },
+        "innovation": _any_of(table, table.strings(mode, "innovation", "mode"), "innovation"),
+        "simplicity": tuple(w.lower() for w in table.strings(spawn, "simplicity", "spawn")),
+        "code": _any_of(table, table.strings(spawn, "code", "spawn"), "code"),
+        "long_prompt": long_prompt,
+        "confidence": scores,
+    }
+
+
+def _domains(table: _Table) -> dict[str, Any]:
+    domains: dict[Phrase, tuple[str, ...]] = {}
+    order: list[str] = []
+    for name, entry in table.section("domains").items():
+        if not isinstance(entry, dict):
+            raise table.error(f"[domains.{name}] must be a table", name)
+        table.unknown_keys(entry, {"words"}, f"[domains.{name}]")
+        order.append(name)
+        for word in table.strings(entry, "words", f"domains.{name}"):
+            key = phrase(word)
+            if name not in domains.get(key, ()):
+                domains[key] = (*domains.get(key, ()), name)
+    return {"domains": domains, "domain_order": tuple(order)}
+
+
+def _risk(table: _Table) -> dict[str, Any]:
+    outside = table.section("outside")
+    return {
+        "risk_verbs": {
+            verb.lower(): _level(table, level, f"verbs.{verb}")
+            for verb, level in table.section("verbs").items()
+        },
+        "risk_words": tuple(
+            (table.pattern(text, "words"), _level(table, level, text))
+            for text, level in table.section("words").items()
+        ),
+        "outside_verbs": frozenset(
+            w.lower() for w in table.strings(outside, "verbs", "outside")
+        ),
+        "outside_paths": _any_of(table, table.strings(outside, "paths", "outside"), "paths"),
+    }
+
+
+def _chains(table: _Table) -> dict[str, Any]:
+    table.unknown_keys(table.data, {"always", "support"}, "chains.toml")
+    always = [_skill(table, s, "always") for s in table.strings(table.data, "always", "chains")]
+    support = {
+        _skill(table, skill, f"support.{skill}"): tuple(
+            _skill(table, helper, f"support.{skill}")
+            for helper in table.strings(table.section("support"), skill, "support")
+        )
+        for skill in table.section("support")
+    }
+    return {"always": frozenset(always), "support": support}
+
+
+def _personas(table: _Table) -> dict[str, Any]:
+    entries = table.data.get("persona")
+    if not isinstance(entries, list) or not entries:
+        raise table.error("needs at least one [[persona]]", "persona")
+    personas = []
+    for entry in entries:
+        keys = {"name", "role", "domains", "skills", "innovation"}
+        table.unknown_keys(entry, keys, "[[persona]]")
+        name, role = entry.get("name"), entry.get("role")
+        if not isinstance(name, str) or not isinstance(role, str):
+            raise table.error("every [[persona]] needs a name and a role", "persona")
+        personas.append(
+            Persona(
+                name=name,
+                role=role,
+                domains=tuple(entry.get("domains", [])),
+                skills=tuple(_skill(table, s, name) for s in entry.get("skills", [])),
+                innovation=bool(entry.get("innovation", False)),
+            )
+        )
+    return {"personas": tuple(personas)}
+
+
+_LOADERS: dict[str, Callable[[_Table], dict[str, Any]]] = {
+    "verbs.toml": _verbs,
+    "intents.toml": _intents,
+    "domains.toml": _domains,
+    "risk.toml": _risk,
+    "chains.toml": _chains,
+    "personas.toml": _personas,
+}
+
+
+def load_rules(rules_dir: Path | None = None) -> Rules:
+    """Load every routing table, each from ``rules_dir`` if there, else the package's."""
+    fields: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for name in TABLES:
+        table = _read(name, rules_dir)
+        sources[name] = table.source
+        fields.update(_LOADERS[name](table))
+    return Rules(sources=sources, **fields)
+
+
+_DEFAULT: list[Rules] = []
+
+
+def default_rules() -> Rules:
+    """Return the package's own tables, loaded once per process."""
+    if not _DEFAULT:
+        _DEFAULT.append(load_rules(None))
+    return _DEFAULT[0]

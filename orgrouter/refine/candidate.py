@@ -5,7 +5,9 @@ addresses?}]}`` (seed 002). ``op`` is ``replace`` (the one occurrence of ``befor
 becomes ``after``) or ``append`` (``after`` is inserted right after the one
 occurrence of ``before``; an empty ``before`` appends at the end of the file). An
 ``anchor``, when given, must itself occur once, and ``before`` is looked for only in
-the text after it, so a proposer can say "the pattern list under this table".
+its section (from the anchor to the next line starting a TOML ``[table]`` or an Org
+headline), so a proposer can say "the verbs list under ``[skills.todo]``"; an append
+with an anchor and an empty ``before`` goes at the end of that section.
 """
 
 from __future__ import annotations

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orgrouter.errors import UsageError
+from orgrouter.errors import ConfigError, UsageError
 from orgrouter.refine.apply import approve_run
 from orgrouter.refine.candidate import Candidate
 from orgrouter.refine.errors import RefusedError
 from orgrouter.refine.run import rules_fingerprint
-from orgrouter.refine.score import Scores, Verdict, compare
+from orgrouter.refine.score import Scores, Verdict, compare, invalid
 from orgrouter.refine.store import AWAITING, COMPLETED, REJECTED, Run
 from orgrouter.refine.validate import Validation, validate
 from orgrouter.refine.workspace import Workspace
@@ -97,7 +97,14 @@ def score(ws: Workspace, candidate: Candidate, tolerance: float) -> Scored:
             target.parent.mkdir(parents=True, exist_ok=True)
             # The clone is scratch space, thrown away below: not a rules file to protect.
             target.write_bytes(data)
-        scores = ws.replay(ws.golden_dir, clone)
+        try:
+            scores = ws.replay(ws.golden_dir, clone)
+        except ConfigError as error:
+            # The edit broke a table (bad TOML, a verb listed twice): a rejection with
+            # the loader's message, never a crash and never a pass.
+            detail = str(error).replace(str(clone), "<clone>")
+            empty = Scores({})
+            return Scored(candidate, validation, empty, invalid(baseline.scores, detail, tolerance))
     return Scored(candidate, validation, scores, compare(baseline.scores, scores, tolerance))
 
 
@@ -106,7 +113,7 @@ def best(entries: list[Scored]) -> Scored:
 
     def rank(entry: Scored) -> tuple[int, float, int]:
         passed = entry.verdict is not None and entry.verdict.passed
-        value = -1.0 if entry.scores is None else entry.scores.score
+        value = -1.0 if entry.verdict is None else entry.verdict.score
         return (int(passed), value, -len(entry.validation.kept))
 
     return max(entries, key=rank)

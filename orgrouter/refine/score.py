@@ -75,18 +75,20 @@ class Verdict:
     """The gate's answer: passed, or why not, with the cases named."""
 
     passed: bool
-    reason: str | None  # None | "regression" | "score"
+    reason: str | None  # None | "regression" | "score" | "invalid"
     regressions: tuple[str, ...]  # passed in the baseline, fail now
     fixed: tuple[str, ...]  # failed in the baseline, pass now
     baseline_score: float
     score: float
     tolerance: float
+    detail: str | None = None  # why the rules could not be replayed at all
 
     def to_json(self) -> dict[str, Any]:
         """Return the verdict as a JSON-ready dict."""
         return {
             "passed": self.passed,
             "reason": self.reason,
+            "detail": self.detail,
             "regressions": list(self.regressions),
             "fixed": list(self.fixed),
             "baseline_score": round(self.baseline_score, 6),
@@ -121,4 +123,18 @@ def compare(baseline: Scores, candidate: Scores, tolerance: float) -> Verdict:
         baseline_score=baseline.score,
         score=candidate.score,
         tolerance=tolerance,
+    )
+
+
+def invalid(baseline: Scores, detail: str, tolerance: float) -> Verdict:
+    """Judge a candidate whose rules do not even load: every passing case regresses."""
+    return Verdict(
+        passed=False,
+        reason="invalid",
+        regressions=tuple(key for key in sorted(baseline.cases) if baseline.cases[key].passed),
+        fixed=(),
+        baseline_score=baseline.score,
+        score=0.0,
+        tolerance=tolerance,
+        detail=detail,
     )

@@ -63,20 +63,21 @@ class Validation:
 
 def locate(content: bytes, edit: Edit) -> tuple[int, int] | str:
     """Return the byte span ``edit`` rewrites in ``content``, or why it is stale."""
-    start = 0
+    start, stop = 0, len(content)
     if edit.anchor is not None:
         anchor = edit.anchor.encode()
-        found = _occurrences(content, anchor, 0)
+        found = _occurrences(content, anchor, 0, stop)
         if found != 1:
             return _stale_detail("anchor", found)
         start = content.find(anchor) + len(anchor)
+        stop = section_end(content, start)
     if edit.op == "append" and edit.before == "":
-        return (len(content), len(content))
+        return (stop, stop)
     before = edit.before.encode()
-    found = _occurrences(content, before, start)
+    found = _occurrences(content, before, start, stop)
     if found != 1:
         return _stale_detail("before", found)
-    begin = content.find(before, start)
+    begin = content.find(before, start, stop)
     if edit.op == "replace":
         return (begin, begin + len(before))
     return (begin + len(before), begin + len(before))
@@ -190,16 +191,30 @@ def _static_reason(
     return None
 
 
-def _occurrences(content: bytes, needle: bytes, start: int) -> int:
-    """Count the occurrences of ``needle`` in ``content[start:]``, overlaps included."""
+def _occurrences(content: bytes, needle: bytes, start: int, stop: int) -> int:
+    """Count ``needle`` in ``content[start:stop]`` (overlaps included), up to 2."""
     count = 0
-    at = content.find(needle, start)
+    at = content.find(needle, start, stop)
     while at >= 0:
         count += 1
         if count > 1:
             break  # only "none", "once" and "more than once" matter
-        at = content.find(needle, at + 1)
+        at = content.find(needle, at + 1, stop)
     return count
+
+
+def section_end(content: bytes, start: int) -> int:
+    """Return where the section holding ``start`` ends: the next table or headline line."""
+    # Rules files are TOML tables (a section ends at the next `[table]` line) and Org
+    # skill notes (it ends at the next headline); either way, the start of that line.
+    at = start
+    while True:
+        at = content.find(b"\n", at)
+        if at < 0 or at + 1 >= len(content):
+            return len(content)
+        if content[at + 1 : at + 2] in (b"[", b"*"):
+            return at + 1
+        at += 1
 
 
 def _stale_detail(what: str, found: int) -> str:

@@ -16,8 +16,14 @@ def test_full_candidate_round_trips(tmp_path: Path) -> None:
         "proposer": "offline",
         "rationale": "teach the verb 'jot'",
         "edits": [
-            {"file": "verbs.toml", "op": "replace", "anchor": "[skills.todo]",
-             "before": "verbs = [", "after": 'verbs = ["jot", ', "addresses": ["golden:t1"]},
+            {
+                "file": "verbs.toml",
+                "op": "replace",
+                "anchor": "[skills.todo]",
+                "before": "verbs = [",
+                "after": 'verbs = ["jot", ',
+                "addresses": ["golden:t1"],
+            },
             {"file": "verbs.toml", "op": "append", "before": "", "after": "# end\n"},
         ],
     }
@@ -26,8 +32,14 @@ def test_full_candidate_round_trips(tmp_path: Path) -> None:
     candidate = read_candidate(path)
     assert candidate == Candidate(
         edits=(
-            Edit("verbs.toml", "replace", "verbs = [", 'verbs = ["jot", ', "[skills.todo]",
-                 ("golden:t1",)),
+            Edit(
+                "verbs.toml",
+                "replace",
+                "verbs = [",
+                'verbs = ["jot", ',
+                "[skills.todo]",
+                ("golden:t1",),
+            ),
             Edit("verbs.toml", "append", "", "# end\n"),
         ),
         proposer="offline",
@@ -42,19 +54,31 @@ def test_full_candidate_round_trips(tmp_path: Path) -> None:
         ('{"edits": [\n  {"file": "a"\n', "<c>:3:1: not valid JSON: Expecting ',' delimiter"),
         ("[]", "<c>: a candidate must be a JSON object with an `edits` list"),
         ('{"edits": []}', "<c>:1: a candidate needs a non-empty `edits` list"),
-        ('{\n"edits": [], "why": 1}', "<c>:2: unknown candidate key 'why' (expected proposer, "
-         "rationale, edits)"),
-        ('{"edits": [{"file": "a", "op": "delete", "before": "x", "after": ""}]}',
-         "<c>: edit 1: `op` must be replace or append, not 'delete'"),
-        ('{"edits": [{"file": "a", "op": "replace", "before": "", "after": "x"}]}',
-         "<c>: edit 1: a replace needs a non-empty `before`"),
-        ('{"edits": [{"file": "a", "op": "replace", "after": "x"}]}',
-         "<c>: edit 1: `before` must be a string"),
-        ('{"edits": [{"file": "a", "op": "append", "before": "", "after": "x",\n"anker": "y"}]}',
-         "<c>:2: edit 1: unknown key 'anker' (expected file, op, anchor, before, after, "
-         "addresses)"),
-        ('{"edits": [{"file": "a", "op": "append", "before": "", "after": "", "addresses": 3}]}',
-         "<c>: edit 1: `addresses` must be a list of strings"),
+        (
+            '{\n"edits": [], "why": 1}',
+            "<c>:2: unknown candidate key 'why' (expected proposer, rationale, edits)",
+        ),
+        (
+            '{"edits": [{"file": "a", "op": "delete", "before": "x", "after": ""}]}',
+            "<c>: edit 1: `op` must be replace or append, not 'delete'",
+        ),
+        (
+            '{"edits": [{"file": "a", "op": "replace", "before": "", "after": "x"}]}',
+            "<c>: edit 1: a replace needs a non-empty `before`",
+        ),
+        (
+            '{"edits": [{"file": "a", "op": "replace", "after": "x"}]}',
+            "<c>: edit 1: `before` must be a string",
+        ),
+        (
+            '{"edits": [{"file": "a", "op": "append", "before": "", "after": "x",\n"anker": "y"}]}',
+            "<c>:2: edit 1: unknown key 'anker' (expected file, op, anchor, before, after, "
+            "addresses)",
+        ),
+        (
+            '{"edits": [{"file": "a", "op": "append", "before": "", "after": "", "addresses": 3}]}',
+            "<c>: edit 1: `addresses` must be a list of strings",
+        ),
         ('{"proposer": 5, "edits": [1]}', "<c>:1: `proposer` must be a string"),
         ('{"edits": [1]}', "<c>: edit 1: must be a JSON object"),
     ],

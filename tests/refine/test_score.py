@@ -14,6 +14,7 @@ def test_a_fix_without_regression_passes() -> None:
     assert verdict.to_json() == {
         "passed": True,
         "reason": None,
+        "detail": None,
         "regressions": [],
         "fixed": ["b"],
         "baseline_score": 0.5,

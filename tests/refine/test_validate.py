@@ -204,3 +204,31 @@ def test_reapply_raises_on_stale(tree: RulesTree) -> None:
     with pytest.raises(StaleEdit) as raised:
         reapply([good, edit("gone", "x")], tree)
     assert str(raised.value) == "edit 2 (verbs.toml): `before` is not in the file (stale)"
+
+
+def test_anchor_narrows_to_its_section() -> None:
+    data = b'[skills.todo]\nverbs = ["todo"]\n\n[skills.tag]\nverbs = ["tag"]\n'
+    into_tag = edit("verbs = [", 'verbs = ["label", ', anchor="[skills.tag]")
+    assert apply_edit(data, into_tag) == data.replace(b'["tag"]', b'["label", "tag"]')
+    into_todo = edit("verbs = [", 'verbs = ["jot", ', anchor="[skills.todo]")
+    assert apply_edit(data, into_todo) == data.replace(b'["todo"]', b'["jot", "todo"]')
+    # Without the anchor the same `before` is ambiguous.
+    assert apply_edit(data, edit("verbs = [", "x")) == (
+        "`before` occurs more than once in the file (ambiguous)"
+    )
+    # An anchored append with an empty `before` ends the anchor's section.
+    end_of_todo = edit("", "nouns = []\n", op="append", anchor="[skills.todo]")
+    assert apply_edit(data, end_of_todo) == (
+        b'[skills.todo]\nverbs = ["todo"]\n\nnouns = []\n[skills.tag]\nverbs = ["tag"]\n'
+    )
+    # Text in a later section is out of reach of the anchor.
+    assert apply_edit(data, edit('["tag"]', "x", anchor="[skills.todo]")) == (
+        "`before` is not in the file (stale)"
+    )
+
+
+def test_anchored_sections_end_at_org_headlines() -> None:
+    data = b"* Phase A\nverbs: a\n* Phase B\nverbs: b\n"
+    assert apply_edit(data, edit("verbs:", "words:", anchor="* Phase B")) == (
+        b"* Phase A\nverbs: a\n* Phase B\nwords: b\n"
+    )

@@ -1,0 +1,493 @@
+"""Load the configuration: files, ``ORGROUTER_*`` variables and CLI options, validated.
+
+Precedence, lowest first: the defaults in ``orgrouter.config``; the user file
+``$XDG_CONFIG_HOME/orgrouter/config.toml``; the project file ``orgrouter.toml`` found
+by walking up from the notes root (or the current directory for commands without
+paths); ``ORGROUTER_*`` variables; CLI options. ``--config FILE`` (or
+``ORGROUTER_CONFIG``) replaces both files. Every value remembers where it came from,
+so ``orgrouter config`` can say why a setting is what it is.
+
+Every key and type is checked: an unknown key is an error naming the file, the line
+and the nearest valid key; paths in a file are relative to that file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+import tomllib
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from orgrouter.config import Config, NeuroConfig
+from orgrouter.errors import ConfigError
+from orgrouter.neuro.factory import BACKENDS
+
+PROJECT_FILE = "orgrouter.toml"
+ENV_PREFIX = "ORGROUTER_"
+# Variables that are not ``ORGROUTER_<SECTION>_<KEY>`` spellings of a key.
+ENV_ALIASES = {"ORGROUTER_STATE": "state.path"}
+ENV_NOT_KEYS = frozenset({"ORGROUTER_CONFIG"})
+# Keys holding paths: a relative path in a file is relative to that file's directory.
+PATH_KEYS = frozenset({"state.path", "rules.dir", "refine.golden"})
+PATH_LIST_KEYS = frozenset({"skills.paths"})
+CHOICES: dict[str, tuple[str, ...]] = {
+    "neuro.backend": BACKENDS,
+    "refine.mode": ("report", "propose", "auto_apply"),
+}
+_AGENT_NAME_RE = re.compile(r"^[^\W\d][\w-]*$")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where one value came from: ``default``, ``file``, ``env`` or ``cli``."""
+
+    kind: str
+    detail: str = ""  # "path:line", the variable's name, or the option
+
+    def __str__(self) -> str:
+        return self.kind if not self.detail else f"{self.kind} {self.detail}"
+
+
+@dataclass
+class LoadedConfig:
+    """The effective configuration and, per dotted key, where its value came from."""
+
+    config: Config
+    sources: dict[str, Source] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)  # read, lowest precedence first
+    ignored_env: list[str] = field(default_factory=list)  # ORGROUTER_* that are not keys
+
+    def source(self, key: str) -> Source:
+        """Return where ``key`` (dotted, e.g. ``neuro.backend``) got its value."""
+        return self.sources.get(key, Source("default"))
+
+
+# -- the schema, read from the dataclasses -------------------------------------------
+
+
+def _sections() -> dict[str, type]:
+    """Return section name -> dataclass, in declaration order (``agents`` excluded)."""
+    hints = typing.get_type_hints(Config)
+    return {
+        f.name: hints[f.name]
+        for f in dataclasses.fields(Config)
+        if dataclasses.is_dataclass(hints[f.name])
+    }
+
+
+def _keys(section: type) -> dict[str, Any]:
+    """Return key -> type annotation for one section dataclass."""
+    hints = typing.get_type_hints(section)
+    return {f.name: hints[f.name] for f in dataclasses.fields(section)}
+
+
+def all_keys() -> list[str]:
+    """Return every dotted key of the schema (``agents.NAME.neuro.*`` excluded)."""
+    return [f"{s}.{k}" for s, cls in _sections().items() for k in _keys(cls)]
+
+
+def _suggest(name: str, options: Iterable[str]) -> str:
+    """Return ' (did you mean X?)' for the nearest option, or a list of valid ones."""
+    options = list(options)
+    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return f" (valid: {', '.join(options)})" if len(options) <= 12 else ""
+
+
+# -- type checking and conversion --------------------------------------------------
+
+
+def _type_name(annotation: Any) -> str:
+    """Return a user-facing name for a type annotation."""
+    origin = typing.get_origin(annotation)
+    if origin in (types.UnionType, typing.Union):
+        names = [_type_name(a) for a in typing.get_args(annotation) if a is not type(None)]
+        return " or ".join(names)
+    if origin is list:
+        return "a list of strings"
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(
+        annotation, str(annotation)
+    )
+
+
+def _check_type(value: Any, annotation: Any) -> Any:
+    """Return ``value`` as ``annotation`` (int widened to float), or raise ValueError."""
+    origin = typing.get_origin(annotation)
+    if origin in (types.UnionType, typing.Union):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _check_type(value, inner[0])
+    if origin is list:
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return list(value)
+        raise ValueError
+    if annotation is bool:
+        if isinstance(value, bool):
+            return value
+        raise ValueError
+    if annotation is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise ValueError
+    if annotation is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        raise ValueError
+    if annotation is str:
+        if isinstance(value, str):
+            return value
+        raise ValueError
+    raise ValueError
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _from_text(text: str, annotation: Any) -> Any:
+    """Convert an environment or option string to ``annotation``, or raise ValueError."""
+    origin = typing.get_origin(annotation)
+    if origin in (types.UnionType, typing.Union):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return None if text == "" else _from_text(text, inner[0])
+    if origin is list:
+        return [part.strip() for part in text.split(",") if part.strip()]
+    if annotation is bool:
+        lowered = text.strip().lower()
+        if lowered in _TRUE | _FALSE:
+            return lowered in _TRUE
+        raise ValueError
+    if annotation is int:
+        return int(text)
+    if annotation is float:
+        return float(text)
+    return text
+
+
+# -- locating keys in TOML text (tomllib keeps no positions) -------------------------
+
+
+def _line_of(text: str, table: list[str], key: str | None) -> int | None:
+    """Return the 1-based line of ``key`` in ``[table]`` (or of the header) in TOML text."""
+    lines = text.splitlines()
+    sep = r"\s*\.\s*"
+    header = re.compile(r"^\s*\[\s*" + sep.join(map(re.escape, table)) + r"\s*\]\s*(#.*)?$")
+    own = re.compile(r"^\s*[\"']?" + re.escape(key or "") + r"[\"']?\s*=")
+    below = re.compile(r"^\s*\[\s*" + sep.join(map(re.escape, [*table, key or ""])) + r"\s*[.\]]")
+    inside = not table  # keys before the first header belong to the root table
+    for number, line in enumerate(lines, start=1):
+        if line.lstrip().startswith("["):
+            inside = bool(table) and header.match(line) is not None
+            if inside and key is None:
+                return number
+            if key is not None and below.match(line):
+                return number  # ``[table.key]`` or ``[table.key.more]``: key names a table
+        elif inside and key is not None and own.match(line):
+            return number
+    # A dotted key at the root: ``neuro.backend = ...`` or ``nuero.x = ...``.
+    parts = [*table, key] if key else table
+    dotted = re.compile(r"^\s*" + sep.join(map(re.escape, parts)) + r"\s*[=.]")
+    for number, line in enumerate(lines, start=1):
+        if dotted.match(line):
+            return number
+    return None
+
+
+# -- reading one file ----------------------------------------------------------------
+
+
+@dataclass
+class _Layer:
+    """Values from one source, keyed by dotted key, with where each came from."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def read_config_file(path: Path) -> _Layer:
+    """Read and validate one TOML file into a layer, raising ConfigError on any fault."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"cannot read: {error.strerror or error}", path=path) from error
+    try:
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError as error:
+        raise ConfigError("not UTF-8: TOML files must be UTF-8", path=path) from error
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        match = re.search(r"\(at line (\d+), column (\d+)\)$", message)
+        line = int(match.group(1)) if match else None
+        column = int(match.group(2)) if match else None
+        reason = message[: match.start()].strip() if match else message
+        raise ConfigError(f"invalid TOML: {reason}", path=path, line=line, column=column) from None
+    layer = _Layer()
+    sections = _sections()
+    base = path.parent
+
+    def fail(message: str, table: list[str], key: str | None) -> ConfigError:
+        return ConfigError(message, path=path, line=_line_of(text, table, key))
+
+    for name, value in data.items():
+        if name == "agents":
+            _read_agents(value, layer, path, text, fail)
+            continue
+        if name not in sections:
+            options = [*sections, "agents"]
+            raise fail(f"unknown section [{name}]{_suggest(name, options)}", [name], None)
+        if not isinstance(value, dict):
+            raise fail(f"[{name}] must be a table, not a value", [], name)
+        keys = _keys(sections[name])
+        for key, item in value.items():
+            dotted = f"{name}.{key}"
+            if key not in keys:
+                raise fail(f"unknown key {dotted}{_suggest(key, keys)}", [name], key)
+            layer.values[dotted] = _validated(dotted, item, keys[key], base, fail, [name], key)
+            layer.sources[dotted] = Source("file", f"{path}:{_line_of(text, [name], key) or 1}")
+    return layer
+
+
+def _validated(
+    dotted: str,
+    value: Any,
+    annotation: Any,
+    base: Path | None,
+    fail: Any,
+    table: list[str],
+    key: str,
+) -> Any:
+    """Check a file value's type and choices; make a relative path key absolute."""
+    try:
+        checked = _check_type(value, annotation)
+    except ValueError:
+        shown = repr(value) if not isinstance(value, dict) else "a table"
+        raise fail(f"{dotted} must be {_type_name(annotation)}, not {shown}", table, key) from None
+    problem = _value_problem(dotted, checked)
+    if problem:
+        raise fail(problem, table, key)
+    return _absolute(dotted, checked, base)
+
+
+def _value_problem(dotted: str, value: Any) -> str | None:
+    """Return what is wrong with a well-typed value, or None."""
+    choices = CHOICES.get(dotted)
+    if choices is not None and value not in choices:
+        close = difflib.get_close_matches(value, choices, n=1, cutoff=0.5)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"{dotted} must be one of {', '.join(choices)}, not {value!r}{hint}"
+    if dotted == "sensor_gate.min_confidence" and not 0.0 <= value <= 1.0:
+        return f"{dotted} must be between 0 and 1, not {value:g}"
+    if dotted in ("sensor_gate.max_personas", "sensor_gate.rate_limit_spawns") and value < 0:
+        return f"{dotted} must be 0 or more, not {value}"
+    if dotted == "sensor_gate.rate_limit_window_s" and value <= 0:
+        return f"{dotted} must be positive, not {value}"
+    if dotted in ("agent.name", "agent.sub_agents"):
+        for name in [value] if isinstance(value, str) else value or []:
+            if not _AGENT_NAME_RE.match(name.lstrip("@")):
+                return (
+                    f"{dotted}: {name!r} is not a name an address can use (letters, digits, -, _)"
+                )
+    return None
+
+
+def _absolute(dotted: str, value: Any, base: Path | None) -> Any:
+    """Resolve a path key against ``base`` (the file's directory, or the cwd)."""
+    if dotted in PATH_KEYS and isinstance(value, str) and value:
+        return os.path.abspath((base or Path.cwd()) / Path(value).expanduser())
+    if dotted in PATH_LIST_KEYS and isinstance(value, list):
+        return [os.path.abspath((base or Path.cwd()) / Path(v).expanduser()) for v in value]
+    return value
+
+
+def _read_agents(value: Any, layer: _Layer, path: Path, text: str, fail: Any) -> None:
+    """Read ``[agents.NAME.neuro]`` tables: per-agent model settings."""
+    if not isinstance(value, dict):
+        raise fail("[agents] must hold tables like [agents.NAME.neuro]", [], "agents")
+    keys = _keys(NeuroConfig)
+    for agent, table in value.items():
+        if not isinstance(table, dict):
+            raise fail(f"agents.{agent} must be a table", ["agents"], agent)
+        for section, settings in table.items():
+            if section != "neuro" or not isinstance(settings, dict):
+                raise fail(
+                    f"unknown key agents.{agent}.{section}{_suggest(section, ['neuro'])}",
+                    ["agents", agent],
+                    section,
+                )
+            name = agent.lower()
+            collected = layer.agents.setdefault(name, {})
+            for key, item in settings.items():
+                dotted = f"agents.{agent}.neuro.{key}"
+                where = ["agents", agent, "neuro"]
+                if key not in keys:
+                    raise fail(f"unknown key {dotted}{_suggest(key, keys)}", where, key)
+                collected[key] = _validated(f"neuro.{key}", item, keys[key], None, fail, where, key)
+                line = _line_of(text, where, key) or 1
+                layer.sources[f"agents.{name}.neuro.{key}"] = Source("file", f"{path}:{line}")
+
+
+# -- environment and CLI -------------------------------------------------------------
+
+
+def env_names() -> dict[str, str]:
+    """Return variable name -> dotted key, for every key of the schema."""
+    names = {f"{ENV_PREFIX}{k.replace('.', '_').upper()}": k for k in all_keys()}
+    names.update(ENV_ALIASES)
+    return names
+
+
+def _typed_layer(items: Iterable[tuple[str, str, Any]], kind: str, *, strings_only: bool) -> _Layer:
+    """Build a layer from (dotted key, label, value) triples (env or CLI)."""
+    schema = {f"{s}.{k}": t for s, cls in _sections().items() for k, t in _keys(cls).items()}
+    layer = _Layer()
+    for dotted, label, value in items:
+        annotation = schema.get(dotted)
+        if annotation is None:
+            raise ConfigError(f"{label}: unknown key {dotted}{_suggest(dotted, schema)}")
+        try:
+            if isinstance(value, str) and (strings_only or annotation is not str):
+                converted = _from_text(value, annotation)
+            else:
+                converted = value if value is None else _check_type(value, annotation)
+        except ValueError:
+            raise ConfigError(
+                f"{label}: {dotted} must be {_type_name(annotation)}, not {value!r}"
+            ) from None
+        problem = None if converted is None else _value_problem(dotted, converted)
+        if problem:
+            raise ConfigError(f"{label}: {problem}")
+        layer.values[dotted] = _absolute(dotted, converted, None)
+        layer.sources[dotted] = Source(kind, label)
+    return layer
+
+
+# -- putting it together -------------------------------------------------------------
+
+
+def user_config_path(env: Mapping[str, str]) -> Path:
+    """Return ``$XDG_CONFIG_HOME/orgrouter/config.toml`` (``~/.config`` by default)."""
+    value = env.get("XDG_CONFIG_HOME", "")
+    if value and os.path.isabs(value):
+        return Path(value) / "orgrouter" / "config.toml"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".config" / "orgrouter" / "config.toml"
+
+
+def find_project_file(start: str | os.PathLike[str]) -> Path | None:
+    """Return the nearest ``orgrouter.toml`` in ``start`` or a directory above it."""
+    here = Path(start).expanduser().resolve()
+    if not here.is_dir():
+        here = here.parent
+    for directory in (here, *here.parents):
+        candidate = directory / PROJECT_FILE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(
+    start: str | os.PathLike[str],
+    *,
+    cli_file: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] = os.environ,
+    overrides: Mapping[str, Any] | None = None,
+) -> LoadedConfig:
+    """Load the effective configuration for a run starting at ``start`` (a notes root)."""
+    explicit = cli_file if cli_file is not None else env.get("ORGROUTER_CONFIG") or None
+    files: list[Path] = []
+    if explicit is not None:
+        files.append(Path(explicit).expanduser())
+        if not files[0].is_file():
+            label = "--config" if cli_file is not None else "ORGROUTER_CONFIG"
+            raise ConfigError(f"{label}: no such configuration file", path=files[0])
+    else:
+        user = user_config_path(env)
+        if user.is_file():
+            files.append(user)
+        project = find_project_file(start)
+        if project is not None and project.resolve() != user.resolve():
+            files.append(project)
+    layers = [read_config_file(path) for path in files]
+    names = env_names()
+    env_items = []
+    ignored = []
+    for name in sorted(env):
+        if not name.startswith(ENV_PREFIX) or name in ENV_NOT_KEYS:
+            continue
+        if name in names:
+            env_items.append((names[name], name, env[name]))
+        else:
+            ignored.append(name)
+    layers.append(_typed_layer(env_items, "env", strings_only=True))
+    cli_items = [
+        (k, "--" + k.split(".")[-1].replace("_", "-"), v) for k, v in (overrides or {}).items()
+    ]
+    layers.append(_typed_layer(cli_items, "cli", strings_only=False))
+    return _merge(layers, files, ignored)
+
+
+def _merge(layers: list[_Layer], files: list[Path], ignored: list[str]) -> LoadedConfig:
+    """Apply layers in order onto the defaults."""
+    config = Config()
+    loaded = LoadedConfig(config, files=files, ignored_env=ignored)
+    for layer in layers:
+        for dotted, value in layer.values.items():
+            section, key = dotted.split(".")
+            setattr(getattr(config, section), key, value)
+        for agent, settings in layer.agents.items():
+            current = config.agents.get(agent)
+            if current is None:
+                # An agent's settings start from the effective default [neuro].
+                current = dataclasses.replace(config.neuro)
+                config.agents[agent] = current
+            for key, value in settings.items():
+                setattr(current, key, value)
+        loaded.sources.update(layer.sources)
+    return loaded
+
+
+# -- per-file agent ------------------------------------------------------------------
+
+_KEYWORD_RE = re.compile(rb"^[ \t]*#\+ORGROUTER_AGENT:[ \t]*(.*?)[ \t\r]*$", re.M | re.I)
+
+
+def agent_keyword(
+    keywords: Iterable[tuple[str, str]], *, path: str | os.PathLike[str] | None = None
+) -> str | None:
+    """Return the ``#+ORGROUTER_AGENT:`` name among a document's (key, value) keywords."""
+    found: str | None = None
+    for key, value in keywords:
+        if key.upper() == "ORGROUTER_AGENT":
+            found = _agent_name(value, path, None)
+    return found
+
+
+def agent_keyword_in_bytes(data: bytes, path: str | os.PathLike[str] | None = None) -> str | None:
+    """Return the last ``#+ORGROUTER_AGENT:`` name in an Org file's bytes (no parse)."""
+    found: str | None = None
+    for match in _KEYWORD_RE.finditer(data):
+        line = data.count(b"\n", 0, match.start()) + 1
+        found = _agent_name(match.group(1).decode("utf-8", "replace"), path, line)
+    return found
+
+
+def _agent_name(value: str, path: str | os.PathLike[str] | None, line: int | None) -> str:
+    """Validate one keyword value as an agent name (lower-cased, without ``@``)."""
+    name = value.strip().lstrip("@")
+    if not _AGENT_NAME_RE.match(name):
+        raise ConfigError(
+            f"#+ORGROUTER_AGENT: {value.strip()!r} is not an agent name "
+            "(one word: letters, digits, -, _)",
+            path=path,
+            line=line,
+        )
+    return name.lower()

@@ -1,0 +1,429 @@
+"""Plan edits against a file's original bytes and splice them in, touching nothing else.
+
+Callers describe what they want as edit values (:class:`AppendChild`,
+:class:`SetProperty`, :class:`AddTag`, :class:`SetPlanning`), each naming its headline
+by the byte offset of its first star in the bytes being planned against (the ``begin``
+of a scan ``HeadlineLine`` or an AST node). :func:`plan_edits` turns them into
+:class:`Splice` values; :func:`apply_splices` applies them. Every edit is idempotent:
+planning the same edits against the result plans no splice (a property already at that
+value, a tag already there, a child whose identity property is already in the subtree),
+so a second run leaves the file, and its mtime, alone.
+
+Inserted text can never create structure: a child's title is one line, and its body is
+escaped the way Org escapes code (``org-escape-code-in-string``): a line starting with
+``*``, ``#+``, ``,*`` or ``,#+`` after optional blanks gets a leading comma. Inserted
+lines use the file's newline, and a file without a final newline still has none.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from orgrouter.io.text import BOM
+from orgrouter.org.drawer import Head, locate_head
+from orgrouter.org.scan import HeadlineLine, iter_headline_lines
+
+# org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
+PROPERTY_KEY_WIDTH = 10
+TAGS_COLUMN = 77
+PLANNING_KEYWORDS = ("DEADLINE", "SCHEDULED", "CLOSED")
+
+_ESCAPE_RE = re.compile(r"^([ \t]*)(,*(?:\*|#\+))", re.MULTILINE)
+# org-element-headline-parser's tags regexp; \w stands for [[:alnum:]_] (Unicode).
+_TAGS_RE = re.compile(r"([ \t]+)(:[\w@#%:]+:)[ \t]*$")
+_TAG_RE = re.compile(r"[\w@#%]+")
+_KEY_RE = re.compile(r"[^\s:][^\s]*")
+_TIMESTAMP_RE = re.compile(r"[<\[][^\]>\n]+[\]>](?:--?-?[<\[][^\]>\n]+[\]>])?")
+
+
+@dataclass(frozen=True, slots=True)
+class Splice:
+    """Replace ``data[begin:end]`` with ``text`` (an insertion when begin == end)."""
+
+    begin: int
+    end: int
+    text: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class AppendChild:
+    """Append a child headline at the end of a headline's subtree, unless already there."""
+
+    headline: int  # begin offset of the parent headline
+    title: str
+    identity: tuple[str, str]  # (property, value): the child is there when any
+    # headline in the parent's subtree has this property at this value
+    body: str = ""
+    properties: tuple[tuple[str, str], ...] = ()  # besides identity, in order
+    tags: tuple[str, ...] = ()
+    todo: str | None = None
+    level: int | None = None  # stars; None means one deeper than the parent
+
+
+@dataclass(frozen=True, slots=True)
+class SetProperty:
+    """Set a property in a headline's drawer, creating the drawer where Org expects it."""
+
+    headline: int
+    key: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddTag:
+    """Add a tag to a headline's own tags."""
+
+    headline: int
+    tag: str
+
+
+@dataclass(frozen=True, slots=True)
+class SetPlanning:
+    """Set SCHEDULED, DEADLINE or CLOSED on a headline's planning line."""
+
+    headline: int
+    keyword: str
+    timestamp: str  # with its brackets: <2024-01-02 Tue> or [2024-01-02 Tue 10:00]
+
+
+Edit = AppendChild | SetProperty | AddTag | SetPlanning
+
+
+def escape_body(text: str) -> str:
+    """Escape lines that Org would read as structure, as org-escape-code-in-string does."""
+    return _ESCAPE_RE.sub(r"\1,\2", text)
+
+
+def one_line(text: str) -> str:
+    """Return ``text`` with line breaks turned into spaces, for a title or a value."""
+    return " ".join(_clean(text).split("\n")).strip()
+
+
+def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
+    """Apply splices to ``data``; insertions at one point keep their given order."""
+    ordered = sorted(enumerate(splices), key=lambda item: (item[1].begin, item[1].end, item[0]))
+    out: list[bytes] = []
+    pos = 0
+    for _, splice in ordered:
+        if not 0 <= splice.begin <= splice.end <= len(data):
+            raise ValueError(f"splice {splice.begin}..{splice.end} is outside the data")
+        if splice.begin < pos:
+            raise ValueError(f"splice {splice.begin}..{splice.end} overlaps an earlier one")
+        out.append(data[pos : splice.begin])
+        out.append(splice.text)
+        pos = splice.end
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def shift_offset(offset: int, splices: Iterable[Splice]) -> int:
+    """Return where byte ``offset`` of the original data sits after the splices."""
+    # Text inserted at ``offset`` goes before the byte that was there.
+    return offset + sum(len(s.text) - (s.end - s.begin) for s in splices if s.end <= offset)
+
+
+def headline_lines(data: bytes) -> list[HeadlineLine]:
+    """Return the headline lines of a file's bytes, a first line after a BOM included."""
+    if not data.startswith(BOM):
+        return list(iter_headline_lines(data))
+    # Emacs drops a BOM when it visits a file, so a first line after one is a headline
+    # to the user; the bytes scan cannot see it there.
+    skip = len(BOM)
+    return [
+        HeadlineLine(h.begin + skip, h.end + skip, h.level, h.line)
+        for h in iter_headline_lines(data[skip:])
+    ]
+
+
+def _width(text: str) -> int:
+    """Return the columns ``text`` takes in Emacs (wide East Asian characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+@dataclass
+class _Document:
+    """The bytes being planned against, with headlines found on demand."""
+
+    data: bytes
+    newline: bytes
+    heads: dict[int, Head] = field(default_factory=dict)
+
+    @cached_property
+    def headlines(self) -> list[HeadlineLine]:
+        return headline_lines(self.data)
+
+    @cached_property
+    def index(self) -> dict[int, int]:
+        return {h.begin: i for i, h in enumerate(self.headlines)}
+
+    def headline(self, begin: int) -> HeadlineLine:
+        try:
+            return self.headlines[self.index[begin]]
+        except KeyError:
+            raise ValueError(f"no headline starts at byte {begin}") from None
+
+    def head(self, begin: int) -> Head:
+        if begin not in self.heads:
+            self.heads[begin] = locate_head(self.data, self.headline(begin), newline=self.newline)
+        return self.heads[begin]
+
+    def subtree(self, begin: int) -> list[HeadlineLine]:
+        """Return the headlines below ``begin`` in its subtree."""
+        start = self.index[begin]
+        level = self.headlines[start].level
+        below = []
+        for line in self.headlines[start + 1 :]:
+            if line.level <= level:
+                break
+            below.append(line)
+        return below
+
+    def subtree_end(self, begin: int) -> int:
+        below = self.subtree(begin)
+        nxt = self.index[begin] + len(below) + 1
+        return self.headlines[nxt].begin if nxt < len(self.headlines) else len(self.data)
+
+    def content_end(self, pos: int) -> int:
+        """Return the end of the line starting at ``pos``, before its line end."""
+        end = self.data.find(b"\n", pos)
+        end = len(self.data) if end < 0 else end
+        if self.newline == b"\r\n" and end > pos and self.data[end - 1] == 0x0D:
+            end -= 1
+        return end
+
+
+def _property_line(key: str, value: str) -> str:
+    return f"{':' + key + ':':<{PROPERTY_KEY_WIDTH}} {value}".rstrip()
+
+
+def _check_property(key: str, value: str) -> None:
+    if not _KEY_RE.fullmatch(key) or key.endswith(":"):
+        raise ValueError(f"invalid property key {key!r}")
+    if "\n" in value or "\r" in value or "\0" in value:
+        raise ValueError(f"property {key} value must be one line of text: {value!r}")
+
+
+def _check_tag(tag: str) -> None:
+    if not _TAG_RE.fullmatch(tag):
+        raise ValueError(f"invalid tag {tag!r}: Org tags are letters, digits, _ @ # %")
+
+
+def _check_planning(keyword: str, timestamp: str) -> None:
+    if keyword not in PLANNING_KEYWORDS:
+        raise ValueError(f"planning keyword must be one of {PLANNING_KEYWORDS}: {keyword!r}")
+    if not _TIMESTAMP_RE.fullmatch(timestamp):
+        raise ValueError(f"invalid timestamp {timestamp!r}")
+
+
+class _Planner:
+    """Collect the splices for a list of edits, merging those on one headline."""
+
+    def __init__(self, doc: _Document) -> None:
+        self.doc = doc
+        # Replacements of existing text, keyed by where they start: a later edit of the
+        # same value or entry wins.
+        self.replaces: dict[int, Splice] = {}
+        # Per headline, in edit order: properties for a new or existing drawer, planning
+        # entries for a new or existing line, tags, children.
+        self.new_props: dict[int, dict[str, tuple[str, str]]] = {}
+        self.new_planning: dict[int, dict[str, str]] = {}
+        self.new_tags: dict[int, list[str]] = {}
+        self.children: dict[int, list[AppendChild]] = {}
+
+    def set_property(self, edit: SetProperty) -> None:
+        _check_property(edit.key, edit.value)
+        head = self.doc.head(edit.headline)
+        existing = head.drawer.get(edit.key) if head.drawer else None
+        if existing is None:
+            props = self.new_props.setdefault(edit.headline, {})
+            props[edit.key.casefold()] = (edit.key, edit.value)
+        elif existing.value == edit.value:
+            self.replaces.pop(existing.value_begin, None)
+        else:
+            text = edit.value.encode("utf-8")
+            if existing.value_begin == existing.value_end:
+                text = b" " + text  # ``:KEY:`` had no value: the space goes in too
+            self.replaces[existing.value_begin] = Splice(
+                existing.value_begin, existing.value_end, text
+            )
+
+    def set_planning(self, edit: SetPlanning) -> None:
+        _check_planning(edit.keyword, edit.timestamp)
+        head = self.doc.head(edit.headline)
+        for entry in head.planning.entries if head.planning else ():
+            if entry.keyword == edit.keyword:
+                if entry.timestamp == edit.timestamp:
+                    self.replaces.pop(entry.begin, None)
+                else:
+                    text = f"{edit.keyword}: {edit.timestamp}".encode()
+                    self.replaces[entry.begin] = Splice(entry.begin, entry.end, text)
+                return
+        self.new_planning.setdefault(edit.headline, {})[edit.keyword] = edit.timestamp
+
+    def add_tag(self, edit: AddTag) -> None:
+        _check_tag(edit.tag)
+        pending = self.new_tags.setdefault(edit.headline, [])
+        if edit.tag not in pending and edit.tag not in self._tags(edit.headline)[1]:
+            pending.append(edit.tag)
+
+    def append_child(self, edit: AppendChild) -> None:
+        for key, value in (edit.identity, *edit.properties):
+            _check_property(key, value)
+        for tag in edit.tags:
+            _check_tag(tag)
+        planned = self.children.setdefault(edit.headline, [])
+        if any(c.identity == edit.identity for c in planned) or self._has_child(edit):
+            return
+        planned.append(edit)
+
+    def _has_child(self, edit: AppendChild) -> bool:
+        key, value = edit.identity
+        for line in self.doc.subtree(edit.headline):
+            drawer = self.doc.head(line.begin).drawer
+            prop = drawer.get(key) if drawer else None
+            if prop is not None and prop.value == value:
+                return True
+        return False
+
+    def _tags(self, begin: int) -> tuple[tuple[int, int, int] | None, list[str]]:
+        """Return (gap start, tags start, tags end) byte offsets and the tags."""
+        line = self.doc.headline(begin)
+        # From just after the stars, so that ``* :tag:`` keeps its tags (Org does).
+        start = line.begin + line.level
+        text = self.doc.data[start : self.doc.content_end(line.begin)].decode("utf-8", "replace")
+        match = _TAGS_RE.search(text)
+        if match is None:
+            return None, []
+
+        def at(index: int) -> int:
+            return start + len(text[:index].encode("utf-8"))
+
+        spans = (at(match.start(1)), at(match.start(2)), at(match.end(2)))
+        return spans, [t for t in match.group(2).split(":") if t]
+
+    def _tag_splice(self, begin: int, tags: list[str]) -> Splice:
+        data = self.doc.data
+        spans, _ = self._tags(begin)
+        added = ":".join(tags).encode("utf-8") + b":"
+        if spans is not None:
+            gap_begin, tags_begin, tags_end = spans
+            gap = data[gap_begin:tags_begin]
+            if gap.strip(b" ") == b"" and len(gap) > len(added):
+                # Keep the tags' right edge where it was (Org aligns it to a column).
+                gap = b" " * (len(gap) - len(added))
+            return Splice(gap_begin, tags_end, gap + data[tags_begin:tags_end] + added)
+        line = self.doc.headline(begin)
+        end = self.doc.content_end(line.begin)
+        head_text = data[line.begin : end].rstrip(b" \t")
+        tag_text = b":" + added
+        width = _width(head_text.decode("utf-8", "replace"))
+        pad = max(1, TAGS_COLUMN - width - len(tag_text))
+        return Splice(line.begin + len(head_text), end, b" " * pad + tag_text)
+
+    def _child_lines(self, edit: AppendChild) -> list[str]:
+        parent = self.doc.headline(edit.headline)
+        stars = "*" * (edit.level if edit.level is not None else parent.level + 1)
+        todo = f"{edit.todo} " if edit.todo else ""
+        head = f"{stars} {todo}{one_line(edit.title)}"
+        if edit.tags:
+            tags = ":" + ":".join(edit.tags) + ":"
+            head = head.rstrip() + " " * max(1, TAGS_COLUMN - _width(head) - len(tags)) + tags
+        props = [edit.identity, *(p for p in edit.properties if p[0] != edit.identity[0])]
+        lines = [head, ":PROPERTIES:", *(_property_line(k, v) for k, v in props), ":END:"]
+        body = _clean(edit.body).rstrip("\n")
+        if body:
+            lines.extend(escape_body(body).split("\n"))
+        return lines
+
+    def _append_point(self, begin: int) -> int:
+        """Return where a child goes: after the subtree's last non-blank line."""
+        data = self.doc.data
+        line = self.doc.headline(begin)
+        end = self.doc.subtree_end(begin)
+        last = line.begin + len(data[line.begin : end].rstrip(b" \t\r\n"))
+        newline = data.find(b"\n", last, end)
+        return end if newline < 0 else newline + 1
+
+    def finish(self) -> list[Splice]:
+        doc = self.doc
+        inline: dict[int, list[bytes]] = {}  # text added inside an existing line
+        blocks: list[tuple[int, tuple[int, int], list[str]]] = []  # whole lines
+        for begin, tags in self.new_tags.items():
+            if tags:
+                splice = self._tag_splice(begin, tags)
+                self.replaces[splice.begin] = splice
+        for begin, planning in self.new_planning.items():
+            head = doc.head(begin)
+            entries = " ".join(f"{k}: {v}" for k, v in planning.items())
+            if head.planning is not None:
+                end = doc.content_end(head.planning.begin)
+                inline.setdefault(end, []).append(b" " + entries.encode("utf-8"))
+            else:
+                blocks.append((head.headline.end, (1, 0), [entries]))
+        for begin, props in self.new_props.items():
+            head = doc.head(begin)
+            lines = [_property_line(k, v) for k, v in props.values()]
+            if head.drawer is not None:
+                indent = head.drawer.indent.decode("utf-8")
+                lines = [indent + line for line in lines]
+                blocks.append((head.drawer.end_line_begin, (2, 0), lines))
+            else:
+                pos = head.planning.end if head.planning else head.headline.end
+                blocks.append((pos, (2, 0), [":PROPERTIES:", *lines, ":END:"]))
+        for begin, children in self.children.items():
+            lines = [line for child in children for line in self._child_lines(child)]
+            # Where two subtrees end at one point, the later (deeper) headline's children
+            # go first, so that each child lands inside its own parent's subtree.
+            blocks.append((self._append_point(begin), (3, -begin), lines))
+        return self._merge(inline, blocks)
+
+    def _merge(
+        self,
+        inline: dict[int, list[bytes]],
+        blocks: list[tuple[int, tuple[int, int], list[str]]],
+    ) -> list[Splice]:
+        data, newline = self.doc.data, self.doc.newline
+        texts: dict[int, bytes] = {pos: b"".join(parts) for pos, parts in inline.items()}
+        for pos, _, lines in sorted(blocks, key=lambda b: (b[0], b[1])):
+            if not lines:
+                continue
+            text = b"".join(line.encode("utf-8") + newline for line in lines)
+            texts[pos] = texts.get(pos, b"") + text
+        for pos in {pos for pos, _, lines in blocks if lines}:
+            if pos > 0 and data[pos - 1 : pos] != b"\n":
+                # Whole lines after a last line with no line end: start a new line, and
+                # leave the file as it was, without a final newline.
+                head = b"".join(inline.get(pos, []))
+                texts[pos] = head + newline + texts[pos][len(head) : -len(newline)]
+        splices = [*self.replaces.values(), *(Splice(p, p, t) for p, t in texts.items())]
+        return sorted(splices, key=lambda s: (s.begin, s.end))
+
+
+def _clean(text: str) -> str:
+    """Return ``text`` with LF line ends and no NUL (which would make the file unreadable)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+
+
+def plan_edits(data: bytes, edits: Iterable[Edit], *, newline: bytes = b"\n") -> list[Splice]:
+    """Return the splices that make ``edits`` to ``data``; none for edits already made."""
+    planner = _Planner(_Document(data, newline))
+    for edit in edits:
+        if isinstance(edit, SetProperty):
+            planner.set_property(edit)
+        elif isinstance(edit, SetPlanning):
+            planner.set_planning(edit)
+        elif isinstance(edit, AddTag):
+            planner.add_tag(edit)
+        else:
+            planner.append_child(edit)
+    return planner.finish()
+
+
+def edit_bytes(data: bytes, edits: Iterable[Edit], *, newline: bytes = b"\n") -> bytes:
+    """Return ``data`` with ``edits`` made (the same object when nothing changes)."""
+    splices = plan_edits(data, edits, newline=newline)
+    return apply_splices(data, splices) if splices else data

@@ -1,0 +1,108 @@
+"""Specialists: one model call per persona the gate spawned, then a synthesis.
+
+Each persona (seed 000's spawn decision; system prompts in ``prompts/personas.toml``)
+answers in its own result headline; a last call combines their answers into a
+``Synthesis`` result. The synthesis is written as a result like any other, so it
+never comes back through the gate (orgrouter's results are never requests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from orgrouter.errors import ModelError
+from orgrouter.neuro.backend import Message, NeuroBackend
+from orgrouter.neuro.budget import BudgetReached
+from orgrouter.neuro.markdown import markdown_to_org
+from orgrouter.neuro.privacy import private_note
+from orgrouter.neuro.prompts import persona_prompt, skill_prompt
+from orgrouter.skills.base import Context, Result
+from orgrouter.skills.llm import (
+    MODEL_KEY,
+    failure_result,
+    model_name,
+    notes_for_model,
+    user_message,
+)
+
+PERSONA_KEY = "ORGROUTER_PERSONA"
+
+
+class PersonaLike(Protocol):
+    """What the gate's personas offer (``orgrouter.route.rules.Persona``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def role(self) -> str: ...
+
+
+def specialists(
+    ctx: Context, instruction: str, personas: Sequence[PersonaLike]
+) -> tuple[Result, ...]:
+    """Return the persona results for a request, or () when no model may be used.
+
+    A private request gets one result saying nothing was sent; with no backend the
+    caller handles the request directly, as seed 000 does over the rate limit.
+    """
+    if not personas:
+        return ()
+    if ctx.private and ctx.backend is not None:
+        body = private_note(ctx.config.privacy.tags)
+        return (Result(title="Specialists not consulted: private", body=body),)
+    backend = ctx.model()
+    if backend is None:
+        return ()
+    return specialist_results(backend, instruction, notes_for_model(ctx), personas)
+
+
+def specialist_results(
+    backend: NeuroBackend, instruction: str, notes: str, personas: Sequence[PersonaLike]
+) -> tuple[Result, ...]:
+    """Return one result per persona, then a synthesis of those that answered."""
+    results: list[Result] = []
+    answers: list[tuple[PersonaLike, str]] = []
+    model = model_name(backend)
+    for persona in personas:
+        messages = [
+            Message("system", persona_prompt(persona.name, persona.role)),
+            Message("user", user_message(instruction, notes)),
+        ]
+        try:
+            reply = backend.complete(messages, purpose=f"persona {persona.name}")
+        except BudgetReached as error:
+            results.append(failure_result(error, f"{persona.name} and the rest"))
+            return tuple(results)  # no later call can fit either
+        except ModelError as error:
+            results.append(failure_result(error, persona.name))
+            continue
+        answers.append((persona, reply.text))
+        results.append(
+            Result(
+                title=f"{persona.name} ({persona.role})",
+                body=markdown_to_org(reply.text),
+                properties=((PERSONA_KEY, persona.name), (MODEL_KEY, model)),
+            )
+        )
+    if len(answers) < 2:
+        return tuple(results)  # one voice needs no synthesis
+    said = "\n\n".join(f"{p.name} ({p.role}) said:\n{text}" for p, text in answers)
+    messages = [
+        Message("system", skill_prompt("synthesis")),
+        Message("user", f"The request: {instruction}\n\n{said}"),
+    ]
+    try:
+        reply = backend.complete(messages, purpose="synthesis")
+    except ModelError as error:
+        results.append(failure_result(error, "synthesis"))
+        return tuple(results)
+    results.append(
+        Result(
+            title="Synthesis",
+            body=markdown_to_org(reply.text),
+            properties=((PERSONA_KEY, "synthesis"), (MODEL_KEY, model)),
+        )
+    )
+    return tuple(results)

@@ -1,0 +1,202 @@
+"""Model-backed skills: summarize, ask, translate, draft, rewrite, explain.
+
+Each follows seed 003's two stages: ``neuro`` asks the model (never for a private
+request, never past the run's budget) and ``symbolic`` checks the answer and turns its
+Markdown into Org that cannot break the note. Failures become clear result headlines,
+not crashes. ``summarize`` and ``ask`` have offline versions (in their own modules)
+that answer whenever no model may be used; the other four answer that case
+themselves, saying why and how to configure a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from orgrouter.errors import ModelError
+from orgrouter.neuro.backend import Completion, Message, NeuroBackend
+from orgrouter.neuro.budget import BudgetReached
+from orgrouter.neuro.markdown import markdown_to_org
+from orgrouter.neuro.privacy import private_note, shareable
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Result,
+    Sensor,
+    Stimulus,
+    proposal_stimulus,
+)
+
+MAX_NOTES_CHARS = 12_000  # what a small local model's context comfortably holds
+MODEL_KEY = "ORGROUTER_MODEL"
+NO_MODEL = (
+    "No model is configured, so there is no answer. Set one in orgrouter.toml, e.g. "
+    'a local Ollama: [neuro] backend = "openai", endpoint = '
+    '"http://localhost:11434/v1", model = "llama3.2".'
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the model said, for ``symbolic`` to check."""
+
+    completion: Completion
+    model: str
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A result that answers the request without (or instead of) a model answer."""
+
+    result: Result
+
+
+def model_name(backend: NeuroBackend) -> str:
+    """Return the name a result records for the model that wrote it."""
+    return str(getattr(backend, "model", None) or backend.name)
+
+
+def failure_result(error: ModelError, what: str) -> Result:
+    """Return the result that reports a failed model call in plain words."""
+    if isinstance(error, BudgetReached):
+        return Result(
+            title=f"Budget reached: {what} not done",
+            body=f"{error.message}. It runs again on the next run.",
+            kind="error",
+        )
+    return Result(title=f"Model error: {what} not done", body=error.message, kind="error")
+
+
+def notes_for_model(ctx: Context) -> str:
+    """Return the section a skill may send: private subtrees and results removed."""
+    text = shareable(ctx.subject(), ctx.config.privacy.tags).strip("\n")
+    if len(text) > MAX_NOTES_CHARS:
+        text = text[:MAX_NOTES_CHARS] + "\n[... the rest of the section was left out]"
+    return text
+
+
+def user_message(instruction: str, notes: str) -> str:
+    """Return what the user turn says: the request, then the notes it is about."""
+    return f"{instruction}\n\nThe notes:\n\n{notes}" if notes.strip() else instruction
+
+
+class ModelSkill(BaseSkill):
+    """A skill answered by the model with a system prompt from ``neuro/prompts``."""
+
+    handles = ""  # the intent's skill name
+    title = ""
+    needs_notes = False  # refuse without a section to work on (summarize, rewrite)
+    has_offline = False  # an offline skill of the same name answers without a model
+    priority = 60
+
+    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
+        """Return whether ``stimulus`` delegates this skill (and a model may be used)."""
+        if stimulus.sensor != Sensor.DELEGATION:
+            return False
+        if str(stimulus.payload.get("skill", "")).lower() != self.handles:
+            return False
+        return ctx.model() is not None or not self.has_offline
+
+    def neuro(self, stimulus: Stimulus, ctx: Context) -> object:
+        """Ask the model, or return the refusal that answers instead."""
+        from orgrouter.neuro.prompts import skill_prompt
+
+        stimulus = proposal_stimulus(stimulus)
+        if ctx.private:
+            body = private_note(ctx.config.privacy.tags)
+            return Refusal(Result(title="Not sent to a model: private", body=body))
+        backend = ctx.model()
+        if backend is None:
+            return Refusal(Result(title="No model configured", body=NO_MODEL))
+        notes = notes_for_model(ctx)
+        if self.needs_notes and not notes.strip():
+            return Refusal(
+                Result(
+                    title=f"Clarification needed: nothing to {self.handles}",
+                    body=(
+                        f"The request and its parent section have no text to {self.handles}. "
+                        "Put the request under the heading it is about."
+                    ),
+                    kind="clarification",
+                )
+            )
+        messages = [
+            Message("system", skill_prompt(self.handles)),
+            Message("user", user_message(stimulus.text, notes)),
+        ]
+        try:
+            completion = backend.complete(messages, purpose=self.handles)
+        except ModelError as error:
+            return Refusal(failure_result(error, self.handles))
+        return Answer(completion, model_name(backend))
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        """Return the model's answer as safe Org, or the refusal's result."""
+        if isinstance(proposal, Refusal):
+            return Emit((proposal.result,))
+        if not isinstance(proposal, Answer):
+            return None
+        body = markdown_to_org(proposal.completion.text)
+        if not body.strip():
+            error = ModelError("the model's answer was empty after conversion to Org")
+            return Emit((failure_result(error, self.handles),))
+        result = Result(title=self.title, body=body, properties=((MODEL_KEY, proposal.model),))
+        return Emit((result,))
+
+
+class SummarizeModel(ModelSkill):
+    """Summarize the section with the model."""
+
+    name = "summarize-model"
+    handles = "summarize"
+    title = "Summary"
+    needs_notes = True
+    has_offline = True
+
+
+class AskModel(ModelSkill):
+    """Answer a free-form question with the model."""
+
+    name = "ask-model"
+    handles = "ask"
+    title = "Answer"
+    has_offline = True
+
+
+class Translate(ModelSkill):
+    """Translate the request's text or section with the model."""
+
+    name = handles = "translate"
+    title = "Translation"
+
+
+class Draft(ModelSkill):
+    """Draft text with the model."""
+
+    name = handles = "draft"
+    title = "Draft"
+
+
+class Rewrite(ModelSkill):
+    """Rewrite the section with the model."""
+
+    name = handles = "rewrite"
+    title = "Rewrite"
+    needs_notes = True
+
+
+class Explain(ModelSkill):
+    """Explain something with the model."""
+
+    name = handles = "explain"
+    title = "Explanation"
+
+
+SUMMARIZE = SummarizeModel()
+ASK = AskModel()
+TRANSLATE = Translate()
+DRAFT = Draft()
+REWRITE = Rewrite()
+EXPLAIN = Explain()
+SKILLS = [SUMMARIZE, ASK, TRANSLATE, DRAFT, REWRITE, EXPLAIN]

@@ -55,7 +55,9 @@ def context(config: Config, *, private: bool = False, section: str = SECTION) ->
         private=private,
     )
     backend = make_backend(config.neuro, sleep=lambda _: None)
-    return Context(config=config, now=datetime(2026, 11, 30, 12, 0), request=request, backend=backend)
+    return Context(
+        config=config, now=datetime(2026, 11, 30, 12, 0), request=request, backend=backend
+    )
 
 
 def skills(config: Config) -> list[Skill]:

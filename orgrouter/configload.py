@@ -436,22 +436,21 @@ def load_config(
 
 
 def _merge(layers: list[_Layer], files: list[Path], ignored: list[str]) -> LoadedConfig:
-    """Apply layers in order onto the defaults."""
+    """Apply layers in order onto the defaults; agents inherit the effective [neuro]."""
     config = Config()
     loaded = LoadedConfig(config, files=files, ignored_env=ignored)
+    agents: dict[str, dict[str, Any]] = {}
     for layer in layers:
         for dotted, value in layer.values.items():
             section, key = dotted.split(".")
             setattr(getattr(config, section), key, value)
         for agent, settings in layer.agents.items():
-            current = config.agents.get(agent)
-            if current is None:
-                # An agent's settings start from the effective default [neuro].
-                current = dataclasses.replace(config.neuro)
-                config.agents[agent] = current
-            for key, value in settings.items():
-                setattr(current, key, value)
+            agents.setdefault(agent, {}).update(settings)
         loaded.sources.update(layer.sources)
+    # An agent's own keys are more specific than any [neuro] value, env and CLI included.
+    config.agents = {
+        agent: dataclasses.replace(config.neuro, **settings) for agent, settings in agents.items()
+    }
     return loaded
 
 
@@ -491,3 +490,22 @@ def _agent_name(value: str, path: str | os.PathLike[str] | None, line: int | Non
             line=line,
         )
     return name.lower()
+
+
+# -- describing the effective configuration ------------------------------------------
+
+
+def effective_items(loaded: LoadedConfig) -> list[tuple[str, Any, Source]]:
+    """Return (dotted key, value, source) for every key, agents' overrides last."""
+    config = loaded.config
+    items = [
+        (key, getattr(getattr(config, key.split(".")[0]), key.split(".")[1]), loaded.source(key))
+        for key in all_keys()
+    ]
+    for agent in sorted(config.agents):
+        settings = config.agents[agent]
+        for key in _keys(NeuroConfig):
+            dotted = f"agents.{agent}.neuro.{key}"
+            source = loaded.sources.get(dotted) or loaded.source(f"neuro.{key}")
+            items.append((dotted, getattr(settings, key), source))
+    return items

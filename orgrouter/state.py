@@ -239,3 +239,41 @@ def resolve_state_path(
         if value is not None and os.fspath(value) != "":
             return Path(os.path.abspath(Path(value).expanduser()))
     return state_dir(env) / f"{root_key(notes_root)}.sqlite3"
+
+
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def reset_state(path: str | os.PathLike[str]) -> StateDB:
+    """Delete the database at ``path`` (and its WAL files) and open a fresh, empty one."""
+    target = Path(path)
+    for suffix in ("", *SIDE_FILES):
+        victim = Path(f"{target}{suffix}")
+        try:
+            victim.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            raise StateError(
+                f"cannot remove {victim.name}: {error.strerror or error}", path=victim
+            ) from error
+    return StateDB.open(target)
+
+
+def describe(db: StateDB) -> dict[str, object]:
+    """Return the path, size on disk, schema versions and row count of every table."""
+    size = 0
+    for suffix in ("", *SIDE_FILES):
+        try:
+            size += os.stat(f"{db.path}{suffix}").st_size
+        except OSError:
+            continue
+    try:
+        tables = {
+            name: int(db.conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
+            for name in db.tables()
+        }
+        versions = dict(db.conn.execute("SELECT name, version FROM schema_versions ORDER BY name"))
+    except sqlite3.Error as error:
+        raise _state_error(db.path, error) from error
+    return {"path": str(db.path), "size_bytes": size, "schemas": versions, "tables": tables}

@@ -1,0 +1,74 @@
+"""``orgrouter config``: print the effective configuration and where each value came from."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from orgrouter.configload import LoadedConfig, effective_items, load_config
+
+
+def _toml_value(value: Any) -> str:
+    """Return ``value`` written as TOML (strings as JSON strings, which TOML accepts)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return repr(value)
+
+
+def render_text(loaded: LoadedConfig) -> str:
+    """Return the configuration as TOML-style ``key = value  # source`` lines."""
+    lines = [
+        "# files read (lowest precedence first): "
+        + (", ".join(str(p) for p in loaded.files) or "none")
+    ]
+    rows = []
+    for key, value, source in effective_items(loaded):
+        left = f"# {key} is unset" if value is None else f"{key} = {_toml_value(value)}"
+        rows.append((left, str(source)))
+    width = max(len(left) for left, _ in rows)
+    lines += [f"{left.ljust(width)}  # {source}" for left, source in rows]
+    if loaded.ignored_env:
+        lines.append("# ignored (not configuration keys): " + ", ".join(loaded.ignored_env))
+    return "\n".join(lines)
+
+
+def render_json(loaded: LoadedConfig) -> str:
+    """Return the configuration, its sources and the files read as JSON."""
+    data = {
+        "files": [str(p) for p in loaded.files],
+        "values": {key: value for key, value, _ in effective_items(loaded)},
+        "sources": {
+            key: {"kind": source.kind, "detail": source.detail}
+            for key, _, source in effective_items(loaded)
+        },
+        "ignored_env": loaded.ignored_env,
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("path", required=False, type=click.Path(), default=None)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    help="Read this file instead of searching for orgrouter.toml (also ORGROUTER_CONFIG).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: values, sources, files.")
+def config(path: str | None, config_file: str | None, as_json: bool) -> None:
+    """Print the effective configuration and where each value came from.
+
+    PATH is the notes root the search for orgrouter.toml starts at (default: the
+    current directory). Precedence: options > ORGROUTER_* > orgrouter.toml >
+    $XDG_CONFIG_HOME/orgrouter/config.toml > defaults.
+    """
+    loaded = load_config(Path(path or "."), cli_file=config_file, env=os.environ)
+    click.echo(render_json(loaded) if as_json else render_text(loaded))

@@ -1,0 +1,103 @@
+"""``orgrouter state``: where the state database is, what it holds, and rebuilding it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from orgrouter.configload import load_config
+from orgrouter.runlock import RunLock
+from orgrouter.state import StateDB, describe, reset_state, resolve_state_path
+
+_ROOT = click.argument("notes_root", required=False, type=click.Path(file_okay=False), default=".")
+_STATE = click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False),
+    help="The state database (default: ORGROUTER_STATE, state.path, else XDG per root).",
+)
+_CONFIG = click.option(
+    "--config", "config_file", type=click.Path(dir_okay=False), help="Use this config file."
+)
+
+
+def _path(notes_root: str, state_path: str | None, config_file: str | None) -> Path:
+    """Return the state database path for ``notes_root``."""
+    loaded = load_config(Path(notes_root), cli_file=config_file, env=os.environ)
+    return resolve_state_path(state_path, os.environ, loaded.config, notes_root)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def state() -> None:
+    """Inspect or reset the state database (caches and windows; never your notes).
+
+    Losing it costs time, never results: the notes carry ORGROUTER_HASH properties,
+    so a reset never makes a request run twice.
+    """
+
+
+@state.command("path")
+@_ROOT
+@_STATE
+@_CONFIG
+def path_command(notes_root: str, state_path: str | None, config_file: str | None) -> None:
+    """Print the path of the state database for NOTES_ROOT (default: .)."""
+    click.echo(str(_path(notes_root, state_path, config_file)))
+
+
+@state.command("info")
+@_ROOT
+@_STATE
+@_CONFIG
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def info_command(
+    notes_root: str, state_path: str | None, config_file: str | None, as_json: bool
+) -> None:
+    """Print the state database's path, size, and the rows in each table."""
+    target = _path(notes_root, state_path, config_file)
+    if not target.exists():
+        if as_json:
+            click.echo(json.dumps({"path": str(target), "exists": False}))
+        else:
+            click.echo(f"{target}: no state database yet (the first run creates it)")
+        return
+    with StateDB.open(target) as db:
+        facts = describe(db)
+    if as_json:
+        click.echo(json.dumps({**facts, "exists": True}, indent=2))
+        return
+    tables = facts["tables"]
+    assert isinstance(tables, dict)
+    click.echo(f"path: {facts['path']}")
+    click.echo(f"size: {facts['size_bytes']} bytes")
+    for name, count in tables.items():
+        click.echo(f"table {name}: {count} rows")
+
+
+@state.command("reset")
+@_ROOT
+@_STATE
+@_CONFIG
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+def reset_command(
+    notes_root: str, state_path: str | None, config_file: str | None, yes: bool
+) -> None:
+    """Delete and rebuild the state database for NOTES_ROOT (it may be corrupt).
+
+    Takes the run lock first, so a cron run in progress is never pulled out from
+    under; the next run rescans every file once.
+    """
+    target = _path(notes_root, state_path, config_file)
+    if not yes and not click.confirm(
+        f"Delete and rebuild {target}? (scan cache, rate windows and event history)",
+        default=False,
+        err=True,
+    ):
+        click.echo("nothing changed", err=True)
+        return
+    with RunLock(notes_root, os.environ):
+        reset_state(target).close()
+    click.echo(f"rebuilt {target}", err=True)

@@ -54,11 +54,11 @@ def approve_run(ws: Workspace, run_id: int, *, auto: bool = False) -> int:
     ws.emit(
         "refinement_applied",
         {
-            "run": run_id,
+            "run_id": run_id,
             "version": version,
             "files": len(results),
-            "edits": len(edits),
-            "auto": auto,
+            "edits_count": len(edits),
+            "mode": "auto_apply" if auto else "approved",
         },
     )
     return version
@@ -68,7 +68,7 @@ def reject_run(ws: Workspace, run_id: int) -> None:
     """Close run ``run_id`` without applying it."""
     _awaiting(ws, run_id)
     ws.store.set_status(run_id, REJECTED, ws.now())
-    ws.emit("refinement_rejected", {"run": run_id})
+    ws.emit("refinement_rejected", {"run_id": run_id})
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,6 @@ def rollback(ws: Workspace, version: int | None = None) -> Rollback:
     ws.store.roll_back([v.version for v in undo], undo[-1].baseline_before, ws.now())
     ws.emit(
         "refinement_rolled_back",
-        {"version": target, "versions": len(undo), "files": len(state)},
+        {"version": target, "versions_count": len(undo), "files": len(state)},
     )
     return Rollback(target, tuple(v.version for v in undo), tuple(sorted(state)))

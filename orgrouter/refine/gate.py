@@ -152,15 +152,16 @@ def gate_run(
     ws.emit(
         "refinement_gated",
         {
-            "run": run_id,
-            "passed": chosen.verdict.passed,
+            "run_id": run_id,
+            "status": status,
             "reason": chosen.verdict.reason,
-            "cases": chosen.scores.total,
-            "passed_cases": chosen.scores.passed,
-            "regressions": len(chosen.verdict.regressions),
-            "edits": len(chosen.validation.kept),
-            "dropped": len(chosen.validation.dropped),
-            "candidates": len(entries),
+            "cases_count": chosen.scores.total,
+            "passed_count": chosen.scores.passed,
+            "regressions_count": len(chosen.verdict.regressions),
+            "fixed_count": len(chosen.verdict.fixed),
+            "edits_count": len(chosen.validation.kept),
+            "dropped_count": len(chosen.validation.dropped),
+            "candidates_count": len(entries),
         },
     )
     version = None

@@ -18,7 +18,7 @@ from orgrouter.refine.candidate import Candidate, Edit
 from orgrouter.refine.errors import RefusedError
 from orgrouter.refine.gate import require_completed, require_write_mode
 from orgrouter.refine.panel import model_candidates
-from orgrouter.refine.replay import load_golden
+from orgrouter.refine.replay import actual_intents
 from orgrouter.refine.store import Run
 from orgrouter.refine.validate import MAX_EDITS, section_end
 from orgrouter.refine.workspace import Workspace
@@ -51,7 +51,7 @@ def propose_candidates(ws: Workspace, run_id: int) -> list[Candidate]:
 
 def unknown_verbs(ws: Workspace, run: Run) -> dict[str, dict[str, list[str]]]:
     """Return skill -> verb -> the failing case ids that want the verb taught."""
-    from orgrouter.route.decompose import decompose
+    from orgrouter.route.golden import load_cases
     from orgrouter.route.rules import load_rules, phrase
 
     failing = {f["case"] for f in run.findings if f["kind"] == "golden"}
@@ -60,15 +60,18 @@ def unknown_verbs(ws: Workspace, run: Run) -> dict[str, dict[str, list[str]]]:
     rules = load_rules(ws.tree.live)
     known = {*rules.verbs, *rules.generic}
     wanted: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for case in load_golden(ws.golden_dir):
-        if case.case_id not in failing:
+    for case in load_cases(ws.golden_dir):
+        if case.id not in failing or not case.intents:
             continue
-        actual = decompose(case.text, rules).intents
-        for index, (skill, verb) in enumerate(case.expected):
+        actual = actual_intents(case, rules)
+        for index, want in enumerate(case.intents):
+            skill, verb = want.get("skill"), want.get("verb")
             got = actual[index].skill if index < len(actual) else None
-            if got == skill or not verb or phrase(verb) in known:
+            if not isinstance(skill, str) or not isinstance(verb, str) or not verb:
                 continue
-            wanted[skill][verb.lower()].append(case.case_id)
+            if got == skill or phrase(verb) in known:
+                continue
+            wanted[skill][verb.lower()].append(case.id)
     return wanted
 
 
@@ -113,12 +116,14 @@ def _section(content: bytes, anchor: bytes) -> bytes | None:
 
 def _context(ws: Workspace, run: Run) -> str:
     """Return the failing cases' text and expectations for the model panel."""
+    from orgrouter.route.golden import load_cases
+
     failing = {f["case"] for f in run.findings if f["kind"] == "golden"}
-    lines = ["Failing golden cases (request text -> expected intents as skill/verb):"]
+    lines = ["Failing golden cases (request text -> expected gate fields and intents):"]
     lines.extend(
-        f"- {case.case_id}: {case.text!r} -> "
-        + ", ".join(f"{skill}/{verb}" for skill, verb in case.expected)
-        for case in load_golden(ws.golden_dir)
-        if case.case_id in failing
+        f"- {case.id}: {case.text!r} items={list(case.items)} -> gate={dict(case.gate)} "
+        f"intents={[dict(i) for i in case.intents or ()]}"
+        for case in load_cases(ws.golden_dir)
+        if case.id in failing
     )
     return "\n".join(lines)

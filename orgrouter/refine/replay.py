@@ -1,4 +1,4 @@
-"""The golden set as refine sees it: cases to propose from, and scores per replay.
+"""The golden set as refine sees it: scores per replay, and what a case got.
 
 The gate engineer's ``orgrouter.route.golden`` owns the case format and the replay
 (``load_cases(dir)``, ``replay(cases, rules) -> GoldenReport``); this module only turns
@@ -7,31 +7,23 @@ its report into refine's ``Scores``, so the gate compares two replays case by ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orgrouter.refine.score import CaseOutcome, Scores
 
-
-@dataclass(frozen=True)
-class GoldenCase:
-    """One case: its id, the request text, and the expected (skill, verb) per intent."""
-
-    case_id: str
-    text: str
-    expected: tuple[tuple[str, str], ...]
+if TYPE_CHECKING:
+    from orgrouter.route.decompose import Intent
+    from orgrouter.route.golden import Case
+    from orgrouter.route.rules import Rules
 
 
-def load_golden(golden_dir: Path) -> list[GoldenCase]:
-    """Return the cases of the golden set in ``golden_dir``."""
-    from orgrouter.route.golden import load_cases
+def package_golden_dir() -> Path:
+    """Return the directory of the project's own golden set."""
+    from orgrouter.route.golden import package_golden_dir as packaged
 
-    return [
-        GoldenCase(
-            case.id, case.text, tuple((intent.skill, intent.verb) for intent in case.intents)
-        )
-        for case in load_cases(golden_dir)
-    ]
+    return packaged()
 
 
 def replay_golden(golden_dir: Path, rules_dir: Path | None) -> Scores:
@@ -42,7 +34,22 @@ def replay_golden(golden_dir: Path, rules_dir: Path | None) -> Scores:
     report = replay(load_cases(golden_dir), load_rules(rules_dir))
     return Scores(
         {
-            result.id: CaseOutcome(result.id, result.passed, tuple(result.mismatched))
-            for result in report.cases
+            result.case_id: CaseOutcome(result.case_id, result.passed, result.mismatched)
+            for result in report.results
         }
     )
+
+
+def actual_intents(case: Case, rules: Rules) -> Sequence[Intent]:
+    """Return the intents the gate gives ``case`` today, exactly as the replay sees them."""
+    from orgrouter.config import SensorGateConfig
+    from orgrouter.route.gate import classify
+
+    result = classify(
+        case.text,
+        rules,
+        config=SensorGateConfig(),
+        origin=case.origin,  # type: ignore[arg-type]
+        items=case.items or None,
+    )
+    return result.decomposition.intents

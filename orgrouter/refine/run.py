@@ -92,12 +92,12 @@ def run_refinement(ws: Workspace, *, full: bool = False) -> RunResult:
     ws.emit(
         "refinement_run",
         {
-            "run": run_id,
-            "cases": scores.total,
-            "passed": scores.passed,
-            "findings": len(found),
-            "history_scanned": history.scanned,
-            "full": full,
+            "run_id": run_id,
+            "cases_count": scores.total,
+            "passed_count": scores.passed,
+            "findings_count": len(found),
+            "history_count": history.scanned,
+            "mode": "full" if full else "incremental",
         },
     )
     return RunResult(

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 from orgrouter.config import Config, RefineConfig
+from orgrouter.configload import find_project_file, load_config
 from orgrouter.errors import ConfigError
+from orgrouter.eventlog import EventLog, Value
+from orgrouter.refine.replay import package_golden_dir, replay_golden
 from orgrouter.refine.score import Scores
 from orgrouter.refine.store import RefineStore
 from orgrouter.refine.tree import RulesTree, package_rules_dir
-from orgrouter.state import StateDB
+from orgrouter.state import StateDB, resolve_state_path
 
 MODES = ("report", "propose", "auto_apply")
 
@@ -38,11 +45,6 @@ class Workspace:
         return self.config.refine
 
 
-def package_golden_dir() -> Path:
-    """Return the directory of the project's own golden set."""
-    return package_rules_dir().parent / "golden"
-
-
 def resolve_dirs(config: Config, base: Path | None) -> tuple[RulesTree, Path]:
     """Return the rules tree and golden dir, resolving config paths against ``base``."""
     if config.refine.mode not in MODES:
@@ -57,3 +59,46 @@ def resolve_dirs(config: Config, base: Path | None) -> tuple[RulesTree, Path]:
     if live is not None and live.exists() and not live.is_dir():
         raise ConfigError(f"rules.dir is not a directory: {live}")
     return RulesTree(live=live, default=package_rules_dir()), golden
+
+
+def clock(env: Mapping[str, str]) -> Callable[[], str]:
+    """Return the clock: ``ORGROUTER_NOW`` when set (reproducible), else UTC now."""
+    fixed = env.get("ORGROUTER_NOW")
+    if fixed:
+        return lambda: fixed
+    return lambda: datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@contextmanager
+def open_workspace(
+    start: Path,
+    *,
+    config_file: Path | None = None,
+    state_path: str | None = None,
+    log_path: Path | None = None,
+    env: Mapping[str, str] = os.environ,
+) -> Iterator[Workspace]:
+    """Load the config found from ``start``, open the state DB and the event log."""
+    loaded = load_config(start, cli_file=config_file, env=env)
+    config = loaded.config
+    # The notes root keys the state database: where orgrouter.toml sits (the same
+    # root `orgrouter route` is run on when the config lives in the notes dir).
+    project = config_file if config_file is not None else find_project_file(start)
+    root = start if project is None else project.resolve().parent
+    tree, golden = resolve_dirs(config, root)
+    path = resolve_state_path(state_path, env, config, root)
+    with StateDB.open(path) as db, EventLog(log_path=log_path, db=db) as log:
+
+        def emit(name: str, fields: Mapping[str, object]) -> None:
+            log.emit(name, **cast(dict[str, Value], dict(fields)))
+
+        yield Workspace(
+            config=config,
+            tree=tree,
+            golden_dir=golden,
+            db=db,
+            store=RefineStore(db),
+            emit=emit,
+            now=clock(env),
+            replay=replay_golden,
+        )

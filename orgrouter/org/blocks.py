@@ -144,7 +144,22 @@ def read_value(value: str) -> str:
     match = _QUOTED_RE.match(value)
     if match is None or re.search(r'[^\\]"', match.group(1)):
         return value
-    return re.sub(r"\\(.)", r"\1", match.group(1), flags=re.DOTALL)
+    return _LISP_ESCAPE_RE.sub(_lisp_escape, match.group(1))
+
+
+# The escapes of Emacs Lisp string syntax that header values use in practice.
+_LISP_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": "\a",
+                 "b": "\b", "e": "\x1b", "s": " ", "d": "\x7f", "\n": ""}
+_LISP_ESCAPE_RE = re.compile(r"\\(x[0-9A-Fa-f]+;?|[0-7]{1,3}|.)", re.DOTALL)
+
+
+def _lisp_escape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code[0] == "x" and len(code) > 1:
+        return chr(int(code[1:].rstrip(";"), 16))
+    if code[0] in "01234567":
+        return chr(int(code, 8))
+    return _LISP_ESCAPES.get(code, code)
 
 
 def is_headline_line(line: str) -> bool:

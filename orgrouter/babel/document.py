@@ -1,0 +1,218 @@
+"""One Org file as Babel sees it: headlines, inherited properties, src blocks."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orgrouter.babel.headers import Params, block_sources, merge, property_chain_value
+from orgrouter.errors import InputError
+from orgrouter.org.blocks import SrcBlock, find_src_blocks
+from orgrouter.org.drawer import Property, locate_head
+from orgrouter.org.headline import parse_headline
+from orgrouter.org.scan import iter_headline_lines
+from orgrouter.org.settings import InBufferSettings, read_settings
+
+# org-babel-src-block-regexp: how org-babel-map-src-blocks finds blocks (a language is
+# required, and the first "#+end_src" at a line start after it ends the match).
+_BABEL_BLOCK_RE = re.compile(
+    r"^[ \t]*#\+begin_src[ \t]+[^ \f\t\n\r\v]+[^\n]*\n(?:[\s\S]*?\n)??[ \t]*#\+end_src",
+    re.IGNORECASE | re.MULTILINE,
+)
+_STATS_COOKIE_RE = re.compile(r"\[[0-9]*(?:%|/[0-9]*)\]")
+_BLANKS_RE = re.compile(r"[ \t]+")
+
+
+def normalize_link_text(text: str) -> str:
+    """Drop statistics cookies and squeeze blanks (org-link--normalize-string)."""
+    return _BLANKS_RE.sub(" ", _STATS_COOKIE_RE.sub(" ", text)).strip(" \t\n\r")
+
+
+@dataclass
+class Heading:
+    """One headline and what Babel asks of it."""
+
+    begin_byte: int
+    begin: int  # character offset
+    level: int
+    title: str  # the text Babel names blocks after (org-heading-components)
+    raw_title: str  # without keyword, priority, COMMENT and tags (org-get-heading t t t t)
+    commented: bool  # this headline alone (org-in-commented-heading-p)
+    archived: bool  # this headline's own ARCHIVE tag
+    parent: int | None
+    custom_id: str | None
+    node_id: str | None
+    properties: dict[str, tuple[str | None, list[str]]] = field(default_factory=dict)
+    body_begin: int = 0  # character offset after the headline, planning and drawer
+
+
+@dataclass
+class Document:
+    """An Org file read for tangling (LF line ends; CRLF files are converted)."""
+
+    path: Path
+    text: str
+    headings: list[Heading]
+    blocks: list[SrcBlock]
+    keyword_properties: dict[str, str]
+    _heading_starts: list[int] = field(default_factory=list)
+
+    @classmethod
+    def from_bytes(cls, path: Path, data: bytes) -> Document:
+        """Read ``data`` (the bytes of ``path``) into a Document."""
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        if b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n"):
+            data = data.replace(b"\r\n", b"\n")  # a CRLF file: Emacs reads LF lines
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            raise InputError("not valid UTF-8", path=path, line=line) from error
+        settings = read_settings(text, path)
+        headings = _read_headings(text, data, settings)
+        props = {key.casefold(): value for key, value in settings.properties.items()}
+        doc = cls(path, text, headings, find_src_blocks(text), props)
+        doc._heading_starts = [h.begin for h in headings]
+        return doc
+
+    def heading_index(self, offset: int) -> int | None:
+        """Return the index of the headline that ``offset`` (characters) sits under."""
+        i = bisect.bisect_right(self._heading_starts, offset) - 1
+        return None if i < 0 else i
+
+    def ancestry(self, index: int | None) -> list[Heading]:
+        """Return the headline at ``index`` and its ancestors, nearest first."""
+        chain: list[Heading] = []
+        while index is not None:
+            heading = self.headings[index]
+            chain.append(heading)
+            index = heading.parent
+        return chain
+
+    def in_commented(self, index: int | None) -> bool:
+        """Return True under a COMMENT headline or one with a COMMENT ancestor."""
+        return any(h.commented for h in self.ancestry(index))
+
+    def in_archived(self, index: int | None) -> bool:
+        """Return True under an ARCHIVE-tagged headline or ancestor."""
+        return any(h.archived for h in self.ancestry(index))
+
+    def inherited(self, name: str, index: int | None) -> str | None:
+        """Return property ``name`` with inheritance (org-entry-get ... 'inherit)."""
+        folded = name.casefold()
+        levels = [h.properties.get(folded, (None, [])) for h in self.ancestry(index)]
+        return property_chain_value(levels, self.keyword_properties.get(folded))
+
+    def params(self, block: SrcBlock) -> Params:
+        """Return the effective header arguments of ``block``."""
+        index = self.heading_index(block.post_affiliated)
+        general = self.inherited("header-args", index)
+        specific = None
+        if block.language is not None:
+            specific = self.inherited(f"header-args:{block.language}", index)
+        return merge(block_sources(block, general, specific))
+
+    def babel_blocks(self) -> list[SrcBlock]:
+        """Return the blocks org-babel-map-src-blocks visits, in order."""
+        by_start = {block.post_affiliated: block for block in self.blocks}
+        visited: list[SrcBlock] = []
+        pos = 0
+        while True:
+            match = _BABEL_BLOCK_RE.search(self.text, pos)
+            if match is None:
+                return visited
+            block = by_start.get(match.start())
+            if block is not None:
+                visited.append(block)
+                pos = max(match.end(), block.contents_end)
+            else:
+                # Not a block to Org (inside an example, or closed after a headline):
+                # Babel resumes after the "#+end_src" this match ran to.
+                pos = match.end()
+
+
+def _read_headings(text: str, data: bytes, settings: InBufferSettings) -> list[Heading]:
+    """Return the document's headlines with what tangling needs from each."""
+    todo = settings.todo
+    ascii_only = len(text) == len(data)
+    headings: list[Heading] = []
+    stack: list[int] = []
+    for line in iter_headline_lines(data):
+        raw_line = data[line.begin : line.end].decode("utf-8").rstrip("\n")
+        parsed = parse_headline(raw_line, todo)
+        while stack and headings[stack[-1]].level >= line.level:
+            stack.pop()
+        head = locate_head(data, line)
+        props: dict[str, tuple[str | None, list[str]]] = {}
+        custom_id = node_id = None
+        if head.drawer is not None:
+            props = _drawer_properties(head.drawer.properties)
+            custom_id = _first(head.drawer.properties, "custom_id")
+            node_id = _first(head.drawer.properties, "id")
+        begin = line.begin if ascii_only else len(data[: line.begin].decode("utf-8"))
+        body_begin = (
+            head.body_begin if ascii_only else len(data[: head.body_begin].decode("utf-8"))
+        )
+        headings.append(
+            Heading(
+                begin_byte=line.begin,
+                begin=begin,
+                level=line.level,
+                title=_components_title(raw_line, parsed.raw, parsed.commented),
+                raw_title=parsed.raw,
+                commented=_babel_commented(raw_line, parsed.commented),
+                archived=parsed.archived,
+                parent=stack[-1] if stack else None,
+                custom_id=custom_id,
+                node_id=node_id,
+                properties=props,
+                body_begin=body_begin,
+            )
+        )
+        stack.append(len(headings) - 1)
+    return headings
+
+
+def _first(properties: tuple[Property, ...], key: str) -> str | None:
+    for prop in properties:
+        if prop.key.casefold() == key:
+            return prop.value
+    return None
+
+
+def _drawer_properties(
+    properties: tuple[Property, ...],
+) -> dict[str, tuple[str | None, list[str]]]:
+    """Return {name: (base value, [+ values])} the way org--property-local-values reads."""
+    out: dict[str, tuple[str | None, list[str]]] = {}
+    seen_base: set[str] = set()
+    for prop in properties:
+        key = prop.key.casefold()
+        value = prop.value
+        if key.endswith("+"):
+            name = key[:-1]
+            base, extra = out.get(name, (None, []))
+            out[name] = (base, [*extra, value])
+        elif key not in seen_base:
+            seen_base.add(key)
+            base_value = None if value == "nil" else value  # org-not-nil
+            _, extra = out.get(key, (None, []))
+            out[key] = (base_value, extra)
+    return out
+
+
+def _babel_commented(line: str, commented: bool) -> bool:
+    """Return org-in-commented-heading-p for one headline (COMMENT then space or end)."""
+    if not commented:
+        return False
+    at = line.find("COMMENT")
+    rest = line[at + len("COMMENT") :]
+    return rest == "" or rest.startswith(" ")
+
+
+def _components_title(line: str, raw: str, commented: bool) -> str:
+    """Return the headline text Babel names blocks after (COMMENT kept, as Org does)."""
+    return f"COMMENT {raw}".rstrip() if commented else raw

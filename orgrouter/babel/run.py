@@ -1,0 +1,217 @@
+"""Tangle Org files: plan each, check safety and conflicts, then write (or report).
+
+Beyond Org: targets stay inside the allowed roots; a target edited by hand since we
+last wrote it is a conflict unless forced; an unchanged target is not rewritten (Org
+9.6), a changed one is replaced in place through its symlink (Org 9.7); tangling a
+file into itself is refused (Org 9.7). One bad file never stops the run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orgrouter.babel.document import Document
+from orgrouter.babel.plan import FilePlan, Skipped, TargetPlan, lisp_forms, plan_document
+from orgrouter.babel.record import TargetRecord, digest
+from orgrouter.babel.safety import refusal
+from orgrouter.errors import EXIT_CHECK_FOUND_WORK, EXIT_FAILED, EXIT_OK, OrgRouterError
+
+
+class WriteMode(enum.Enum):
+    """What a run does with a changed target (black's WriteBack)."""
+
+    WRITE = "write"
+    CHECK = "check"
+    DIFF = "diff"
+    DRY_RUN = "dry-run"
+
+
+@dataclass
+class TargetResult:
+    """What happened to one target."""
+
+    source: str
+    target: str
+    action: str  # written | unchanged | would-write | conflict | refused | failed
+    reason: str = ""
+    diff: str = ""
+    mode: str = ""
+
+
+@dataclass
+class TangleReport:
+    """The outcome of a run: per target, per skipped block, per failed file."""
+
+    targets: list[TargetResult] = field(default_factory=list)
+    skipped: list[tuple[str, Skipped]] = field(default_factory=list)
+    not_evaluated: list[tuple[str, Skipped]] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # files that could not be read
+
+    def count(self, action: str) -> int:
+        """Return how many targets ended with ``action``."""
+        return sum(1 for result in self.targets if result.action == action)
+
+    def exit_code(self, mode: WriteMode) -> int:
+        """Return the exit code: failures 3, pending work under --check 1, else 0."""
+        bad = ("conflict", "refused", "failed")
+        if self.failed or any(result.action in bad for result in self.targets):
+            return EXIT_FAILED
+        if mode is WriteMode.CHECK and self.count("would-write"):
+            return EXIT_CHECK_FOUND_WORK
+        return EXIT_OK
+
+
+def discover(paths: Iterable[Path]) -> Iterator[Path]:
+    """Yield the Org files named by ``paths`` (directories are walked, sorted)."""
+    for path in paths:
+        if path.is_dir():
+            for directory, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if name.endswith(".org") and not name.startswith((".#", "#")):
+                        yield Path(directory) / name
+        else:
+            yield path
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _write_atomic(path: Path, data: bytes, mode: int) -> None:
+    """Write ``data`` to ``path`` via a temp file in its directory, then replace."""
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+def _diff(path: Path, old: bytes | None, new: bytes) -> str:
+    old_lines = [] if old is None else old.decode("utf-8", "replace").splitlines(True)
+    lines = difflib.unified_diff(
+        old_lines,
+        new.decode("utf-8", "replace").splitlines(True),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
+    )
+    return "".join(lines)
+
+
+@dataclass
+class Tangler:
+    """Tangle files under ``roots`` (the notes root first) with one write mode."""
+
+    roots: Sequence[Path]
+    mode: WriteMode = WriteMode.WRITE
+    force: bool = False
+    record: TargetRecord | None = None
+    display_base: Path | None = None
+
+    def run(self, paths: Iterable[Path]) -> TangleReport:
+        """Tangle every Org file under ``paths`` and return the report."""
+        report = TangleReport()
+        for org in discover(paths):
+            try:
+                data = org.read_bytes()
+                doc = Document.from_bytes(org.absolute(), data)
+            except OSError as error:
+                report.failed.append(f"{org}: cannot read: {error.strerror or error}")
+                continue
+            except OrgRouterError as error:
+                report.failed.append(str(error))
+                continue
+            plan = plan_document(doc)
+            self._apply(plan, report)
+            tangled = {s.line for s in plan.skipped}
+            report.skipped += [(self._show(org), s) for s in plan.skipped]
+            report.not_evaluated += [
+                (self._show(org), s) for s in lisp_forms(doc) if s.line not in tangled
+            ]
+        return report
+
+    def _show(self, path: Path) -> str:
+        base = self.display_base or Path.cwd()
+        try:
+            return os.path.relpath(path, base)
+        except ValueError:
+            return str(path)
+
+    def _apply(self, plan: FilePlan, report: TangleReport) -> None:
+        written: dict[str, TargetPlan] = {}
+        for target in plan.targets:
+            # Two spellings of one path (a.el, ./a.el): Org writes both, the last wins.
+            written[os.path.normpath(target.path)] = target
+        for target in written.values():
+            report.targets.append(self._apply_target(plan.source, target))
+
+    def _apply_target(self, source: Path, target: TargetPlan) -> TargetResult:
+        shown = self._show(target.path)
+        result = TargetResult(self._show(source), shown, "unchanged")
+        why = refusal(target.path, self.roots)
+        if why is None and os.path.realpath(target.path) == os.path.realpath(source):
+            why = "the target is the Org file itself"
+        if why is not None:
+            result.action, result.reason = "refused", f"{target.name}: {why}"
+            return result
+        real = Path(os.path.realpath(target.path))
+        try:
+            old = real.read_bytes() if real.exists() else None
+            old_mode = os.stat(real).st_mode & 0o7777 if old is not None else None
+        except OSError as error:
+            result.action, result.reason = "failed", f"cannot read: {error.strerror}"
+            return result
+        mode = target.mode
+        if mode is None:
+            mode = old_mode if old_mode is not None else 0o666 & ~_umask()
+        result.mode = f"{mode:04o}"
+        if old == target.content and old_mode == mode:
+            return result
+        if self.record is not None and old is not None and not self.force:
+            last = self.record.last_written(str(real))
+            if last is not None and last != digest(old) and old != target.content:
+                result.action = "conflict"
+                result.reason = "edited since orgrouter last wrote it; --force overwrites"
+                return result
+        if self.mode is not WriteMode.WRITE:
+            result.action = "would-write"
+            if self.mode is WriteMode.DIFF:
+                result.diff = _diff(Path(shown), old, target.content)
+            return result
+        if not real.parent.is_dir():
+            if not target.mkdirp:
+                result.action = "failed"
+                result.reason = f"no directory {real.parent} (add :mkdirp yes to create it)"
+                return result
+            try:
+                real.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                result.action, result.reason = "failed", f"cannot create directory: {error}"
+                return result
+        try:
+            if old == target.content:
+                os.chmod(real, mode)
+            else:
+                _write_atomic(real, target.content, mode)
+        except OSError as error:
+            result.action, result.reason = "failed", f"cannot write: {error.strerror or error}"
+            return result
+        if self.record is not None:
+            self.record.remember(str(real), target.content, str(source))
+        result.action = "written"
+        return result

@@ -1,0 +1,44 @@
+"""Where tangled files may go: inside the notes root or a configured allowed directory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT_MARKERS = ("orgrouter.toml", ".git")
+
+
+def find_root(path: Path) -> Path:
+    """Return the notes root for ``path``: the nearest directory with orgrouter.toml,
+    else with .git (as black's find_project_root), else the directory given."""
+    start = path.resolve()
+    if not start.is_dir():
+        start = start.parent
+    for marker in ROOT_MARKERS:
+        for directory in (start, *start.parents):
+            if (directory / marker).exists():
+                return directory
+    return start
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def refusal(target: Path, roots: Sequence[Path]) -> str | None:
+    """Return why ``target`` may not be written, or None when it may.
+
+    The target must lie inside one of ``roots`` both as written and once symlinks
+    are resolved, so a link inside the root cannot lead a write outside it.
+    """
+    written = os.path.normpath(os.path.abspath(target))
+    real = os.path.realpath(written)
+    for root in roots:
+        root_text = os.path.normpath(os.path.abspath(root))
+        if _inside(written, root_text) and _inside(real, os.path.realpath(root_text)):
+            return None
+    allowed = ", ".join(str(root) for root in roots)
+    if any(_inside(written, os.path.normpath(os.path.abspath(r))) for r in roots):
+        return f"a symlink leads outside the allowed directories ({allowed}) to {real}"
+    return f"outside the allowed directories ({allowed}); add it to tangle.allow to permit it"

@@ -1,0 +1,139 @@
+"""``orgrouter tangle`` and ``orgrouter detangle``: literate notes to files and back."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from orgrouter.errors import UsageError
+
+if TYPE_CHECKING:
+    from orgrouter.babel.record import TargetRecord
+    from orgrouter.babel.run import TangleReport, WriteMode
+    from orgrouter.config import Config
+
+
+def _open_record(state_path: str | None, root: Path, config: Config) -> TargetRecord:
+    """Open the state database's table of what tangle last wrote."""
+    from orgrouter.babel.record import TargetRecord
+    from orgrouter.state import StateDB, resolve_state_path
+
+    path = resolve_state_path(state_path, os.environ, config, root)
+    return TargetRecord(StateDB.open(path))
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any target would change.")
+@click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print unified diffs.")
+@click.option("--dry-run", is_flag=True, help="Write nothing; list what would be written.")
+@click.option("--force", is_flag=True, help="Overwrite targets edited since the last tangle.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+              help="The notes root targets must stay in (default: found from PATH).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False),
+              help="Use this orgrouter.toml instead of searching from PATH.")
+@click.option("--state", "state_path", type=click.Path(dir_okay=False),
+              help="The state database (default: per notes root, XDG).")
+@click.option("-v", "--verbose", is_flag=True, help="Also list unchanged targets.")
+def tangle(
+    paths: tuple[Path, ...],
+    check: bool,
+    show_diff: bool,
+    dry_run: bool,
+    force: bool,
+    as_json: bool,
+    root: Path | None,
+    config_file: str | None,
+    state_path: str | None,
+    verbose: bool,
+) -> int:
+    """Write the src blocks of Org files to their :tangle targets (org-babel-tangle)."""
+    from orgrouter.babel.run import Tangler, WriteMode
+    from orgrouter.babel.safety import find_root
+    from orgrouter.configload import load_config
+
+    if sum([check, show_diff, dry_run]) > 1:
+        raise UsageError("choose one of --check, --diff and --dry-run")
+    paths = paths or (Path("."),)
+    notes_root = (root or find_root(paths[0])).resolve()
+    loaded = load_config(notes_root, cli_file=config_file)
+    base = loaded.files[-1].parent if loaded.files else notes_root
+    allowed = [notes_root] + [(base / Path(p).expanduser()).resolve()
+                              for p in loaded.config.tangle.allow]  # fmt: skip
+    mode = (
+        WriteMode.CHECK if check else WriteMode.DIFF if show_diff
+        else WriteMode.DRY_RUN if dry_run else WriteMode.WRITE
+    )  # fmt: skip
+    record = _open_record(state_path, notes_root, loaded.config)
+    tangler = Tangler(allowed, mode, force, record)
+    report = tangler.run(paths)
+    if as_json:
+        click.echo(json.dumps(_as_json(report), indent=1, ensure_ascii=False))
+    else:
+        _print_text(report, mode, verbose)
+    return report.exit_code(mode)
+
+
+def _as_json(report: TangleReport) -> dict[str, object]:
+    return {
+        "targets": [
+            {k: v for k, v in vars(t).items() if v != ""} for t in report.targets
+        ],
+        "skipped": [
+            {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
+            for s, b in report.skipped
+        ],
+        "not_evaluated": [
+            {"source": s, "line": b.line, "detail": b.detail} for s, b in report.not_evaluated
+        ],
+        "failed": report.failed,
+    }
+
+
+def _print_text(report: TangleReport, mode: WriteMode, verbose: bool) -> None:
+    from orgrouter.babel.run import WriteMode
+
+    for result in report.targets:
+        if result.action == "unchanged" and not verbose:
+            continue
+        if result.diff:
+            click.echo(result.diff, nl=False)
+            continue
+        line = f"{result.action}: {result.target} (from {result.source})"
+        if result.reason:
+            line += f": {result.reason}"
+        error = result.action in ("conflict", "refused", "failed")
+        click.echo(("orgrouter: " if error else "") + line, err=error)
+    for source, block in report.skipped:
+        click.echo(
+            f"orgrouter: {source}:{block.line}: block skipped ({block.reason}): {block.detail}",
+            err=True,
+        )
+    for message in report.failed:
+        click.echo(f"orgrouter: error: {message}", err=True)
+    counts = ", ".join(
+        f"{report.count(action)} {action}"
+        for action in ("written", "would-write", "unchanged", "conflict", "refused", "failed")
+        if report.count(action)
+    )
+    if mode is not WriteMode.DIFF:
+        click.echo(f"{counts or 'nothing to tangle'}; {len(report.skipped)} blocks skipped",
+                   err=True)  # fmt: skip
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+def detangle(files: tuple[Path, ...]) -> int:
+    """Carry edits in tangled files (with :comments link) back into their Org blocks."""
+    from orgrouter.babel.detangle import detangle_file
+
+    code = 0
+    for path in files:
+        for message in detangle_file(path):
+            click.echo(message)
+    return code

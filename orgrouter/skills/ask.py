@@ -7,18 +7,18 @@ private, so a question is never met with silence.
 
 from __future__ import annotations
 
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result
+from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, Sensor, Stimulus
 
 HOW_TO_CONFIGURE = (
     "To answer free-form questions, configure an OpenAI-compatible endpoint in\n"
     "=orgrouter.toml= (a local Ollama works):\n"
-    "#+begin_src toml\n"
-    "[neuro]\n"
-    'backend = "openai"\n'
-    'endpoint = "http://localhost:11434/v1"\n'
-    'model = "llama3.2"\n'
-    "#+end_src"
+    ": [neuro]\n"
+    ': backend = "openai"\n'
+    ': endpoint = "http://localhost:11434/v1"\n'
+    ': model = "llama3.2"'
 )
+# Skills only a model can do; offline, each gets this skill's explanation.
+MODEL_SKILLS = frozenset({"ask", "translate", "draft", "rewrite", "explain"})
 
 
 class AskSkill(BaseSkill):
@@ -27,9 +27,14 @@ class AskSkill(BaseSkill):
     name = "ask"
     priority = 20
 
+    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
+        """Return whether ``stimulus`` delegates a skill that needs a model."""
+        skill = str(stimulus.payload.get("skill", "")).lower()
+        return stimulus.sensor == Sensor.DELEGATION and skill in MODEL_SKILLS
+
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
         """Return a result explaining why there is no answer and how to get one."""
-        if ctx.private and ctx.backend is not None:
+        if ctx.withheld():
             tags = ", ".join(ctx.config.privacy.tags)
             body = (
                 f"This subtree is private (tagged {tags}), so it is never sent to a "

@@ -171,6 +171,12 @@ class Context:
             return self.request.section
         return self.request.parent_section
 
+    def withheld(self) -> bool:
+        """Return whether a model is configured but kept from this private request."""
+        if self.request is None or not self.request.private:
+            return False
+        return self.config.neuro_for(self.request.agent).backend != "rules"
+
     def model(self) -> NeuroBackend | None:
         """Return the backend a skill may use: never one for a private request."""
         return None if self.private else self.backend

@@ -19,8 +19,11 @@ from orgrouter.config import Config
 from orgrouter.errors import ConfigError, OrgRouterError
 from orgrouter.skills.base import Skill
 
+GUARDIAN_PRIORITY = 100  # nothing may outrank the guardian: approvals come first
 # name -> "module:attribute" (an instance); imported only when a run needs skills.
 BUILTINS: dict[str, str] = {
+    "router": "orgrouter.skills.router:SKILL",
+    "guardian": "orgrouter.route.guardian:SKILL",
     "todo": "orgrouter.skills.todo:SKILL",
     "schedule": "orgrouter.skills.schedule:SKILL",
     "tag": "orgrouter.skills.tag:SKILL",
@@ -30,6 +33,9 @@ BUILTINS: dict[str, str] = {
     "compact": "orgrouter.skills.compact:SKILL",
     "ask": "orgrouter.skills.ask:SKILL",
 }
+# Modules whose SKILLS list adds built-ins: the model-backed skills (which answer
+# offline themselves, or defer to the offline skill of the same intent).
+BUILTIN_LISTS: tuple[str, ...] = ("orgrouter.skills.llm:SKILLS",)
 
 
 @dataclass
@@ -58,6 +64,18 @@ def load_builtin(name: str) -> Skill:
     return skill
 
 
+def builtin_skills() -> list[Skill]:
+    """Return every built-in skill: the dict's, then the listed modules' ``SKILLS``."""
+    skills = [load_builtin(name) for name in BUILTINS]
+    for target in BUILTIN_LISTS:
+        module_name, attribute = target.split(":")
+        for skill in getattr(importlib.import_module(module_name), attribute):
+            if not isinstance(skill, Skill):
+                raise TypeError(f"{target} holds {skill!r}, which does not implement Skill")
+            skills.append(skill)
+    return skills
+
+
 def load_skills(
     config: Config,
     *,
@@ -69,8 +87,8 @@ def load_skills(
     ``base_dir`` resolves relative ``skills.paths`` (the config file's directory);
     ``notes_roots`` are the trees being routed, from which no code is ever loaded.
     """
-    found = SkillSet(skills=[load_builtin(name) for name in BUILTINS])
-    taken = set(BUILTINS)
+    found = SkillSet(skills=builtin_skills())
+    taken = {skill.name for skill in found.skills}
     for entry in config.skills.paths:
         directory = Path(entry).expanduser()
         if not directory.is_absolute() and base_dir is not None:
@@ -82,6 +100,13 @@ def load_skills(
         for path in sorted(directory.glob("*.py")):
             try:
                 for skill in _load_file(path):
+                    if skill.priority >= GUARDIAN_PRIORITY:
+                        raise ConfigError(
+                            f"skill {skill.name!r} has priority {skill.priority}; user skills "
+                            f"must stay below {GUARDIAN_PRIORITY}, the guardian's, so risky "
+                            "intents always wait for approval",
+                            path=path,
+                        )
                     if skill.name in taken:
                         raise ConfigError(f"skill name {skill.name!r} is already taken", path=path)
                     taken.add(skill.name)

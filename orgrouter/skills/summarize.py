@@ -48,7 +48,7 @@ class SummarizeSkill(BaseSkill):
                 )
             )
         body = "\n".join(f"- {sentence}" for sentence in picked)
-        if ctx.private and ctx.backend is not None:
+        if ctx.withheld():
             body += "\n\nPrivate subtree: summarized offline, nothing was sent to a model."
         return Emit((Result(title="Summary", body=body),))
 

@@ -166,8 +166,8 @@ def test_summarize_extracts_sentences_in_order() -> None:
 
 def test_summarize_private_with_backend_says_so() -> None:
     ctx = _ctx("One sentence here.", private=True)
-    ctx.backend = object()  # type: ignore[assignment]
-    assert ctx.model() is None
+    ctx.config.neuro.backend = "openai"
+    assert ctx.model() is None and ctx.withheld()
     (result,) = _results(_run(SUMMARIZE, "summarize", ctx))
     assert result.body.endswith("nothing was sent to a model.")
 

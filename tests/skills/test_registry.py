@@ -31,7 +31,8 @@ def _config(*paths: Path) -> Config:
 def test_builtins_load_in_priority_order() -> None:
     found = load_skills(Config())
     assert found.errors == []
-    assert sorted(found.names()) == sorted(BUILTINS)
+    assert set(BUILTINS) <= set(found.names())
+    assert {"translate", "summarize-model", "ask-model"} <= set(found.names())
     priorities = [skill.priority for skill in found.skills]
     assert priorities == sorted(priorities, reverse=True)
 
@@ -42,7 +43,19 @@ def test_user_skill_loads_and_outranks(tmp_path: Path) -> None:
     (skills / "weather.py").write_text(GOOD)
     found = load_skills(_config(skills))
     assert found.errors == []
-    assert found.names()[0] == "weather"
+    assert found.names()[:2] == ["guardian", "weather"]
+
+
+def test_user_skill_may_not_outrank_the_guardian(tmp_path: Path) -> None:
+    skills = tmp_path / "skills"
+    skills.mkdir()
+    (skills / "weather.py").write_text(GOOD.replace("priority = 70", "priority = 100"))
+    found = load_skills(_config(skills))
+    assert "weather" not in found.names()
+    assert [str(error) for error in found.errors] == [
+        f"{skills / 'weather.py'}: skill 'weather' has priority 100; user skills must stay "
+        "below 100, the guardian's, so risky intents always wait for approval"
+    ]
 
 
 def test_broken_file_reported_with_line_and_rest_load(tmp_path: Path) -> None:

@@ -1,0 +1,374 @@
+"""Route one Org document: find its requests, run them, and plan the write-back.
+
+``route_document`` takes a file's bytes and returns the bytes it should have, plus a
+report per request; it never touches the disk (the runner and the stdin filter do).
+A request whose ``ORGROUTER_HASH`` matches its instruction is left alone unless the
+user decided an approval since; otherwise it goes through the kernel (router, gate,
+guardian, skills) and its results are planned as child headlines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from orgrouter.config import AgentConfig, Config
+from orgrouter.neuro.backend import NeuroBackend
+from orgrouter.org.document import Document
+from orgrouter.route import kernel
+from orgrouter.route.guardian import decisions
+from orgrouter.route.request import (
+    HASH_KEY,
+    STATUS_KEY,
+    FoundRequest,
+    address_names,
+    find_requests,
+)
+from orgrouter.route.writeback import (
+    APPROVAL_KEY,
+    RUN_KEY,
+    NewResult,
+    RequestPlan,
+    Written,
+    apply_plans,
+    request_status,
+    result_identity,
+    with_run,
+    written_results,
+)
+from orgrouter.skills import router
+from orgrouter.skills.base import (
+    Context,
+    Request,
+    Result,
+    ResultRef,
+    Sensor,
+    Skill,
+    Stimulus,
+    StimulusType,
+)
+from orgrouter.skills.orgtext import prose_lines
+
+_COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
+
+
+@dataclass
+class RouteEnv:
+    """What every request of a run shares."""
+
+    config: Config
+    skills: Sequence[Skill]
+    now: datetime
+    notes_root: Path | None = None
+    state: Any = None  # orgrouter.state.StateDB
+    limiter: Any = None  # orgrouter.route.ratelimit.RateLimiter
+    backend_for: Callable[[str], NeuroBackend | None] = lambda _agent: None
+    force: bool = False
+    file_agent: str | None = None  # #+ORGROUTER_AGENT: of the document being routed
+    shared: dict[str, Any] = field(default_factory=dict)  # rules, loaded once per run
+
+    @property
+    def run(self) -> str:
+        """Return the run's ``ORGROUTER_RUN`` stamp (from the clock, so --now fixes it)."""
+        return self.now.isoformat(timespec="seconds")
+
+    def names(self) -> tuple[str, ...]:
+        """Return the addresses the agent answers to in this document."""
+        agent = self.config.agent
+        subs = [*agent.sub_agents, *self.config.agents]
+        return address_names(self.file_agent or agent.name, subs)
+
+
+@dataclass
+class RequestReport:
+    """What happened to one request (one ``--json`` object)."""
+
+    file: str
+    line: int
+    agent: str
+    instruction: str
+    status: str  # done / clarify / waiting / error / unchanged
+    gate: dict[str, Any] | None = None
+    intents: list[dict[str, Any]] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the ``--json`` object of this request."""
+        return {
+            "file": self.file,
+            "line": self.line,
+            "agent": self.agent,
+            "instruction": self.instruction,
+            "gate": self.gate,
+            "intents": self.intents,
+            "results": self.results,
+            "status": self.status,
+        }
+
+
+@dataclass
+class DocumentOutcome:
+    """The routed bytes of one document and what happened to each request."""
+
+    data: bytes
+    requests: list[RequestReport]
+    deferred: bool = False  # work left for a later run (rate limit, model failure)
+
+    @property
+    def results(self) -> int:
+        """Return how many results the routed requests produced."""
+        return sum(len(r.results) for r in self.requests)
+
+    @property
+    def routed(self) -> int:
+        """Return how many requests were routed (not left unchanged)."""
+        return sum(1 for r in self.requests if r.status != "unchanged")
+
+
+def route_document(
+    data: bytes, path: str | None, env: RouteEnv, *, newline: bytes = b"\n"
+) -> DocumentOutcome:
+    """Return ``data`` with every request in it routed, and a report per request."""
+    document = Document(data, path, newline=newline)
+    found = find_requests(document, env.names())
+    plans: list[RequestPlan] = []
+    reports: list[RequestReport] = []
+    deferred = False
+    for request in found:
+        plan, report, later = _route_request(document, request, found, env)
+        reports.append(report)
+        deferred = deferred or later
+        if plan is not None:
+            plans.append(plan)
+    if not plans:
+        return DocumentOutcome(data, reports, deferred)
+    with_run(plans, env.run)
+    return DocumentOutcome(apply_plans(data, plans, newline), reports, deferred)
+
+
+def _route_request(
+    document: Document, request: FoundRequest, found: list[FoundRequest], env: RouteEnv
+) -> tuple[RequestPlan | None, RequestReport, bool]:
+    """Route one request (or act on its approvals); return its plan and report."""
+    written = written_results(document, request)
+    report = RequestReport(
+        file=document.name,
+        line=request.line,
+        agent=request.agent,
+        instruction=request.instruction,
+        status="unchanged",
+    )
+    if request.recorded(HASH_KEY) == request.hash and not env.force:
+        return _act_on_approvals(document, request, written, env, report)
+    ctx = _context(document, request, found, written, env)
+    payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
+    if request.items:
+        payload["items"] = list(request.items)
+    outcome = kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+    gate = ctx.extra.get(router.GATE)
+    emitted = list(outcome.emitted)
+    deferred = False
+    if gate is not None and gate.spawn.skip == "rate_limit":
+        note = Result(title="Handled directly: specialist rate limit reached", body=gate.reason)
+        emitted.append(kernel.Emitted(note, "router", "", 0))
+    plan = RequestPlan(request)
+    for number, item in enumerate(emitted, 1):
+        plan.results.append(
+            NewResult(result_identity(request.hash, number), item.result, _intent_label(item))
+        )
+    _plan_retags(document, plan, outcome.retags)
+    plan.stale = [w.identity for w in written if not w.identity.startswith(request.hash + "/")]
+    _, pending = decisions([w for w in written if w.identity.startswith(request.hash)], _agent(env))
+    status = request_status((e.result.kind for e in emitted), pending)
+    plan.properties = [(STATUS_KEY, status), (HASH_KEY, request.hash)]
+    report.status = status
+    report.gate = gate.to_json() if gate is not None else None
+    report.intents = [_plain(i) for i in outcome.intents]
+    report.results = [_result_json(e) for e in emitted]
+    report.logs = list(outcome.logs) + list(ctx.extra.get(router.NOTES, ()))
+    deferred = deferred or any(e.result.kind == "error" for e in emitted)
+    return plan, report, deferred
+
+
+def _act_on_approvals(
+    document: Document,
+    request: FoundRequest,
+    written: list[Written],
+    env: RouteEnv,
+    report: RequestReport,
+) -> tuple[RequestPlan | None, RequestReport, bool]:
+    """Run the approvals the user granted, close the rejected ones; None if no change."""
+    decided, pending = decisions(written, _agent(env))
+    if not decided:
+        return None, report, False
+    plan = RequestPlan(request)
+    ctx = _context(document, request, [request], written, env)
+    numbers = [_number(w.identity, request.hash) for w in written]
+    number = max(numbers, default=0)
+    for decision in decided:
+        mark = "approved" if decision.approved else "rejected"
+        plan.marks.append((decision.written.begin, STATUS_KEY, mark))
+        if not decision.approved:
+            continue
+        if decision.stimulus is None:
+            emitted = [kernel.Emitted(_unreadable_approval(), "guardian", "", 0)]
+        else:
+            outcome = kernel.run(decision.stimulus, env.skills, ctx)
+            emitted = list(outcome.emitted)
+            _plan_retags(document, plan, outcome.retags)
+            report.intents.extend(_plain(i) for i in outcome.intents)
+        for item in emitted:
+            number += 1
+            identity = result_identity(request.hash, number)
+            plan.results.append(NewResult(identity, item.result, _intent_label(item)))
+            report.results.append(_result_json(item))
+    kinds = [r["kind"] for r in report.results]
+    report.status = request_status(kinds, pending)
+    plan.properties = [(STATUS_KEY, report.status)]
+    return plan, report, False
+
+
+def _context(
+    document: Document,
+    request: FoundRequest,
+    found: list[FoundRequest],
+    written: list[Written],
+    env: RouteEnv,
+) -> Context:
+    """Return the context skills see for ``request``."""
+    entry = request.entry
+    tags = document.tags(request.index)
+    private = any(tag in env.config.privacy.tags for tag in tags)
+    parent = entry.parent
+    results = tuple(_ref(w, request.line) for w in written)
+    if _COMPACT.match(request.instruction):
+        results = _compact_scope(document, request, found)
+    path = Path(document.path) if document.path is not None else None
+    shaped = Request(
+        path=path,
+        line=request.line,
+        headline=document.headline(request.index).raw,
+        instruction=request.instruction,
+        agent=request.agent,
+        section=_own_section(document, request.index, request.head.body_begin),
+        parent_section=_parent_section(document, parent),
+        private=private,
+        tags=tags,
+        parent_line=None if parent is None else document.entries[parent].line,
+        parent_title="" if parent is None else document.headline(parent).raw,
+        results=results,
+    )
+    ctx = Context(
+        config=env.config,
+        now=env.now,
+        request=shaped,
+        backend=None if private else env.backend_for(request.agent),
+        notes_root=env.notes_root,
+        state=env.state,
+    )
+    ctx.extra.update(env.shared)
+    ctx.extra[router.SELVES] = env.names()
+    ctx.extra[router.SESSION] = document.name
+    ctx.extra[router.LIMITER] = env.limiter
+    ctx.extra[router.SKILL_NAMES] = [s.name for s in env.skills if s.name != "router"]
+    return ctx
+
+
+def _compact_scope(
+    document: Document, request: FoundRequest, found: list[FoundRequest]
+) -> tuple[ResultRef, ...]:
+    """Return the results ``/compact`` works on: its parent request's, else the file's."""
+    by_index = {r.index: r for r in found}
+    parent = request.entry.parent
+    while parent is not None and parent not in by_index:
+        parent = document.entries[parent].parent
+    owners = [by_index[parent]] if parent is not None else [r for r in found if r is not request]
+    refs: list[ResultRef] = []
+    for owner in owners:
+        refs.extend(_ref(w, owner.line) for w in written_results(document, owner))
+    return tuple(refs)
+
+
+def _ref(written: Written, owner: int) -> ResultRef:
+    """Return a skill's view of one written result."""
+    return ResultRef(written.line, written.title, written.get(RUN_KEY) or "", written.tags, owner)
+
+
+def _own_section(document: Document, index: int, body_begin: int) -> str:
+    """Return a headline's own section text (before its first child), without results."""
+    entry = document.entries[index]
+    end = entry.subtree_end
+    if index + 1 < len(document.entries) and document.entries[index + 1].parent == index:
+        end = document.entries[index + 1].begin
+    return document.data[body_begin:end].decode("utf-8", "replace")
+
+
+def _parent_section(document: Document, parent: int | None) -> str:
+    """Return the parent's section text, or the text before the first headline."""
+    if parent is None:
+        first = document.entries[0].begin if document.entries else len(document.data)
+        text = document.data[:first].decode("utf-8", "replace")
+        return "\n".join(prose_lines(text))
+    entry = document.entries[parent]
+    from orgrouter.org.drawer import locate_head
+
+    head = locate_head(document.data, entry.scan_line, newline=document.newline)
+    return _own_section(document, parent, head.body_begin)
+
+
+def _plan_retags(document: Document, plan: RequestPlan, retags: Sequence[Any]) -> None:
+    """Add the tags skills asked for, on the headlines at the lines they named."""
+    begins = {entry.line: entry.begin for entry in document.entries}
+    for retag in retags:
+        for line in retag.lines:
+            if line in begins:
+                plan.tags.extend((begins[line], tag) for tag in retag.tags)
+
+
+def _intent_label(item: kernel.Emitted) -> str:
+    """Return the ``ORGROUTER_INTENT`` value: order, skill and the intent's text."""
+    if not item.intent:
+        return f"{item.skill}: (the request)"
+    return f"{item.order} {item.skill}: {' '.join(item.intent.split())}"
+
+
+def _result_json(item: kernel.Emitted) -> dict[str, Any]:
+    """Return one result as ``--json`` shows it."""
+    return {
+        "title": item.result.title,
+        "kind": item.result.kind,
+        "skill": item.skill,
+        "intent": item.intent,
+        "order": item.order,
+    }
+
+
+def _plain(intent: dict[str, object]) -> dict[str, Any]:
+    """Return an intent as JSON-ready data (without the kernel's bookkeeping)."""
+    return {k: v for k, v in intent.items() if k not in ("sensor", "approved")}
+
+
+def _number(identity: str, request_hash: str) -> int:
+    """Return N of ``HASH/N`` for this request's hash, or 0."""
+    prefix, _, number = identity.partition("/")
+    return int(number) if prefix == request_hash and number.isdigit() else 0
+
+
+def _agent(env: RouteEnv) -> AgentConfig:
+    """Return the agent section of the configuration."""
+    return env.config.agent
+
+
+def _unreadable_approval() -> Result:
+    """Return the error for an approval headline whose held intent cannot be read."""
+    return Result(
+        title="Error: cannot run the approved intent",
+        body=f"The approval's {APPROVAL_KEY} property no longer holds a readable intent; "
+        "nothing ran. Edit the request to route it again.",
+        kind="error",
+    )

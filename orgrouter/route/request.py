@@ -1,0 +1,167 @@
+"""Find the headlines addressed to the agent (seed 003's ``find-agent-request``).
+
+An address is ``@agent`` or ``@NAME`` (the configured agent name and sub-agents),
+case-insensitive, not preceded by a word character or ``.``, not followed by a word
+character. It counts only in a headline's title, outside inline code and verbatim
+(``~@agent~``, ``=@agent=``) and link targets, and not on a headline line that sits
+inside a ``#+begin_src``/``#+begin_example`` block as written (Org would read it as a
+headline, but the user wrote it as code). Every addressed headline counts, at any
+depth; one orgrouter wrote (``ORGROUTER_RESULT`` in its drawer) never does, nor one in
+a ``COMMENT`` subtree, which Org treats as commented out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from orgrouter.org.document import Document, OutlineEntry
+from orgrouter.org.drawer import Head, locate_head
+from orgrouter.skills.orgtext import read_prose, top_level
+
+RESULT_KEY = "ORGROUTER_RESULT"
+HASH_KEY = "ORGROUTER_HASH"
+STATUS_KEY = "ORGROUTER_STATUS"
+DEFAULT_ADDRESS = "agent"
+
+# Spans of a title where an @ is not an address: inline code/verbatim, link targets.
+_OPAQUE_SPAN = re.compile(
+    r"(?<![^\s\-(\'\"{])([~=])(?=\S)(?:.*?\S)?\1(?=[\s\-.,;:!?\')}\"\[]|$)"
+    r"|\[\[[^\]]*\](?=\]|\[)"
+)
+_BLOCK = re.compile(
+    rb"^[ \t]*#\+begin_(src|example|export|comment|verse)\b.*?^[ \t]*#\+end_\1\b",
+    re.IGNORECASE | re.MULTILINE | re.DOTALL,
+)
+_LEADING_PUNCT = re.compile(r"^[\s:,;.!\]\-–—]+")
+
+
+@dataclass(frozen=True)
+class Address:
+    """Where an address sits in a title, and whom it names (lower-case)."""
+
+    agent: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class FoundRequest:
+    """One addressed headline of a document."""
+
+    document: Document
+    index: int  # the headline's index in document.entries
+    agent: str  # "agent" or a configured name, lower-case
+    instruction: str  # the text after the address, or taken from the body
+    items: tuple[str, ...]  # body list items when the instruction came from the body
+    head: Head  # planning line and property drawer, as Org sees them
+
+    @property
+    def entry(self) -> OutlineEntry:
+        """Return the headline's place in the outline."""
+        return self.document.entries[self.index]
+
+    @property
+    def line(self) -> int:
+        """Return the headline's 1-based line."""
+        return self.entry.line
+
+    @cached_property
+    def hash(self) -> str:
+        """Return the hash of what was asked (agent and instruction, spacing ignored)."""
+        return instruction_hash(self.agent, self.instruction)
+
+    def recorded(self, key: str) -> str | None:
+        """Return a property of the request's own drawer, or None."""
+        drawer = self.head.drawer
+        found = drawer.get(key) if drawer is not None else None
+        return None if found is None else found.value
+
+
+def instruction_hash(agent: str, instruction: str) -> str:
+    """Return the 16-hex-digit hash that ``ORGROUTER_HASH`` records."""
+    canonical = f"{agent.lower()}\n{' '.join(instruction.split())}"
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def address_names(name: str | None, sub_agents: Iterable[str]) -> tuple[str, ...]:
+    """Return the names the agent answers to, lower-case, ``agent`` first."""
+    names = [DEFAULT_ADDRESS]
+    for candidate in (name, *sub_agents):
+        if candidate and candidate.lower() not in names:
+            names.append(candidate.lower())
+    return tuple(names)
+
+
+def _address_re(names: Sequence[str]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.])@({alternatives})(?!\w)", re.IGNORECASE)
+
+
+def find_address(title: str, names: Sequence[str]) -> Address | None:
+    """Return the first address in ``title`` outside code and link targets, or None."""
+    hidden = [(m.start(), m.end()) for m in _OPAQUE_SPAN.finditer(title)]
+    for match in _address_re(names).finditer(title):
+        if not any(start <= match.start() < end for start, end in hidden):
+            return Address(match.group(1).lower(), match.start(), match.end())
+    return None
+
+
+def is_result(document: Document, head: Head) -> bool:
+    """Return whether a headline was written by orgrouter."""
+    return head.drawer is not None and head.drawer.get(RESULT_KEY) is not None
+
+
+def find_requests(document: Document, names: Sequence[str]) -> list[FoundRequest]:
+    """Return every request in ``document``, in file order."""
+    pattern = _address_re(names)
+    blocks: list[tuple[int, int]] | None = None
+    found: list[FoundRequest] = []
+    commented: set[int] = set()
+    for entry in document.entries:
+        headline = document.headline(entry.index)
+        if headline.commented or (entry.parent is not None and entry.parent in commented):
+            commented.add(entry.index)
+            continue
+        if not pattern.search(headline.raw):
+            continue  # the cheap test first: most headlines name nobody
+        address = find_address(headline.raw, names)
+        if address is None:
+            continue
+        if blocks is None:
+            blocks = [(m.start(), m.end()) for m in _BLOCK.finditer(document.data)]
+        if any(start < entry.begin < end for start, end in blocks):
+            continue
+        head = locate_head(document.data, entry.scan_line, newline=document.newline)
+        if is_result(document, head):
+            continue
+        instruction = _LEADING_PUNCT.sub("", headline.raw[address.end :]).strip()
+        items: tuple[str, ...] = ()
+        if not instruction:
+            instruction, items = body_instruction(document, entry, head)
+        found.append(FoundRequest(document, entry.index, address.agent, instruction, items, head))
+    return found
+
+
+def body_instruction(
+    document: Document, entry: OutlineEntry, head: Head
+) -> tuple[str, tuple[str, ...]]:
+    """Return the instruction an empty-titled request's body gives, and its list items."""
+    end = _first_child_begin(document, entry)
+    section = document.data[head.body_begin : end].decode("utf-8", "replace")
+    prose = read_prose(section)
+    items = tuple(item.text for item in top_level(prose.items))
+    if items:
+        return "; ".join(items), items
+    return (prose.paragraphs[0] if prose.paragraphs else ""), ()
+
+
+def _first_child_begin(document: Document, entry: OutlineEntry) -> int:
+    """Return where the headline's own section ends (its first child, or subtree end)."""
+    following = entry.index + 1
+    if following < len(document.entries) and document.entries[following].parent == entry.index:
+        return document.entries[following].begin
+    return entry.subtree_end

@@ -1,0 +1,148 @@
+"""The router skill (seed 003, priority 10): gate a request and delegate its intents.
+
+``neuro`` runs the sensor gate (classification and the rules decomposer) and, when a
+model may be used, asks it to decompose instead (validated, with the rules as the
+fallback). ``symbolic`` refuses what the gate refused, asks when confidence is too
+low, and otherwise injects one ``delegation`` stimulus per atomic intent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Inject,
+    Result,
+    Sensor,
+    Stimulus,
+    delegation,
+    proposal_stimulus,
+)
+
+if TYPE_CHECKING:
+    from orgrouter.route.gate import GateResult
+
+# What skills read from ``Context.extra`` during a route (set by the pipeline):
+RULES = "rules"  # orgrouter.route.rules.Rules
+LIMITER = "limiter"  # orgrouter.route.ratelimit.RateLimiter | None
+SESSION = "session"  # the rate-limit session (the file)
+SELVES = "selves"  # the names the agent answers to
+SKILL_NAMES = "skill_names"  # skills a model may propose
+GATE = "gate"  # written by the router: the GateResult
+NOTES = "notes"  # written by the router: what the decomposer noted (vetoes, fallbacks)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What the router proposes: the gate's verdict and the intents to delegate."""
+
+    gate: GateResult
+    intents: tuple[dict[str, Any], ...]
+    notes: tuple[str, ...] = ()
+
+
+class RouterSkill(BaseSkill):
+    """Classify and decompose a request, then delegate each atomic intent."""
+
+    name = "router"
+    priority = 10
+
+    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
+        """Return whether ``stimulus`` is a request (a user command or chat message)."""
+        return stimulus.sensor in (Sensor.USER_COMMAND, Sensor.CHAT_MESSAGE)
+
+    def neuro(self, stimulus: Stimulus, ctx: Context) -> object:
+        """Return the gate's verdict and the intents (a model's, when one may be used)."""
+        from orgrouter.route.gate import REJECTED, classify
+        from orgrouter.route.rules import load_rules
+
+        stimulus = proposal_stimulus(stimulus)
+        rules = ctx.extra.get(RULES) or load_rules(_rules_dir(ctx))
+        ctx.extra[RULES] = rules
+        selves: Sequence[str] = ctx.extra.get(SELVES, ("agent",))
+        items = stimulus.payload.get("items") or None
+        gate = classify(
+            stimulus.text,
+            rules,
+            config=ctx.config.sensor_gate,
+            items=items,
+            limiter=ctx.extra.get(LIMITER),
+            session=str(ctx.extra.get(SESSION, "cli")),
+            now=ctx.now.timestamp(),
+            selves=selves,
+        )
+        intents = tuple(i.to_json() for i in gate.decomposition.intents)
+        notes: tuple[str, ...] = ()
+        model = ctx.model()
+        usable = gate.bypass is None and not gate.clarify and gate.guardian_decision != REJECTED
+        if model is not None and usable and not items:
+            from orgrouter.neuro.decompose import model_decompose
+
+            outcome = model_decompose(
+                model,
+                stimulus.text,
+                ctx.extra.get(SKILL_NAMES, ()),
+                rules=rules,
+                selves=selves,
+            )
+            intents = tuple(i.to_json() for i in outcome.intents)
+            notes = outcome.notes
+        ctx.extra[GATE] = gate
+        ctx.extra[NOTES] = notes
+        return Proposal(gate, intents, notes)
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        """Return the delegations, or a clarification when the gate did not let it run."""
+        assert isinstance(proposal, Proposal)
+        gate = proposal.gate
+        if not proposal.intents or (gate.guardian_decision == "REJECTED" and gate.bypass is None):
+            return Emit((_not_understood(gate),))
+        if gate.clarify:
+            return Emit((_unsure(gate, ctx),))
+        shared = {"spawn": gate.spawn.count, "personas": [p.name for p in gate.personas]}
+        return Inject(tuple(delegation({**intent, **shared}) for intent in proposal.intents))
+
+
+def _rules_dir(ctx: Context) -> Path | None:
+    """Return the user's rules directory, or None for the package's tables."""
+    return Path(ctx.config.rules.dir) if ctx.config.rules.dir else None
+
+
+def _not_understood(gate: GateResult) -> Result:
+    """Return the clarification for a request the gate could not classify."""
+    reason = gate.reason or "cannot classify"
+    return Result(
+        title="Clarification needed: not understood",
+        body=(
+            f"The router refused this request ({reason}), so nothing ran.\n"
+            "Start with a verb, e.g. =@agent summarize this section= or "
+            "=@agent create todos for the action items=."
+        ),
+        kind="clarification",
+    )
+
+
+def _unsure(gate: GateResult, ctx: Context) -> Result:
+    """Return the clarification that says what was understood, below min_confidence."""
+    lines = "\n".join(f"- {line}" for line in gate.understood())
+    threshold = ctx.config.sensor_gate.min_confidence
+    return Result(
+        title="Clarification needed: is this what you meant?",
+        body=(
+            f"Confidence {gate.confidence:.2f} is below min_confidence {threshold:.2f}, "
+            "so nothing ran. I understood:\n"
+            f"{lines}\n"
+            "Edit the request headline to say it more plainly, and it is routed again."
+        ),
+        kind="clarification",
+    )
+
+
+SKILL = RouterSkill()

@@ -1,0 +1,106 @@
+"""Finding requests: addresses, instructions, bodies, what is never a request."""
+
+from __future__ import annotations
+
+import pytest
+
+from orgrouter.org.document import Document
+from orgrouter.route.request import (
+    address_names,
+    find_address,
+    find_requests,
+    instruction_hash,
+)
+
+NAMES = address_names("Coder", ["writer", "coder"])
+
+
+@pytest.mark.parametrize(
+    ("title", "agent"),
+    [
+        ("@agent summarize", "agent"),
+        ("TODO @Agent do it", "agent"),
+        ("(@AGENT) do", "agent"),
+        ("ask @coder to refactor", "coder"),
+        ("@writer: polish", "writer"),
+        ("@agent-x hi", "agent"),
+    ],
+)
+def test_addresses(title: str, agent: str) -> None:
+    found = find_address(title, NAMES)
+    assert found is not None and found.agent == agent
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "mail bob@agent.org today",
+        "@agents meeting",
+        "@agent_x notes",
+        "x.@agent y",
+        "use ~@agent~ in a headline",
+        "use =@agent= in a headline",
+        "see [[@agent][the docs]]",
+        "see [[https://x.org/@agent]]",
+        "@nobody do it",
+    ],
+)
+def test_not_addresses(title: str) -> None:
+    assert find_address(title, NAMES) is None
+
+
+def test_names_default_and_configured() -> None:
+    assert address_names(None, []) == ("agent",)
+    assert NAMES == ("agent", "coder", "writer")
+
+
+DOC = b"""\
+#+TODO: TODO WAITING | DONE
+* Project :work:
+** TODO [#A] @agent summarize this section, then create todos :urgent:
+** Deep
+*** @Coder refactor the parser
+* @agent
+- buy milk
+- call Bob
+* @agent
+:PROPERTIES:
+:ORGROUTER_HASH: abc
+:END:
+First paragraph is the instruction.
+
+Second is not.
+** child
+* Example
+#+begin_src org
+* @agent not a request, it is code
+#+end_src
+* Result
+:PROPERTIES:
+:ORGROUTER_RESULT: result
+:END:
+** @agent nested in a result is still a headline of its own
+* COMMENT Disabled
+** @agent never
+* bob@agent.org wrote
+"""
+
+
+def test_find_all_requests() -> None:
+    found = find_requests(Document(DOC, "t.org"), NAMES)
+    assert [(r.line, r.agent, r.instruction, r.items) for r in found] == [
+        (3, "agent", "summarize this section, then create todos", ()),
+        (5, "coder", "refactor the parser", ()),
+        (6, "agent", "buy milk; call Bob", ("buy milk", "call Bob")),
+        (9, "agent", "First paragraph is the instruction.", ()),
+        (25, "agent", "nested in a result is still a headline of its own", ()),
+    ]
+    assert found[3].recorded("ORGROUTER_HASH") == "abc"
+    assert found[0].recorded("ORGROUTER_HASH") is None
+
+
+def test_instruction_hash_ignores_spacing_not_words() -> None:
+    assert instruction_hash("agent", "do  it ") == instruction_hash("Agent", "do it")
+    assert instruction_hash("agent", "do it") != instruction_hash("coder", "do it")
+    assert instruction_hash("agent", "do it") != instruction_hash("agent", "do that")
+    assert len(instruction_hash("agent", "x")) == 16

@@ -1,0 +1,89 @@
+"""Answer a chat message (``orgrouter ask``): the kernel's ``chat-message`` stimulus.
+
+With a model configured, the message goes through the router like any request (gate,
+decomposition, delegation to skills); the answer comes back as Org. With ``rules``,
+the answer says that no model is configured and how to set one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from orgrouter.config import Config
+from orgrouter.errors import UsageError
+from orgrouter.neuro.factory import make_backend
+from orgrouter.skills.base import Context, Result, Sensor, Skill, Stimulus, StimulusType
+
+MAX_CHAT_CHARS = 20_000
+
+
+@dataclass
+class ChatAnswer:
+    """The results a chat message produced, and what the run logged."""
+
+    results: list[Result] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+
+    def org(self) -> str:
+        """Return the non-error results as Org headlines, one level deep."""
+        return "\n".join(render(r) for r in self.results if r.kind != "error")
+
+    def errors(self) -> list[Result]:
+        """Return the results that report a failure."""
+        return [r for r in self.results if r.kind == "error"]
+
+
+def render(result: Result) -> str:
+    """Return ``result`` as a top-level Org headline with its body."""
+    todo = f"{result.todo} " if result.todo else ""
+    tags = f" :{':'.join(result.tags)}:" if result.tags else ""
+    head = f"* {todo}{' '.join(result.title.split())}{tags}"
+    planning = f"\n{result.planning}" if result.planning else ""
+    body = result.body.strip("\n")
+    return f"{head}{planning}\n{body}\n" if body else f"{head}{planning}\n"
+
+
+def _chat_skills(config: Config) -> list[Skill]:
+    """Return the run's skills: the registry's, plus the model skills if not yet in it."""
+    from orgrouter.skills.llm import SKILLS
+    from orgrouter.skills.registry import dispatch_order, load_skills
+
+    loaded = load_skills(config)
+    names = set(loaded.names())
+    return dispatch_order([*loaded.skills, *(s for s in SKILLS if s.name not in names)])
+
+
+def answer_chat(
+    text: str,
+    config: Config,
+    *,
+    agent: str | None = None,
+    now: datetime | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> ChatAnswer:
+    """Return the answer to the chat message ``text`` as results."""
+    if not text.strip():
+        raise UsageError("ask: no question given (pass TEXT, or - to read it from stdin)")
+    if len(text) > MAX_CHAT_CHARS:
+        raise UsageError(f"ask: the question is longer than {MAX_CHAT_CHARS} characters")
+    backend = make_backend(config.neuro_for(agent), sleep=sleep)
+    ctx = Context(config=config, now=now or datetime.now().astimezone(), backend=backend)
+    if backend is None:
+        from orgrouter.skills.ask import SKILL as OFFLINE_ASK
+
+        action = OFFLINE_ASK.symbolic(None, ctx)
+        return ChatAnswer(list(getattr(action, "results", ())))
+    from orgrouter.route import kernel
+    from orgrouter.skills.router import SELVES, SKILL_NAMES
+
+    skills = _chat_skills(config)
+    ctx.extra[SELVES] = ("agent", *([agent] if agent else []))
+    ctx.extra[SKILL_NAMES] = sorted(
+        {str(getattr(s, "handles", s.name)) for s in skills} - {"router", "guardian"}
+    )
+    stimulus = Stimulus(StimulusType.EVENT, {"sensor": Sensor.CHAT_MESSAGE.value, "text": text})
+    outcome = kernel.run(stimulus, skills, ctx)
+    return ChatAnswer([e.result for e in outcome.emitted], list(outcome.logs))

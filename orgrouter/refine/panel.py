@@ -3,7 +3,7 @@
 Seed 002 phase D: N models write N candidates and the gate scores each; the best
 survivor is the one proposal a human is shown. The panel is the default model plus
 any per-agent model (``[agents.NAME.neuro]``) that is not the offline ``rules``; the
-whole panel shares ``refine.budget_tokens``.
+whole panel shares ``refine.budget_tokens`` (else ``neuro.budget_tokens``).
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ def model_candidates(
     members = panel_members(ws)
     if not members:
         return [], []
-    budget = TokenBudget(ws.refine.budget_tokens)
+    limit = ws.refine.budget_tokens
+    # One budget for the whole panel: refine's own, else the default model's per run.
+    budget = TokenBudget(ws.config.neuro.budget_tokens if limit is None else limit)
     files = "\n\n".join(
         f"--- {rel} ---\n{data.decode('utf-8', 'replace')}"
         for rel in ws.refine.files

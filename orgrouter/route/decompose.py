@@ -204,9 +204,12 @@ class _Lexer:
     def _skip_fillers(self, at: int) -> int:
         while self._is_word(at):
             length = _match(self.low, at, self.rules.fillers)
-            if not length or not self._is_word(at + length):
+            after = at + length
+            if length and after < len(self.raw) and self.raw[after].text == ",":
+                after += 1  # "first, summarize ..."
+            if not length or not self._is_word(after):
                 break
-            at += length
+            at = after
         return at
 
     def _verb(self, at: int, strict: bool) -> tuple[int, Head] | None:
@@ -285,13 +288,29 @@ class _Lexer:
         if self.raw[at].text == "," and self.low[after : after + 1] == ["and"]:
             after += 1
         step = _match(self.low, after, self.rules.sequence)
-        if step:
+        if step and (self.raw[at].text == "," or self._step(after) is not None):
             return "_SEQ", after + step
         if in_delegation and self._delegation(after) is not None:
             return "_ANDAGENT", after
         start = self._skip_fillers(after)
         if self._is_word(start) and self._verb(start, strict=True) is not None:
             return "_AND", after
+        return None
+
+    def _step(self, at: int) -> tuple[str, int] | None:
+        """Classify a sequence word ("then") inside a clause: a new step, or object text.
+
+        Unless punctuation comes before it, it starts a step only when a verb follows,
+        so "drops and then comes back" stays one clause.
+        """
+        after = at + _match(self.low, at, self.rules.sequence)
+        start = self._skip_fillers(after)
+        if self._is_word(start) and (
+            self._verb(start, strict=False) is not None or self._fuzzy(self.low[start])
+        ):
+            return "_SEQ", after
+        if self._delegation(start) is not None:
+            return "_SEQ", after
         return None
 
     def run(self) -> list[tuple[str, int, int]]:
@@ -319,7 +338,7 @@ class _Lexer:
             if token.text == "," or self.low[at] in ("and", "&", "plus"):
                 joined = self._join(at, in_delegation)
             elif token.kind == "word" and _match(self.low, at, self.rules.sequence):
-                joined = ("_SEQ", at + _match(self.low, at, self.rules.sequence))
+                joined = self._step(at)
             if joined is not None:
                 kind, at = joined
                 self._emit(kind, token.start, token.end)

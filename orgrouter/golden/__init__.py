@@ -1,0 +1,1 @@
+"""The golden set shipped with orgrouter: TOML case files (see orgrouter.route.golden)."""

@@ -20,52 +20,38 @@ class FileChange:
 
 
 def commit_changes(changes: list[FileChange]) -> None:
-    """Check every file still holds what was expected, then write them all."""
-    for change in changes:
-        current = change.path.read_bytes() if change.path.is_file() else None
-        if current != change.expected:
-            raise ConflictError(
-                "the file changed since refine read it; nothing was written", path=change.path
-            )
+    """Write (or remove) every file, all or nothing, if each still holds what was expected."""
+    from orgrouter.io.transaction import Transaction
+
+    removals = [change for change in changes if change.new is None]
+    for change in removals:
+        _check_current(change)
+    transaction = Transaction()
     for change in changes:
         if change.new is None:
-            _remove(change)
+            continue
+        if change.expected is None:
+            transaction.create(change.path, change.new, mkdirp=True)
         else:
-            _write(change)
+            expected = hashlib.sha256(change.expected).hexdigest()
+            transaction.replace(change.path, change.new, expect_sha256=expected)
+    failed = [outcome for outcome in transaction.commit(all_or_nothing=True) if not outcome.ok]
+    if failed:
+        first = failed[0]
+        raise first.error or ConflictError(
+            f"not written ({first.status.value}); nothing was written", path=first.path
+        )
+    for change in removals:
+        # The transaction writes; it has no delete. Rolling back a file refine created
+        # removes it, after checking once more that it holds the bytes refine wrote.
+        _check_current(change)
+        os.unlink(change.path)
 
 
-def _write(change: FileChange) -> None:
-    """Replace or create one file atomically (temp file in its directory, os.replace)."""
-    # INTERIM: orgrouter.io.transaction (the write-back engineer's) had not landed when
-    # this was written; this is the same protocol in miniature, to be replaced by it.
-    import tempfile
-
-    assert change.new is not None
-    change.path.parent.mkdir(parents=True, exist_ok=True)
-    mode = change.path.stat().st_mode & 0o7777 if change.path.exists() else 0o644
-    fd, temp = tempfile.mkstemp(prefix=".orgrouter-", dir=change.path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(change.new)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, change.path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-
-
-def _remove(change: FileChange) -> None:
-    """Remove a user's copy that refine created, once its bytes are still ours."""
-    # The transaction writes; it has no delete. A rollback of a file refine created
-    # removes it, after checking once more that it holds the bytes refine wrote.
-    if change.path.read_bytes() != change.expected:
-        raise ConflictError("the file changed since refine read it", path=change.path)
-    os.unlink(change.path)
-
-
-def _sha(data: bytes) -> str:
-    """Return the hex SHA-256 of ``data``."""
-    return hashlib.sha256(data).hexdigest()
+def _check_current(change: FileChange) -> None:
+    """Raise ConflictError unless the file holds exactly ``change.expected``."""
+    current = change.path.read_bytes() if change.path.is_file() else None
+    if current != change.expected:
+        raise ConflictError(
+            "the file changed since refine read it; nothing was written", path=change.path
+        )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from orgrouter.errors import ConflictError
 from orgrouter.refine.apply import approve_run, reject_run, rollback
 from orgrouter.refine.candidate import Candidate, Edit
 from orgrouter.refine.errors import RefusedError
@@ -302,3 +303,18 @@ def test_tolerance_must_not_be_negative(workspace: Workspace) -> None:
     run_id = run_refinement(workspace).run_id
     with pytest.raises(UsageError, match="--tolerance must be 0 or more"):
         gate_run(workspace, run_id, [Candidate((teach("skim"),))], tolerance=-0.1)
+
+
+def test_emacs_lock_stops_approval_and_nothing_is_written(workspace: Workspace) -> None:
+    run_id = run_refinement(workspace).run_id
+    gate_run(workspace, run_id, [Candidate((teach("skim"),))])
+    path = verbs_file(workspace)
+    before = path.read_bytes()
+    lock = path.parent / ".#verbs.toml"
+    lock.symlink_to("user@host.12345:1700000000")
+    with pytest.raises(ConflictError):
+        approve_run(workspace, run_id)
+    assert path.read_bytes() == before
+    assert workspace.store.get(run_id).status == "awaiting_approval"
+    lock.unlink()
+    assert approve_run(workspace, run_id) == 1

@@ -170,6 +170,8 @@ def _route_request(
     if request.items:
         payload["items"] = list(request.items)
     outcome = kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+    if router.RULES in ctx.extra:
+        env.shared.setdefault(router.RULES, ctx.extra[router.RULES])  # load tables once
     gate = ctx.extra.get(router.GATE)
     emitted = list(outcome.emitted)
     deferred = False

@@ -1,0 +1,172 @@
+"""``orgrouter route``: find @agent requests, run them, and write the results back."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from orgrouter.config import Config
+from orgrouter.errors import UsageError
+from orgrouter.route.runner import RunOptions, WriteMode
+
+if TYPE_CHECKING:
+    from orgrouter.route.pipeline import RequestReport
+
+NOW_ENV = "ORGROUTER_NOW"
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option(
+    "--diff", "mode", flag_value=WriteMode.DIFF, help="Print a unified diff; write nothing."
+)
+@click.option(
+    "--check", "mode", flag_value=WriteMode.CHECK, help="Exit 1 if anything would change."
+)
+@click.option(
+    "--dry-run",
+    "mode",
+    flag_value=WriteMode.DRY_RUN,
+    help="Report what would change; write nothing.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per request.")
+@click.option("--agent", help="Answer to @NAME as well as @agent (agent.name).")
+@click.option(
+    "--config", "config_file", type=click.Path(dir_okay=False), help="Use this config file."
+)
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False),
+    help="The state database (default: ORGROUTER_STATE, state.path, else XDG per root).",
+)
+@click.option("--force", is_flag=True, help="Route requests again even if already answered.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
+@click.option("-v", "--verbose", is_flag=True, help="Print every file and the summary.")
+@click.option(
+    "--now",
+    "now_text",
+    metavar="TIMESTAMP",
+    help=f"Fix the clock (ISO 8601, e.g. 2026-11-30T09:00; also {NOW_ENV}).",
+)
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), help="Append JSON-line events.")
+@click.option("--stdin", "use_stdin", is_flag=True, help="Route one document from stdin to stdout.")
+@click.option(
+    "--file-name", metavar="PATH", help="With --stdin: the buffer's file (for messages, links)."
+)
+def route(
+    paths: tuple[str, ...],
+    mode: WriteMode | None,
+    as_json: bool,
+    agent: str | None,
+    config_file: str | None,
+    state_path: str | None,
+    force: bool,
+    quiet: bool,
+    verbose: bool,
+    now_text: str | None,
+    log_path: str | None,
+    use_stdin: bool,
+    file_name: str | None,
+) -> int:
+    """Find @agent requests in PATHS (files or directories) and write results back.
+
+    Exit codes: 0 done, 1 --check found work, 2 usage or configuration error,
+    3 some files failed, 75 another run holds the lock for these notes.
+    """
+    from orgrouter.configload import load_config
+    from orgrouter.report import Report
+    from orgrouter.state import resolve_state_path
+
+    if use_stdin and paths:
+        raise UsageError("--stdin reads one document from stdin: give no PATHs")
+    if file_name is not None and not use_stdin:
+        raise UsageError("--file-name goes with --stdin")
+    if use_stdin and as_json:
+        raise UsageError("--stdin prints the document on stdout: --json does not apply")
+    if use_stdin and mode is not None and mode is not WriteMode.CHECK:
+        raise UsageError("--stdin writes to stdout: --diff and --dry-run do not apply")
+    mode = mode or WriteMode.WRITE
+    start = Path(file_name).parent if use_stdin and file_name else Path(paths[0] if paths else ".")
+    overrides = {"agent.name": agent} if agent else None
+    loaded = load_config(start, cli_file=config_file, env=os.environ, overrides=overrides)
+    config = loaded.config
+    printer = _printer(as_json)
+    options = RunOptions(
+        mode=mode,
+        now=parse_now(now_text or os.environ.get(NOW_ENV)),
+        force=force,
+        log_path=Path(log_path) if log_path else None,
+        on_request=printer,
+        on_diff=lambda text: click.echo(text, nl=False),
+        config_dir=loaded.files[-1].parent if loaded.files else None,
+    )
+    report = Report(
+        check=mode is WriteMode.CHECK,
+        dry_run=mode in (WriteMode.DIFF, WriteMode.DRY_RUN),
+        quiet=quiet,
+        verbose=verbose,
+        emit=lambda line: click.echo(line, err=True),
+    )
+    if use_stdin:
+        return _stdin(file_name, config, options, state_path)
+    from orgrouter.discover import common_root
+    from orgrouter.route.runner import run_route
+
+    targets = list(paths) or ["."]
+    options.state_path = resolve_state_path(state_path, os.environ, config, common_root(targets))
+    run_route(targets, config, report, options)
+    summary = report.summary()
+    if summary:
+        click.echo(summary, err=True)
+    return report.exit_code
+
+
+def _stdin(
+    file_name: str | None, config: Config, options: RunOptions, state_path: str | None
+) -> int:
+    """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found."""
+    from orgrouter.route.filter import route_stdin, stdin_root
+    from orgrouter.state import resolve_state_path
+
+    options.state_path = resolve_state_path(state_path, os.environ, config, stdin_root(file_name))
+    data = sys.stdin.buffer.read()
+    outcome, warnings = route_stdin(data, file_name, config, options)
+    for warning in warnings:
+        click.echo(warning, err=True)
+    if options.mode is WriteMode.CHECK:
+        return 1 if outcome.data != data else 0
+    sys.stdout.buffer.write(outcome.data)
+    sys.stdout.buffer.flush()
+    if outcome.routed:
+        click.echo(f"routed {outcome.routed} request(s), {outcome.results} result(s)", err=True)
+    return 0
+
+
+def _printer(as_json: bool) -> Callable[[RequestReport], None]:
+    """Return the per-request callback: a JSON line with --json, else nothing."""
+
+    def emit(request: RequestReport) -> None:
+        click.echo(json.dumps(request.to_json(), ensure_ascii=False, sort_keys=False))
+
+    return emit if as_json else (lambda _request: None)
+
+
+def parse_now(text: str | None) -> datetime:
+    """Return the run's clock: ``text`` as ISO 8601, or the current local time."""
+    if not text:
+        return datetime.now().replace(microsecond=0)
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"--now / {NOW_ENV}: {text!r} is not an ISO 8601 time (e.g. 2026-11-30T09:00)"
+        ) from None
+    return value.replace(tzinfo=None) if value.tzinfo is None else value

@@ -1,0 +1,48 @@
+"""Filter mode for editors: one Org document on stdin, the routed document on stdout.
+
+Emacs's ``shell-command-on-region`` with replace (and ``orgrouter.el``) pipes the
+buffer through ``orgrouter route --stdin``. The output is the input, byte for byte,
+when there is nothing to do; messages go to stderr. ``--file-name`` names the buffer's
+file so messages, search links and the per-root state use it; nothing is written to it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from orgrouter.config import Config
+from orgrouter.io.text import decode_org
+from orgrouter.route.pipeline import DocumentOutcome
+from orgrouter.route.runner import Router, RunOptions
+
+STDIN_NAME = "<stdin>"
+
+
+def route_stdin(
+    data: bytes, file_name: str | None, config: Config, options: RunOptions
+) -> tuple[DocumentOutcome, list[str]]:
+    """Return the routed document for ``data`` and any warnings (e.g. a broken skill)."""
+    label = file_name or STDIN_NAME
+    decoded = decode_org(data, label)  # refuses binary or non-UTF-8 input, naming the line
+    root = stdin_root(file_name)
+    state: Any = None
+    if options.state_path is not None:
+        from orgrouter.state import StateDB
+
+        state = StateDB.open(options.state_path)
+    try:
+        router = Router(config, options, root, state)
+        outcome = router.route(data, file_name, decoded.newline)
+    finally:
+        if state is not None:
+            state.close()
+    for request in outcome.requests:
+        options.on_request(request)
+    return outcome, router.warnings
+
+
+def stdin_root(file_name: str | None) -> Path:
+    """Return the notes root a stdin run belongs to (the file's directory, else cwd)."""
+    return Path(os.path.abspath(file_name)).parent if file_name else Path.cwd()

@@ -1,0 +1,241 @@
+"""Route whole notes trees: discovery, scan cache, run lock, transactions, report.
+
+``run_route`` is what ``orgrouter route PATH...`` does. An unchanged tree is checked
+with one ``stat`` per file (the scan cache), and neither the skills, the gate nor
+their grammar are imported until a file actually holds work. A file that fails,
+changed under us, or is locked by Emacs is reported and the run goes on; the next
+run picks it up.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import hashlib
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orgrouter.config import Config
+from orgrouter.errors import ConfigError, OrgRouterError
+from orgrouter.neuro.backend import NeuroBackend
+from orgrouter.report import Report
+
+if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds work
+    from orgrouter.route.pipeline import DocumentOutcome, RequestReport, RouteEnv
+
+
+class WriteMode(enum.Enum):
+    """What a run does with the routed bytes (black's ``WriteBack``)."""
+
+    WRITE = "write"
+    DIFF = "diff"  # print a unified diff, write nothing
+    CHECK = "check"  # write nothing; exit 1 when something would change
+    DRY_RUN = "dry-run"  # write nothing; report what would change
+
+    @property
+    def writes(self) -> bool:
+        """Return whether this mode writes files."""
+        return self is WriteMode.WRITE
+
+
+@dataclass
+class RunOptions:
+    """The choices of one ``orgrouter route`` run."""
+
+    mode: WriteMode = WriteMode.WRITE
+    now: datetime = field(default_factory=datetime.now)
+    force: bool = False
+    state_path: Path | None = None  # None: no state database (no cache, no rate window)
+    log_path: Path | None = None
+    on_request: Callable[[RequestReport], None] = lambda _report: None
+    on_diff: Callable[[str], None] = lambda _text: None
+    config_dir: Path | None = None  # where relative skills.paths are resolved
+
+
+class Router:
+    """Lazily built routing machinery shared by every file of one run."""
+
+    def __init__(self, config: Config, options: RunOptions, root: Path | None, state: Any):
+        self.config = config
+        self.options = options
+        self.root = root
+        self.state = state
+        self._env: RouteEnv | None = None
+        self._backends: dict[str, NeuroBackend | None] = {}
+        self._budget: Any = None
+        self.warnings: list[str] = []
+
+    def env(self, file_agent: str | None) -> RouteEnv:
+        """Return the route environment, loading skills and limiter on first use."""
+        if self._env is None:
+            from orgrouter.route.pipeline import RouteEnv
+            from orgrouter.skills.registry import load_skills
+
+            roots = [self.root] if self.root is not None else []
+            loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
+            self.warnings.extend(f"warning: {error}" for error in loaded.errors)
+            limiter = None
+            if self.state is not None:
+                from orgrouter.route.ratelimit import RateLimiter
+
+                gate = self.config.sensor_gate
+                limiter = RateLimiter(
+                    self.state, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
+                )
+            self._env = RouteEnv(
+                config=self.config,
+                skills=loaded.skills,
+                now=self.options.now,
+                notes_root=self.root,
+                state=self.state,
+                limiter=limiter,
+                backend_for=self.backend_for,
+                force=self.options.force,
+            )
+        self._env.file_agent = file_agent
+        return self._env
+
+    def backend_for(self, agent: str) -> NeuroBackend | None:
+        """Return the model backend for ``agent`` (None for ``rules``), built once."""
+        settings = self.config.neuro_for(agent)
+        key = agent if agent.lower() in self.config.agents else ""
+        if key not in self._backends:
+            if settings.backend == "rules":
+                self._backends[key] = None
+            else:
+                from orgrouter.neuro.budget import TokenBudget
+                from orgrouter.neuro.factory import make_backend
+
+                if self._budget is None:
+                    self._budget = TokenBudget(self.config.neuro.budget_tokens)
+                self._backends[key] = make_backend(settings, budget=self._budget)
+        return self._backends[key]
+
+    def route(self, data: bytes, path: str | None, newline: bytes) -> DocumentOutcome:
+        """Route one document's bytes."""
+        from orgrouter.configload import agent_keyword_in_bytes
+        from orgrouter.route.pipeline import route_document
+
+        env = self.env(agent_keyword_in_bytes(data, path))
+        return route_document(data, path, env, newline=newline)
+
+
+def run_route(
+    paths: Sequence[str | os.PathLike[str]],
+    config: Config,
+    report: Report,
+    options: RunOptions,
+    environ: Mapping[str, str] = os.environ,
+) -> None:
+    """Route every Org file under ``paths``, recording each outcome in ``report``."""
+    from orgrouter.discover import common_root, discover
+    from orgrouter.prefilter import prefilter_for
+    from orgrouter.scancache import ScanCache, scan_one
+    from orgrouter.state import StateDB
+
+    root = common_root(paths)
+    found = discover(paths, config.scan)
+    for error in found.errors:
+        report.fail(error)
+    lock = None
+    if options.mode.writes:
+        from orgrouter.runlock import RunLock
+
+        lock = RunLock(root, environ)
+        lock.acquire()
+    state = None
+    try:
+        state = StateDB.open(options.state_path) if options.state_path is not None else None
+        prefilter = prefilter_for(config)
+        cache = ScanCache(state, prefilter.signature)
+        router = Router(config, options, root, state)
+        log = _event_log(options, state)
+        log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))
+        for path in found.files:
+            scanned = scan_one(path, prefilter, cache)
+            report.file_scanned(cached=scanned.status == "cached")
+            if scanned.status == "skipped":
+                report.skip(path, scanned.reason or "skipped")
+            elif scanned.status == "failed" and scanned.error is not None:
+                report.fail(scanned.error)
+            elif scanned.status == "candidate" and scanned.snapshot is not None:
+                _route_file(scanned.snapshot, router, report, options, cache)
+        for warning in router.warnings:
+            report.emit(warning)
+        if options.mode.writes:
+            cache.forget_missing_under(root, [os.fspath(p) for p in found.files])
+        cache.flush()
+        log.emit("run_end", **report.as_counts(), duration_ms=log.elapsed_ms())
+        log.close()
+    finally:
+        if lock is not None:
+            lock.release()
+        if state is not None:
+            state.close()
+
+
+def _event_log(options: RunOptions, state: Any) -> Any:
+    """Return the run's event log (JSON lines with --log, and the state database)."""
+    from orgrouter.eventlog import EventLog
+
+    return EventLog(log_path=options.log_path, db=state)
+
+
+def _route_file(
+    snapshot: Any, router: Router, report: Report, options: RunOptions, cache: Any
+) -> None:
+    """Route one candidate file and write, diff or count the outcome."""
+    path = snapshot.path
+    try:
+        outcome = router.route(snapshot.data, path, snapshot.newline)
+    except ConfigError:
+        raise  # a bad model configuration fails the run, not one file
+    except OrgRouterError as error:
+        report.fail(error if error.path else OrgRouterError(error.message, path=path))
+        return
+    except Exception as error:  # one bad file never stops a run (STYLE.md 4)
+        report.fail(path, f"internal error: {type(error).__name__}: {error}")
+        return
+    for request in outcome.requests:
+        options.on_request(request)
+    if outcome.data == snapshot.data:
+        report.file_unchanged(path)
+        if options.mode.writes and not outcome.deferred:
+            cache.settle(path, snapshot.sha256)
+        return
+    if options.mode is WriteMode.DIFF:
+        options.on_diff(unified_diff(snapshot.data, outcome.data, path))
+    if options.mode.writes:
+        from orgrouter.io.transaction import Status, write_snapshot
+
+        written = write_snapshot(snapshot, outcome.data)
+        if written.status is Status.CONFLICT:
+            reason = written.error.message if written.error else "changed during the run"
+            report.skip(path, reason)
+            cache.unsettle(path)
+            return
+        if not written.ok:
+            report.fail(written.error or OrgRouterError("cannot write", path=path))
+            return
+        if not outcome.deferred:
+            cache.settle(path, hashlib.sha256(outcome.data).hexdigest())
+    report.done(path, requests=outcome.routed, results=outcome.results)
+
+
+def unified_diff(old: bytes, new: bytes, path: str) -> str:
+    """Return the unified diff from ``old`` to ``new`` as ``diff -u`` prints it."""
+    label = Path(path).as_posix()
+    lines = difflib.unified_diff(
+        old.decode("utf-8", "replace").splitlines(keepends=True),
+        new.decode("utf-8", "replace").splitlines(keepends=True),
+        fromfile=f"a/{label}",
+        tofile=f"b/{label}",
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)

@@ -44,12 +44,12 @@ def specialists(
 ) -> tuple[Result, ...]:
     """Return the persona results for a request, or () when no model may be used.
 
-    A private request gets one result saying nothing was sent; with no backend the
+    A private request gets one result saying nothing was sent; with no model the
     caller handles the request directly, as seed 000 does over the rate limit.
     """
     if not personas:
         return ()
-    if ctx.private and ctx.backend is not None:
+    if ctx.withheld():
         body = private_note(ctx.config.privacy.tags)
         return (Result(title="Specialists not consulted: private", body=body),)
     backend = ctx.model()

@@ -3,9 +3,9 @@
 Each follows seed 003's two stages: ``neuro`` asks the model (never for a private
 request, never past the run's budget) and ``symbolic`` checks the answer and turns its
 Markdown into Org that cannot break the note. Failures become clear result headlines,
-not crashes. ``summarize`` and ``ask`` have offline versions (in their own modules)
-that answer whenever no model may be used; the other four answer that case
-themselves, saying why and how to configure a model.
+not crashes. Whenever no model may be used (``rules``, or a private request), these
+skills do not trigger and the offline ones answer: the extractive ``summarize``, and
+``ask`` for the rest, which says why there is no answer and how to configure a model.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import Completion, Message, NeuroBackend
 from orgrouter.neuro.budget import BudgetReached
 from orgrouter.neuro.markdown import markdown_to_org
-from orgrouter.neuro.privacy import private_note, shareable
+from orgrouter.neuro.privacy import shareable
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -30,11 +30,6 @@ from orgrouter.skills.base import (
 
 MAX_NOTES_CHARS = 12_000  # what a small local model's context comfortably holds
 MODEL_KEY = "ORGROUTER_MODEL"
-NO_MODEL = (
-    "No model is configured, so there is no answer. Set one in orgrouter.toml, e.g. "
-    'a local Ollama: [neuro] backend = "openai", endpoint = '
-    '"http://localhost:11434/v1", model = "llama3.2".'
-)
 
 
 @dataclass(frozen=True)
@@ -87,28 +82,25 @@ class ModelSkill(BaseSkill):
     handles = ""  # the intent's skill name
     title = ""
     needs_notes = False  # refuse without a section to work on (summarize, rewrite)
-    has_offline = False  # an offline skill of the same name answers without a model
     priority = 60
 
     def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
-        """Return whether ``stimulus`` delegates this skill (and a model may be used)."""
-        if stimulus.sensor != Sensor.DELEGATION:
+        """Return whether ``stimulus`` delegates this skill and a model may be used.
+
+        Without one (no backend, or a private request) the offline skills answer.
+        """
+        if stimulus.sensor != Sensor.DELEGATION or ctx.model() is None:
             return False
-        if str(stimulus.payload.get("skill", "")).lower() != self.handles:
-            return False
-        return ctx.model() is not None or not self.has_offline
+        return str(stimulus.payload.get("skill", "")).lower() == self.handles
 
     def neuro(self, stimulus: Stimulus, ctx: Context) -> object:
-        """Ask the model, or return the refusal that answers instead."""
+        """Ask the model, or return the refusal that answers instead (None: no model)."""
         from orgrouter.neuro.prompts import skill_prompt
 
         stimulus = proposal_stimulus(stimulus)
-        if ctx.private:
-            body = private_note(ctx.config.privacy.tags)
-            return Refusal(Result(title="Not sent to a model: private", body=body))
         backend = ctx.model()
         if backend is None:
-            return Refusal(Result(title="No model configured", body=NO_MODEL))
+            return None  # symbolic vetoes; an offline skill answers
         notes = notes_for_model(ctx)
         if self.needs_notes and not notes.strip():
             return Refusal(
@@ -152,7 +144,6 @@ class SummarizeModel(ModelSkill):
     handles = "summarize"
     title = "Summary"
     needs_notes = True
-    has_offline = True
 
 
 class AskModel(ModelSkill):
@@ -161,7 +152,6 @@ class AskModel(ModelSkill):
     name = "ask-model"
     handles = "ask"
     title = "Answer"
-    has_offline = True
 
 
 class Translate(ModelSkill):

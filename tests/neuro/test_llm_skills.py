@@ -113,8 +113,9 @@ def test_privacy_tagged_text_is_never_sent(chat_server: ChatServer) -> None:
 
 def test_private_request_is_answered_without_a_call(chat_server: ChatServer) -> None:
     ctx = context(config_for(chat_server.url), private=True)
+    ctx.backend = None  # as the route pipeline hands private requests no backend
     assert titles(route("translate", "translate this into German", ctx)) == [
-        ("translate", "result", "Not sent to a model: private")
+        ("ask", "result", "Not sent to a model: private")
     ]
     assert titles(route("ask", "what does this mean?", ctx)) == [
         ("ask", "result", "Not sent to a model: private")
@@ -129,7 +130,7 @@ def test_without_a_model_the_offline_skills_answer() -> None:
     ctx = context(config_for(None))
     assert titles(route("ask", "what is org?", ctx)) == [("ask", "result", "No model configured")]
     assert titles(route("draft", "draft a reply", ctx)) == [
-        ("draft", "result", "No model configured")
+        ("ask", "result", "No model configured")
     ]
     assert titles(route("summarize", "summarize this section", ctx)) == [
         ("summarize", "result", "Summary")
@@ -239,8 +240,15 @@ def test_specialists_stop_at_the_budget(chat_server: ChatServer) -> None:
 
 
 def test_specialists_for_private_or_offline_requests(chat_server: ChatServer) -> None:
-    private = specialists(context(config_for(chat_server.url), private=True), "why?", PERSONAS)
-    assert [r.title for r in private] == ["Specialists not consulted: private"]
+    private = context(config_for(chat_server.url), private=True)
+    assert [r.title for r in specialists(private, "why?", PERSONAS)] == [
+        "Specialists not consulted: private"
+    ]
+    private.backend = None  # as the route pipeline hands private requests no backend
+    assert [r.title for r in specialists(private, "why?", PERSONAS)] == [
+        "Specialists not consulted: private"
+    ]
+    assert specialists(context(config_for(None), private=True), "why?", PERSONAS) == ()
     assert specialists(context(config_for(None)), "why?", PERSONAS) == ()
     assert chat_server.received == []
 

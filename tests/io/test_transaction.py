@@ -144,11 +144,11 @@ def test_crlf_bom_and_missing_final_newline_survive_an_edit(tmp_path: Path) -> N
     data = b"\xef\xbb\xbf* Req @agent\r\nbody"
     path = _file(tmp_path / "w.org", data, 0o664)
     snap = read_org_file(path)
-    new = edit_bytes(
-        snap.data,
-        [SetProperty(3, "ORGROUTER_STATUS", "done"), AppendChild(3, "R", ("ORGROUTER_RESULT", "1"))],
-        newline=snap.newline,
-    )
+    edits = [
+        SetProperty(3, "ORGROUTER_STATUS", "done"),
+        AppendChild(3, "R", ("ORGROUTER_RESULT", "1")),
+    ]
+    new = edit_bytes(snap.data, edits, newline=snap.newline)
     assert write_snapshot(snap, new).status is Status.WRITTEN
     assert path.read_bytes() == (
         b"\xef\xbb\xbf* Req @agent\r\n:PROPERTIES:\r\n:ORGROUTER_STATUS: done\r\n:END:\r\nbody"
@@ -156,8 +156,7 @@ def test_crlf_bom_and_missing_final_newline_survive_an_edit(tmp_path: Path) -> N
     )
     assert stat.S_IMODE(path.stat().st_mode) == 0o664
     again = read_org_file(path)
-    redo = [SetProperty(3, "ORGROUTER_STATUS", "done"), AppendChild(3, "R", ("ORGROUTER_RESULT", "1"))]
-    assert edit_bytes(again.data, redo, newline=again.newline) is again.data
+    assert edit_bytes(again.data, edits, newline=again.newline) is again.data
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
@@ -254,8 +253,12 @@ def test_all_or_nothing_writes_none_on_a_conflict(tmp_path: Path) -> None:
 
 
 def test_stale_temp_files_of_dead_processes_are_cleaned(tmp_path: Path) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     dead_pid = int(dead.stdout)
     stale = tmp_path / f"{TEMP_PREFIX}{dead_pid}-abc"
     stale.write_bytes(b"half")

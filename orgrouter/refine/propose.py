@@ -24,6 +24,7 @@ from orgrouter.refine.validate import MAX_EDITS, section_end
 from orgrouter.refine.workspace import Workspace
 
 VERBS_FILE = "verbs.toml"
+FALLBACK_SKILL = "ask"  # where the decomposer sends a verb it does not know
 _VERBS_KEY = re.compile(rb"(?m)^verbs\s*=\s*\[")
 
 
@@ -69,7 +70,8 @@ def unknown_verbs(ws: Workspace, run: Run) -> dict[str, dict[str, list[str]]]:
             got = actual[index].skill if index < len(actual) else None
             if not isinstance(skill, str) or not isinstance(verb, str) or not verb:
                 continue
-            if got == skill or phrase(verb) in known:
+            # Unknown verbs already go to the fallback skill: teaching it one says nothing.
+            if got == skill or skill == FALLBACK_SKILL or phrase(verb) in known:
                 continue
             wanted[skill][verb.lower()].append(case.id)
     return wanted

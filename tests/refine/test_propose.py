@@ -6,6 +6,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -155,3 +156,18 @@ def test_model_garbage_and_budget_are_notes_not_crashes(workspace: Workspace, mo
     calls = len(model.bodies)
     assert [c.proposer for c in propose_candidates(workspace, run_id)] == ["offline"]
     assert len(model.bodies) == calls
+
+
+def test_the_fallback_skill_is_never_taught_a_verb(workspace: Workspace, tmp_path: Path) -> None:
+    golden = tmp_path / "golden"
+    golden.mkdir()
+    (golden / "cases.toml").write_text(
+        '[[case]]\nid = "swallowed"\ntext = "summarize this and then blorp it"\n'
+        'intents = [{ skill = "summarize" }, { skill = "ask", verb = "blorp" }]\n',
+        encoding="utf-8",
+    )
+    workspace.golden_dir = golden
+    run_id = run_refinement(workspace).run_id
+    assert [f["case"] for f in workspace.store.get(run_id).findings] == ["swallowed"]
+    with pytest.raises(RefusedError, match="nothing to propose"):
+        propose_candidates(workspace, run_id)

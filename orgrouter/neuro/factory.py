@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
-from orgrouter.config import Config, NeuroConfig
+from orgrouter.config import NeuroConfig
 from orgrouter.errors import ConfigError
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.budget import TokenBudget
@@ -61,33 +61,3 @@ def make_backend(
         sleep=sleep,
     )
 
-
-class RunBackends:
-    """The backends of one run: one per distinct agent setting, each with its budget.
-
-    ``budget_tokens`` is per run, so every agent whose settings are the same shares
-    one backend and one budget; an agent with its own ``[agents.NAME.neuro]`` gets
-    its own.
-    """
-
-    def __init__(
-        self,
-        config: Config,
-        *,
-        env: Mapping[str, str] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        self.config = config
-        self.env = env
-        self.sleep = sleep
-        self._made: list[tuple[NeuroConfig, NeuroBackend | None]] = []
-
-    def for_agent(self, agent: str | None) -> NeuroBackend | None:
-        """Return the backend for ``agent`` (None when its backend is ``rules``)."""
-        wanted = self.config.neuro_for(agent)
-        for settings, backend in self._made:
-            if settings == wanted:
-                return backend
-        backend = make_backend(wanted, env=self.env, sleep=self.sleep)
-        self._made.append((wanted, backend))
-        return backend

@@ -10,7 +10,7 @@ import pytest
 from conftest import ChatServer
 
 from orgrouter.config import Config, NeuroConfig
-from orgrouter.neuro.factory import RunBackends, make_backend
+from orgrouter.neuro.factory import make_backend
 from orgrouter.neuro.privacy import shareable
 from orgrouter.neuro.specialists import specialists
 from orgrouter.route.kernel import Outcome, run
@@ -251,18 +251,6 @@ def test_specialists_for_private_or_offline_requests(chat_server: ChatServer) ->
     assert specialists(context(config_for(None), private=True), "why?", PERSONAS) == ()
     assert specialists(context(config_for(None)), "why?", PERSONAS) == ()
     assert chat_server.received == []
-
-
-def test_run_backends_share_per_setting_and_honour_agent_overrides(
-    chat_server: ChatServer,
-) -> None:
-    config = config_for(chat_server.url, budget_tokens=500)
-    config.agents["coder"] = NeuroConfig(backend="rules")
-    backends = RunBackends(config)
-    default = backends.for_agent("agent")
-    assert default is not None
-    assert backends.for_agent(None) is default
-    assert backends.for_agent("coder") is None
 
 
 def test_shareable_keeps_public_siblings_after_a_private_subtree() -> None:

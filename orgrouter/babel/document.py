@@ -128,9 +128,13 @@ class Document:
             if block is not None:
                 visited.append(block)
                 pos = max(match.end(), block.contents_end)
+            elif any(match.start() < start < match.end() for start in by_start):
+                # An unclosed "#+begin_src" ran past real blocks: Org 9.5 fails on
+                # such a file ("Wrong type argument"); we keep the blocks it hid.
+                pos = self.text.find("\n", match.start()) + 1
             else:
-                # Not a block to Org (inside an example, or closed after a headline):
-                # Babel resumes after the "#+end_src" this match ran to.
+                # Not a block to Org (e.g. inside an example block): Babel resumes
+                # after the "#+end_src" this match ran to.
                 pos = match.end()
 
 

@@ -1,0 +1,150 @@
+"""The tangle and detangle commands: write modes, safety, conflicts, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from orgrouter.cli import cli
+
+NOTE = """\
+* Script
+#+begin_src sh :tangle out/run.sh :mkdirp yes :shebang "#!/bin/sh" :comments link
+echo hello
+#+end_src
+"""
+RUN_SH = (
+    "#!/bin/sh\n# [[file:../note.org::*Script][Script:1]]\necho hello\n# Script:1 ends here\n"
+)
+
+
+@pytest.fixture()
+def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "orgrouter.toml").write_text("")
+    (root / "note.org").write_text(NOTE)
+    monkeypatch.setenv("ORGROUTER_STATE", str(tmp_path / "state.sqlite3"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(root)
+    return root
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), standalone_mode=False, catch_exceptions=False)
+    code = result.return_value if isinstance(result.return_value, int) else result.exit_code
+    return code, result.stdout, result.stderr
+
+
+def test_tangle_writes_then_leaves_unchanged(notes: Path) -> None:
+    assert invoke("tangle", ".")[0] == 0
+    target = notes / "out" / "run.sh"
+    assert target.read_text() == RUN_SH
+    assert os.stat(target).st_mode & 0o777 == 0o755
+    os.utime(target, (1, 1))
+    code, _, err = invoke("tangle", ".")
+    assert code == 0 and err == "1 unchanged; 0 blocks skipped\n"
+    assert os.stat(target).st_mtime == 1  # not rewritten
+
+
+def test_check_diff_and_dry_run_write_nothing(notes: Path) -> None:
+    code, out, err = invoke("tangle", "--check", ".")
+    assert code == 1 and out == "would-write: out/run.sh (from note.org)\n"
+    assert err == "1 would-write; 0 blocks skipped\n"
+    assert not (notes / "out").exists()
+    code, out, _ = invoke("tangle", "--diff", ".")
+    assert code == 0 and out.startswith("--- a/out/run.sh\n+++ b/out/run.sh\n")
+    assert invoke("tangle", "--dry-run", ".")[0] == 0
+    assert not (notes / "out").exists()
+    assert invoke("tangle", ".")[0] == 0
+    assert invoke("tangle", "--check", ".")[0] == 0
+
+
+def test_hand_edit_is_a_conflict_unless_forced(notes: Path) -> None:
+    invoke("tangle", ".")
+    target = notes / "out" / "run.sh"
+    target.write_text(RUN_SH + "# mine\n")
+    (notes / "note.org").write_text(NOTE.replace("hello", "bye"))
+    code, out, _ = invoke("tangle", "--json", ".")
+    assert code == 3
+    report = json.loads(out)
+    assert report["targets"][0]["action"] == "conflict"
+    assert target.read_text().endswith("# mine\n")
+    assert invoke("tangle", "--force", ".")[0] == 0
+    assert "echo bye" in target.read_text()
+
+
+def test_target_outside_root_and_symlink_escape_are_refused(
+    notes: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (notes / "link").symlink_to(outside)
+    (notes / "note.org").write_text(
+        "#+begin_src sh :tangle ../escape.sh\nx\n#+end_src\n"
+        "#+begin_src sh :tangle link/through.sh\ny\n#+end_src\n"
+        "#+begin_src sh :tangle ok.sh\nz\n#+end_src\n"
+    )
+    code, out, _ = invoke("tangle", "--json", ".")
+    assert code == 3
+    actions = {t["target"]: (t["action"], t.get("reason", "")) for t in json.loads(out)["targets"]}
+    assert actions["../escape.sh"][0] == "refused"
+    assert "outside the allowed directories" in actions["../escape.sh"][1]
+    assert actions["link/through.sh"][0] == "refused"
+    assert "symlink leads outside" in actions["link/through.sh"][1]
+    assert actions["ok.sh"] == ("written", "")
+    assert list(outside.iterdir()) == []
+
+
+def test_allow_list_in_config_permits_a_directory(notes: Path, tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (notes / "orgrouter.toml").write_text(f'[tangle]\nallow = ["{extra}"]\n')
+    (notes / "note.org").write_text("#+begin_src sh :tangle ../extra/e.sh\nx\n#+end_src\n")
+    assert invoke("tangle", ".")[0] == 0
+    assert (extra / "e.sh").read_text() == "x\n"
+
+
+def test_tangling_a_file_into_itself_is_refused(notes: Path) -> None:
+    (notes / "note.org").write_text("#+begin_src org :tangle note.org\nx\n#+end_src\n")
+    code, out, _ = invoke("tangle", "--json", ".")
+    assert code == 3
+    assert json.loads(out)["targets"][0]["reason"].endswith("the target is the Org file itself")
+
+
+def test_lisp_block_is_reported_and_others_written(notes: Path) -> None:
+    (notes / "note.org").write_text(
+        "#+begin_src sh :tangle (expand-file-name \"x\")\nx\n#+end_src\n"
+        "#+begin_src sh :tangle y.sh\ny\n#+end_src\n"
+    )
+    code, _, err = invoke("tangle", ".")
+    assert code == 0
+    assert "note.org:1: block skipped (elisp-form): :tangle (expand-file-name \"x\")" in err
+    assert (notes / "y.sh").read_text() == "y\n"
+
+
+def test_bad_file_does_not_stop_the_run(notes: Path) -> None:
+    (notes / "bad.org").write_bytes(b"\xff\n")
+    code, _, err = invoke("tangle", ".")
+    assert code == 3
+    assert "bad.org:1: not valid UTF-8" in err
+    assert (notes / "out" / "run.sh").exists()
+
+
+def test_detangle_carries_an_edit_back(notes: Path) -> None:
+    (notes / "note.org").write_text(
+        "* Script\n#+begin_src sh :tangle run.sh :comments link\n  echo hello\n#+end_src\n"
+    )
+    invoke("tangle", ".")
+    target = notes / "run.sh"
+    target.write_text(target.read_text().replace("echo hello", "echo hi\n* star"))
+    code, out, _ = invoke("detangle", "run.sh")
+    assert code == 0 and out == "detangled: Script:1 -> note.org:2\n"
+    assert (notes / "note.org").read_text() == (
+        "* Script\n#+begin_src sh :tangle run.sh :comments link\n  echo hi\n  ,* star\n#+end_src\n"
+    )
+    assert invoke("detangle", "run.sh")[1] == "unchanged: note.org\n"

@@ -66,6 +66,11 @@ def require_write_mode(ws: Workspace) -> None:
             'refine.mode is "report" (the default): set mode = "propose" or "auto_apply" '
             "in the [refine] section of orgrouter.toml to gate candidates"
         )
+    if ws.tree.live is None:
+        raise ConfigError(
+            'refine writes to your own rules dir, and none is set: add `dir = "rules"` '
+            "to the [rules] section of orgrouter.toml"
+        )
 
 
 def require_completed(ws: Workspace, run: Run) -> None:

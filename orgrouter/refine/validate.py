@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from orgrouter.errors import ConfigError
 from orgrouter.refine.candidate import Candidate, Edit
 from orgrouter.refine.tree import RulesTree, normalize_rel
 
@@ -94,7 +95,15 @@ def apply_edit(content: bytes, edit: Edit) -> bytes | str:
 
 def validate(candidate: Candidate, tree: RulesTree, allowlist: Iterable[str]) -> Validation:
     """Check every edit of ``candidate`` against the live rules and the limits."""
-    allowed = {name for name in (normalize_rel(entry) for entry in allowlist) if name}
+    allowed = set()
+    for entry in allowlist:
+        name = normalize_rel(entry)
+        if name is None:
+            raise ConfigError(
+                f"refine.files: {entry!r} is not a path inside the rules dir "
+                "(relative, without `..`)"
+            )
+        allowed.add(name)
     kept: list[tuple[int, Edit]] = []
     dropped: list[Dropped] = []
     originals: dict[str, bytes] = {}

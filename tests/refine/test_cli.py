@@ -196,3 +196,52 @@ def test_unknown_run_is_a_usage_error(notes: Path, capsys: pytest.CaptureFixture
         2,
         "orgrouter: error: no refinement run 9 (see `orgrouter refine status`)\n",
     )
+
+
+def test_propose_and_status_of_one_run(notes: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = Path(__file__).resolve().parent.parent / "data" / "refine" / "mini"
+    shutil.copytree(data, notes / "golden")
+    (notes / "orgrouter.toml").write_text(
+        CONFIG.format(mode="auto_apply") + "\n[refine.x]\n", encoding="utf-8"
+    )
+    code, _, err = orgrouter(capsys, "refine", "run")
+    assert code == 2 and "refine" in err  # an unknown key is a config error, named
+    (notes / "orgrouter.toml").write_text(
+        CONFIG.format(mode="auto_apply").replace("[refine]", '[refine]\ngolden = "golden"'),
+        encoding="utf-8",
+    )
+    code, out, _ = orgrouter(capsys, "refine", "run")
+    assert out.splitlines() == [
+        "run 1: completed; 3/5 golden cases pass (score 0.6000); 2 new findings; baseline accepted",
+        "  routed requests: none recorded in the state database yet",
+        "  golden case precis: intents[1].skill",
+        "  golden case skim: intents[1].skill",
+    ]
+    code, out, _ = orgrouter(capsys, "refine", "gate", "1", "--propose", "--json")
+    gated = json.loads(out)
+    assert (code, gated["status"], gated["version"], gated["proposer"]) == (
+        0,
+        "applied",
+        1,
+        "offline",
+    )
+    assert gated["verdict"]["fixed"] == ["precis", "skim"]
+    assert gated["edits"] == [
+        {
+            "file": "verbs.toml",
+            "op": "replace",
+            "anchor": "[skills.summarize]",
+            "before": "verbs = [",
+            "after": 'verbs = ["precis", "skim", ',
+            "addresses": ["precis", "skim"],
+        }
+    ]
+    code, out, _ = orgrouter(capsys, "refine", "status", "1")
+    assert out.splitlines() == [
+        "mode: auto_apply; baseline: 5/5 (score 1.0000) accepted 2026-01-02T03:04:05Z",
+        "run 1: applied (created 2026-01-02T03:04:05Z, updated 2026-01-02T03:04:05Z); "
+        "3/5 cases pass; 2 findings",
+        "  gate: passed; score 1.0000 vs 0.6000; 1 edit(s), 0 dropped",
+        "    replace in verbs.toml: 'verbs = [' -> 'verbs = [\"precis\", \"skim\", '",
+        "  version: 1",
+    ]

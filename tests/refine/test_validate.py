@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from orgrouter.errors import ConfigError
 from orgrouter.refine.candidate import Candidate, Edit
 from orgrouter.refine.tree import RulesTree
 from orgrouter.refine.validate import (
@@ -78,8 +79,16 @@ def test_empty_allowlist_means_nothing_writable(tree: RulesTree) -> None:
 
 @pytest.mark.parametrize("name", ["../verbs.toml", "/etc/passwd", "a/../../x", "", "a\\b"])
 def test_paths_leaving_the_rules_dir_dropped(tree: RulesTree, name: str) -> None:
-    result = validate(Candidate((edit("x", "y", file=name),)), tree, [name])
+    result = validate(Candidate((edit("x", "y", file=name),)), tree, ["verbs.toml"])
     assert [d.reason for d in result.dropped] == [NOT_ALLOWED]
+
+
+@pytest.mark.parametrize("name", ["../verbs.toml", "/etc/passwd", ""])
+def test_an_allowlist_entry_leaving_the_rules_dir_is_a_config_error(
+    tree: RulesTree, name: str
+) -> None:
+    with pytest.raises(ConfigError, match="is not a path inside the rules dir"):
+        validate(Candidate((edit("x", "y"),)), tree, [name])
 
 
 def test_symlink_out_of_rules_dir_dropped(tree: RulesTree, tmp_path: Path) -> None:

@@ -318,3 +318,14 @@ def test_emacs_lock_stops_approval_and_nothing_is_written(workspace: Workspace) 
     assert workspace.store.get(run_id).status == "awaiting_approval"
     lock.unlink()
     assert approve_run(workspace, run_id) == 1
+
+
+def test_no_rules_dir_is_refused_before_scoring(workspace: Workspace) -> None:
+    from dataclasses import replace
+
+    from orgrouter.errors import ConfigError
+
+    run_id = run_refinement(workspace).run_id
+    workspace.tree = replace(workspace.tree, live=None)
+    with pytest.raises(ConfigError, match=r"none is set: add `dir = \"rules\"`"):
+        gate_run(workspace, run_id, [Candidate((teach("skim"),))])

@@ -1,0 +1,66 @@
+"""The tangle skill: ``* @agent tangle this`` from a note."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from orgrouter.config import Config
+from orgrouter.route.guardian import APPROVED_FLAG
+from orgrouter.skills.base import Context, Emit, Request, Skill, delegation
+from orgrouter.skills.tangle_skill import SKILL
+
+NOTE = """\
+* Code
+#+begin_src sh :tangle run.sh
+echo hi
+#+end_src
+* @agent tangle this
+"""
+
+
+def context(root: Path, note: Path) -> Context:
+    request = Request(path=note, line=5, headline="@agent tangle this",
+                      instruction="tangle this", agent="agent")  # fmt: skip
+    return Context(Config(), datetime(2026, 1, 1), request=request, notes_root=root)
+
+
+def run(root: Path, note: Path, **extra: object) -> Emit:
+    stimulus = delegation({"skill": "tangle", "verb": "tangle", "text": "tangle this", **extra})
+    ctx = context(root, note)
+    assert SKILL.trigger(stimulus, ctx)
+    action = SKILL.symbolic(SKILL.neuro(stimulus, ctx), ctx)
+    assert isinstance(action, Emit)
+    return action
+
+
+def test_is_a_skill_and_triggers_on_the_verb(tmp_path: Path) -> None:
+    assert isinstance(SKILL, Skill)
+    stimulus = delegation({"skill": "summarize", "verb": "tangle", "text": "tangle it"})
+    assert SKILL.trigger(stimulus, context(tmp_path, tmp_path / "n.org"))
+    other = delegation({"skill": "summarize", "verb": "summarize", "text": "sum up"})
+    assert not SKILL.trigger(other, context(tmp_path, tmp_path / "n.org"))
+
+
+def test_tangles_the_note(tmp_path: Path) -> None:
+    note = tmp_path / "n.org"
+    note.write_text(NOTE)
+    (result,) = run(tmp_path, note).results
+    assert result.title == "Tangled: 1 written, 0 unchanged"
+    assert result.body == "- written: =run.sh="
+    assert (tmp_path / "run.sh").read_text() == "echo hi\n"
+    assert note.read_text() == NOTE
+
+
+def test_target_outside_root_waits_for_approval(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    note = root / "n.org"
+    note.write_text(NOTE.replace(":tangle run.sh", ":tangle ../out.sh"))
+    (held,) = run(root, note).results
+    assert held.kind == "approval" and held.todo == "WAITING"
+    assert "it writes outside the notes root: ../out.sh" in held.body
+    assert not (tmp_path / "out.sh").exists()
+    (done,) = run(root, note, **{APPROVED_FLAG: True}).results
+    assert done.title == "Tangled: 1 written, 0 unchanged"
+    assert (tmp_path / "out.sh").read_text() == "echo hi\n"

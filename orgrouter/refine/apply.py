@@ -38,6 +38,13 @@ def approve_run(ws: Workspace, run_id: int, *, auto: bool = False) -> int:
             f"run {run_id} refused whole: {stale} (the rules changed since the gate; "
             "start a new run)"
         ) from stale
+    if rules_fingerprint(ws) != run.fingerprint:
+        # Every `before` still fits, but something else changed (another approval, a
+        # hand edit, new golden cases): the gate's scores would not describe the result.
+        raise RefusedError(
+            f"run {run_id} refused: the rules or the golden set changed since it was "
+            "gated; start a new run so the gate scores what would be live"
+        )
     live = {rel: ws.tree.read_live(rel) for rel in results}
     commit_changes(
         [FileChange(ws.tree.live / rel, live[rel], data) for rel, data in sorted(results.items())]

@@ -329,3 +329,17 @@ def test_no_rules_dir_is_refused_before_scoring(workspace: Workspace) -> None:
     workspace.tree = replace(workspace.tree, live=None)
     with pytest.raises(ConfigError, match=r"none is set: add `dir = \"rules\"`"):
         gate_run(workspace, run_id, [Candidate((teach("skim"),))])
+
+
+def test_approval_after_another_change_is_refused(workspace: Workspace) -> None:
+    first = run_refinement(workspace).run_id
+    gate_run(workspace, first, [Candidate((teach("skim"),))])
+    second = run_refinement(workspace).run_id
+    gate_run(workspace, second, [Candidate((teach("jot it", skill=TODO),))])
+    approve_run(workspace, second)
+    # The first run's `before` still fits, but its scores predate the second change.
+    path = verbs_file(workspace)
+    before = path.read_bytes()
+    with pytest.raises(RefusedError, match=f"run {first} refused: the rules or the golden"):
+        approve_run(workspace, first)
+    assert path.read_bytes() == before

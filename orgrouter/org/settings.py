@@ -185,12 +185,13 @@ def setting_keywords(
 
 
 def _todo_from(keywords: list[SettingKeyword]) -> TodoKeywords:
-    # Org lists all TYP_TODO lines first, then TODO and SEQ_TODO lines in order.
+    # Org takes all TYP_TODO lines, then all TODO lines, then all SEQ_TODO lines.
     typed = [parse_sequence("type", _words(k.value)) for k in keywords if k.key == "TYP_TODO"]
     sequences = [
         parse_sequence("sequence", _words(k.value))
+        for key in ("TODO", "SEQ_TODO")
         for k in keywords
-        if k.key in ("TODO", "SEQ_TODO")
+        if k.key == key
     ]
     if not typed and not sequences:
         return DEFAULT_TODO

@@ -1,0 +1,295 @@
+"""Build the full AST of a document or of one subtree, and write it as JSON or Lisp.
+
+The tree is shaped like org-element's: ``org-data`` holds an optional first section and
+the top-level headlines; a ``headline`` holds its ``section`` (planning, property
+drawer, then body elements) and its child headlines. Every node has ``begin``/``end``
+byte offsets and a 1-based ``line``. Trees are built and written without recursion, so
+500 levels of headlines are fine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from orgrouter.org.drawer import Head, PropertyDrawer, locate_head
+from orgrouter.org.elements import ElementParser
+from orgrouter.org.lines import Lines
+from orgrouter.org.node import Node
+from orgrouter.org.scan import HeadlineLine
+from orgrouter.sexp import Keyword, dumps
+
+if TYPE_CHECKING:
+    from orgrouter.org.document import Document
+
+__all__ = ["Node", "build_document", "build_subtree", "to_json", "to_plain", "to_sexp"]
+
+CRLF = b"\r\n"
+
+
+class _Builder:
+    """Build headline and section nodes for the headlines of one region."""
+
+    def __init__(self, document: Document, lines: Lines) -> None:
+        self.document = document
+        self.lines = lines
+        self.parser = ElementParser(lines, self._top_drawer)
+
+    def _top_drawer(self, index: int) -> PropertyDrawer | None:
+        """Return a file-level property drawer at line ``index`` (Org: before any text)."""
+        begin = self.lines.byte_starts[index]
+        line = self.lines.first_line + index
+        fake = HeadlineLine(begin, begin, 0, line - 1)
+        head = locate_head(self.document.data, fake, newline=self.document.newline)
+        return head.drawer if head.planning is None else None
+
+    def _line_index(self, byte_offset: int) -> int:
+        return self.lines.index_of_byte(byte_offset)
+
+    def first_section(self, limit: int) -> Node | None:
+        """Return the section before the first headline (lines [0, limit)), if any."""
+        start = self.parser.skip_blank(0, limit)
+        if start >= limit:
+            return None
+        return self._section(start, limit, None)
+
+    def _trim(self, start: int, limit: int) -> int:
+        """Return the line index just past the last non-blank line in [start, limit)."""
+        contents = self.lines.contents
+        last = limit
+        while last > start and not contents[last - 1].strip(" \t"):
+            last -= 1
+        return last
+
+    def _section(self, start: int, limit: int, head: Head | None) -> Node:
+        """Return the section of lines [start, limit); its elements stop before blanks."""
+        lines = self.lines
+        last = self._trim(start, limit)
+        if head is None:
+            contents = self.parser.parse(start, last, "top-comment")
+        else:
+            contents = self._body(head, start, last)
+        return Node(
+            "section",
+            lines.byte(lines.start(start)),
+            lines.byte(lines.start(limit)),
+            lines.line(lines.start(start)),
+            {
+                "contents-begin": lines.byte(lines.start(start)),
+                "contents-end": lines.byte(lines.start(last)),
+                "post-blank": limit - last,
+            },
+            contents,
+        )
+
+    def headline(self, index: int, limit: int) -> tuple[Node, int]:
+        """Return headline ``index``'s node (children added later) and its contents limit.
+
+        ``limit`` is the parent's contents end (a line index): as in org-element, blank
+        lines that end a parent's contents are not part of a child headline.
+        """
+        document = self.document
+        entry = document.entries[index]
+        parsed = document.headline(index)
+        lines = self.lines
+        line_index = self._line_index(entry.begin)
+        following = (
+            document.entries[index + 1].begin
+            if index + 1 < len(document.entries)
+            else (len(document.data))
+        )
+        section_limit = self._line_limit(following)
+        subtree_limit = min(self._line_limit(entry.subtree_end), limit)
+        head = locate_head(document.data, entry.scan_line, newline=document.newline)
+        start = self.parser.skip_blank(line_index + 1, section_limit)
+        subtree_start = self.parser.skip_blank(line_index + 1, subtree_limit)
+        empty = subtree_start >= subtree_limit
+        last = self._trim(subtree_start, subtree_limit)
+        todo = parsed.todo
+        properties: dict[str, object] = {
+            "level": parsed.level,
+            "raw-value": parsed.raw,
+            "title": parsed.raw,
+            "todo-keyword": todo,
+            "todo-type": None
+            if todo is None
+            else ("done" if document.settings.todo.is_done(todo) else "todo"),
+            "priority": parsed.priority,
+            "commentedp": parsed.commented,
+            "archivedp": parsed.archived,
+            "tags": list(parsed.tags),
+            "contents-begin": None if empty else lines.byte(lines.start(subtree_start)),
+            "contents-end": None if empty else lines.byte(lines.start(last)),
+            "pre-blank": 0 if empty else subtree_start - line_index - 1,
+            "post-blank": subtree_limit - (last if not empty else line_index + 1),
+        }
+        self._head_properties(head, properties)
+        node = Node(
+            "headline",
+            entry.begin,
+            lines.byte(lines.start(subtree_limit)),
+            entry.line,
+            properties,
+        )
+        if start < section_limit:
+            node.contents.append(self._section(start, section_limit, head))
+        return node, last
+
+    def _line_limit(self, byte_offset: int) -> int:
+        """Return the index of the line starting at ``byte_offset`` (or the line count)."""
+        if byte_offset >= self.lines.byte_end:
+            return len(self.lines)
+        return self._line_index(byte_offset)
+
+    def _head_properties(self, head: Head, properties: dict[str, object]) -> None:
+        """Add planning timestamps and drawer properties, as org-element does."""
+        if head.planning is not None:
+            for entry in head.planning.entries:
+                properties[entry.keyword.lower()] = entry.timestamp
+        if head.drawer is not None:
+            properties["node-properties"] = {p.key.upper(): p.value for p in head.drawer.properties}
+
+    def _body(self, head: Head, start: int, limit: int) -> list[Node]:
+        """Parse a headline's section: planning, property drawer, then elements."""
+        lines = self.lines
+        parser = self.parser
+        contents: list[Node] = []
+        index = start
+        if head.planning is not None and self._line_index(head.planning.begin) == start:
+            following = (
+                self._line_index(head.planning.end)
+                if head.planning.end < (lines.byte_end)
+                else len(lines)
+            )
+            after, blank = parser.end_after(following, limit)
+            planning = Node(
+                "planning",
+                head.planning.begin,
+                lines.byte(lines.start(after)),
+                head.planning.line,
+                {"post-blank": blank},
+            )
+            for entry in head.planning.entries:
+                planning.properties[entry.keyword.lower()] = entry.timestamp
+            contents.append(planning)
+            index = after
+        if (
+            head.drawer is not None
+            and index < limit
+            and (self._line_index(head.drawer.begin) == index)
+        ):
+            drawer, index = parser.property_drawer_node(head.drawer, limit)
+            contents.append(drawer)
+        contents.extend(parser.parse(index, limit))
+        return contents
+
+
+def _attach_headlines(
+    builder: _Builder, first: int, stop: int, top: list[Node], limit: int
+) -> None:
+    """Append headlines [first, stop) to their parents (or ``top``), without recursion."""
+    document = builder.document
+    nodes: dict[int, tuple[Node, int]] = {}
+    for index in range(first, stop):
+        parent = document.entries[index].parent
+        parent_built = nodes.get(parent) if parent is not None else None
+        node, contents_limit = builder.headline(
+            index, limit if parent_built is None else parent_built[1]
+        )
+        nodes[index] = (node, contents_limit)
+        if parent_built is not None:
+            parent_built[0].contents.append(node)
+        else:
+            top.append(node)
+
+
+def build_document(document: Document) -> Node:
+    """Return the ``org-data`` node of the whole document."""
+    text = document.text
+    lines = Lines(text, crlf=document.newline == CRLF)
+    builder = _Builder(document, lines)
+    root = Node("org-data", 0, len(document.data), 1)
+    entries = document.entries
+    first_limit = lines.index_of_byte(entries[0].begin) if entries else len(lines)
+    section = builder.first_section(first_limit)
+    if section is not None:
+        root.contents.append(section)
+    _attach_headlines(builder, 0, len(entries), root.contents, len(lines))
+    return root
+
+
+def build_subtree(document: Document, index: int) -> Node:
+    """Return the ``headline`` node of headline ``index`` with its whole subtree."""
+    entry = document.entries[index]
+    text = document.decode(entry.begin, entry.subtree_end)
+    lines = Lines(
+        text, byte_begin=entry.begin, first_line=entry.line, crlf=document.newline == CRLF
+    )
+    builder = _Builder(document, lines)
+    stop = index + 1
+    while stop < len(document.entries) and document.entries[stop].begin < entry.subtree_end:
+        stop += 1
+    top: list[Node] = []
+    _attach_headlines(builder, index, stop, top, len(lines))
+    return top[0]
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def _properties(node: Node) -> dict[str, object]:
+    return {"begin": node.begin, "end": node.end, "line": node.line, **node.properties}
+
+
+def to_plain(node: Node) -> dict[str, object]:
+    """Return ``node`` as nested dicts and lists (``type``, ``properties``, ``contents``)."""
+    root: dict[str, object] = {}
+    stack: list[tuple[Node, dict[str, object]]] = [(node, root)]
+    while stack:
+        current, target = stack.pop()
+        children: list[object] = []
+        target.update(type=current.type, properties=_properties(current), contents=children)
+        for child in current.contents:
+            slot: dict[str, object] = {}
+            children.append(slot)
+            stack.append((child, slot))
+    return root
+
+
+def _chunks(node: Node, *, sexp: bool) -> Iterator[str]:
+    """Yield the text of ``node`` piece by piece with an explicit stack."""
+    stack: list[Node | str] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+            continue
+        properties = _properties(item)
+        if sexp:
+            plist = {key.upper(): value for key, value in properties.items()}
+            yield f"(:type {dumps(Keyword(item.type.upper()))} :properties {dumps(plist)}"
+            yield " :contents ("
+            closing = "))"
+            separator = " "
+        else:
+            yield '{"type":' + json.dumps(item.type) + ',"properties":'
+            yield json.dumps(properties, ensure_ascii=False, separators=(",", ":"))
+            yield ',"contents":['
+            closing = "]}"
+            separator = ","
+        stack.append(closing)
+        for position in range(len(item.contents) - 1, -1, -1):
+            stack.append(item.contents[position])
+            if position:
+                stack.append(separator)
+
+
+def to_json(node: Node) -> str:
+    """Return ``node`` as one line of JSON (no recursion, so any depth is fine)."""
+    return "".join(_chunks(node, sexp=False))
+
+
+def to_sexp(node: Node) -> str:
+    """Return ``node`` as a Lisp plist: ``(:type :HEADLINE :properties (...) :contents (...))``."""
+    return "".join(_chunks(node, sexp=True))

@@ -1,0 +1,793 @@
+"""Parse the elements of a section (paragraphs, lists, blocks, drawers...) like org-element.
+
+Follows `org-element--current-element' of Org 9.5.5 line by line: which construct a line
+starts, where it ends (a block, drawer or LaTeX environment counts only when it is
+closed before the limit; otherwise its first line starts a paragraph), and that an
+element's ``end`` includes the blank lines after it. Greater elements (drawers, greater
+blocks, lists and items, footnote definitions, dynamic blocks) are parsed with a work
+stack, never by recursion, so deep nesting cannot exhaust Python's stack.
+
+Offsets are computed on the decoded text and reported as UTF-8 byte offsets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from orgrouter.org.blocks import SRC_BEGIN_RE, parse_header_args
+from orgrouter.org.drawer import PropertyDrawer
+from orgrouter.org.lines import Lines
+from orgrouter.org.node import Node
+
+# `org-element--affiliated-re': dual keywords may carry [secondary] text.
+_AFFILIATED_RE = re.compile(
+    r"[ \t]*#\+(?:(CAPTION|RESULTS)(?:\[(.*)\])?|"
+    r"(DATA|HEADERS?|LABEL|NAME|PLOT|RESNAME|RESULT|SOURCE|SRCNAME|TBLNAME)|"
+    r"(ATTR_[-_A-Za-z0-9]+)):[ \t]*(.*?)[ \t]*$",
+    re.IGNORECASE,
+)
+_COMMENT_RE = re.compile(r"[ \t]*#(?: |$)")
+_CLOCK_RE = re.compile(r"[ \t]*CLOCK:")
+_LATEX_BEGIN_RE = re.compile(r"[ \t]*\\begin\{([A-Za-z0-9*]+)\}")
+_DRAWER_RE = re.compile(r"[ \t]*:((?:\w|[-_])+):[ \t]*$")
+_DRAWER_END_RE = re.compile(r"[ \t]*:END:[ \t]*$", re.IGNORECASE)
+_FIXED_WIDTH_RE = re.compile(r"[ \t]*:(?: |$)")
+_HASH_PLUS_RE = re.compile(r"[ \t]*#\+")
+_BLOCK_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_(\S+)", re.IGNORECASE)
+_CALL_RE = re.compile(r"[ \t]*#\+CALL:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
+_DYNAMIC_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN:? ", re.IGNORECASE)
+_DYNAMIC_NAME_RE = re.compile(r"[ \t]*#\+BEGIN:[ \t]+(\S+)(?:[ \t]+(.*))?", re.IGNORECASE)
+_DYNAMIC_END_RE = re.compile(r"[ \t]*#\+END:?[ \t]*$", re.IGNORECASE)
+_KEYWORD_RE = re.compile(r"[ \t]*#\+(\S*):")
+_DUAL_BRACKET_RE = re.compile(r"[ \t]*#\+(\S+)\[.*\]:", re.IGNORECASE)
+_FOOTNOTE_RE = re.compile(r"\[fn:([-_\w]+)\]")
+_RULE_RE = re.compile(r"[ \t]*-{5,}[ \t]*$")
+_TABLE_RE = re.compile(r"[ \t]*\|")
+_TABLE_EL_RULE_RE = re.compile(r"[ \t]*\+(?:-+\+)+[ \t]*$")
+_TBLFM_RE = re.compile(r"[ \t]*#\+TBLFM: +(.*?)[ \t]*$", re.IGNORECASE)
+# `org-item-re' with Org's defaults: no alphabetical bullets; "*" needs indentation.
+_ITEM_RE = re.compile(r"(?:[ \t]*(?:[-+]|[0-9]+[.)])|[ \t]+\*)(?:[ \t]+|$)")
+# `org-list-full-item-re': bullet, counter, checkbox, description tag.
+_FULL_ITEM_RE = re.compile(
+    r"[ \t]*((?:[-+*]|(?:[0-9]+|[A-Za-z])[.)])(?:[ \t]+|$))"
+    r"(?:\[@(?:start:)?([0-9]+|[A-Za-z])\][ \t]*)?"
+    r"(?:(\[[ X-]\])(?:[ \t]+|$))?"
+    r"(?:(.*)[ \t]+::(?:[ \t]+|$))?"
+)
+# `org-element-paragraph-separate' (case-insensitive, as org-element parses).
+_SEPARATE_RE = re.compile(
+    r"(?:\*+ |\[fn:[-_\w]+\]|%%\(|[ \t]*(?:$|\||\+(?:-+\+)+[ \t]*$"
+    r"|#(?: |$|\+(?:BEGIN_\S+|\S+(?:\[.*\])?:[ \t]*))"
+    r"|:(?: |$|[-_\w]+:[ \t]*$)|-{5,}[ \t]*$|\\begin\{([A-Za-z0-9*]+)\}|CLOCK:"
+    r"|(?:[-+*]|[0-9]+[.)])(?:[ \t]|$)))",
+    re.IGNORECASE,
+)
+_BLANK = " \t"
+_CHECKBOX = {"[ ]": "off", "[X]": "on", "[-]": "trans"}
+_GREATER_BLOCKS = frozenset({"CENTER", "QUOTE"})
+_LESSER_BLOCKS = {
+    "COMMENT": "comment-block",
+    "EXAMPLE": "example-block",
+    "EXPORT": "export-block",
+    "SRC": "src-block",
+    "VERSE": "verse-block",
+}
+
+# (target list, first line, limit line, mode, character offset where the first line's
+# parsing starts when it is not the line's start: an item's text after its bullet).
+_Pending = tuple[list[Node], int, int, str | None, int | None]
+
+
+@dataclass(slots=True)
+class _Item:
+    """One entry of a list structure (`org-element--list-struct')."""
+
+    index: int  # line index of the bullet line
+    indent: int  # the bullet's column
+    bullet: str
+    counter: str | None
+    checkbox: str | None
+    tag: str | None
+    end: int = -1  # character offset where the item ends
+
+
+def _blank(content: str) -> bool:
+    return content.strip(_BLANK) == ""
+
+
+def _indent(content: str) -> int:
+    """Return the column of the first non-blank character (tabs to multiples of 8)."""
+    column = 0
+    for char in content:
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column = (column // 8 + 1) * 8
+        else:
+            break
+    return column
+
+
+class ElementParser:
+    """Parse elements from the lines of one document region."""
+
+    def __init__(
+        self, lines: Lines, drawer_at: Callable[[int], PropertyDrawer | None] | None = None
+    ) -> None:
+        """Prepare to parse ``lines``; ``drawer_at`` finds a file-level property drawer."""
+        self.lines = lines
+        self.contents = lines.contents
+        self.drawer_at = drawer_at
+        self.items: dict[int, _Item] = {}  # list structures computed so far, by line
+
+    # --- positions -------------------------------------------------------------------
+
+    def _node(self, type_: str, begin: int, end: int, **properties: object) -> Node:
+        """Make a node from character offsets (converted to bytes and a line number)."""
+        lines = self.lines
+        props: dict[str, object] = {}
+        for key, value in properties.items():
+            props[key.replace("_", "-")] = value
+        return Node(type_, lines.byte(begin), lines.byte(end), lines.line(begin), props)
+
+    def skip_blank(self, index: int, limit: int) -> int:
+        """Return the first line index from ``index`` that is not blank (or ``limit``)."""
+        contents = self.contents
+        while index < limit and _blank(contents[index]):
+            index += 1
+        return index
+
+    def _find(self, pattern: re.Pattern[str], index: int, limit: int) -> int | None:
+        """Return the first line index in [index, limit) matching ``pattern``."""
+        contents = self.contents
+        for position in range(index, limit):
+            if pattern.match(contents[position]):
+                return position
+        return None
+
+    def _contents_span(self, begin: int, end: int) -> tuple[int | None, int | None]:
+        """Return byte contents-begin/end for lines [begin, end), None when all blank."""
+        first = self.skip_blank(begin, end)
+        if first >= end:
+            return None, None
+        last = end
+        while last > first and _blank(self.contents[last - 1]):
+            last -= 1
+        return self.lines.byte(self.lines.start(first)), self.lines.byte(self.lines.start(last))
+
+    # --- driver ----------------------------------------------------------------------
+
+    def parse(
+        self, first: int, limit: int, mode: str | None = None, offset: int | None = None
+    ) -> list[Node]:
+        """Return the elements of lines [first, limit), greater elements filled in."""
+        top: list[Node] = []
+        pending: list[_Pending] = [(top, first, limit, mode, offset)]
+        while pending:
+            target, index, stop, level_mode, start = pending.pop()
+            found: list[_Pending] = []
+            target.extend(self._level(index, stop, level_mode, start, found))
+            pending.extend(reversed(found))
+        return top
+
+    def _level(
+        self,
+        index: int,
+        limit: int,
+        mode: str | None,
+        start: int | None,
+        pending: list[_Pending],
+    ) -> list[Node]:
+        """Parse one level of elements; queue the insides of greater elements."""
+        nodes: list[Node] = []
+        index = self.skip_blank(index, limit) if start is None else index
+        while index < limit:
+            if start is not None:
+                node, index = self._paragraph(index, limit, index, start)
+                start = None
+            else:
+                node, index = self._element(index, limit, mode, pending)
+            nodes.append(node)
+            mode = "property-drawer" if mode == "top-comment" and node.type == "comment" else None
+        return nodes
+
+    def _element(
+        self, index: int, limit: int, mode: str | None, pending: list[_Pending]
+    ) -> tuple[Node, int]:
+        """Parse the element starting at line ``index``; return it and the next line."""
+        line = self.contents[index]
+        if _COMMENT_RE.match(line):
+            return self._comment(index, limit)
+        if mode in ("top-comment", "property-drawer") and (
+            index == 0 or not _blank(self.contents[index - 1])
+        ):
+            drawer = self._property_drawer(index, limit)
+            if drawer is not None:
+                return drawer
+        if _CLOCK_RE.match(line):
+            return self._single("clock", index, limit, value=line.strip(_BLANK))
+        # From here on, elements may have affiliated keywords.
+        first = index
+        affiliated: list[tuple[str, str, str | None]] = []
+        while index < limit:
+            match = _AFFILIATED_RE.match(self.contents[index])
+            if match is None:
+                break
+            key = (match.group(1) or match.group(3) or match.group(4)).upper()
+            affiliated.append((key, match.group(5), match.group(2)))
+            index += 1
+        if affiliated and (index >= limit or _blank(self.contents[index])):
+            # Orphaned affiliated keywords are plain keywords.
+            return self._keyword(first, limit)
+        node, following = self._unaffiliated(first, index, limit, pending)
+        if affiliated:
+            node.properties["post-affiliated"] = self.lines.byte(self.lines.start(index))
+            _attach_affiliated(node, affiliated)
+        return node, following
+
+    def _unaffiliated(
+        self, first: int, index: int, limit: int, pending: list[_Pending]
+    ) -> tuple[Node, int]:
+        """Parse the element at ``index`` whose affiliated keywords start at ``first``."""
+        line = self.contents[index]
+        match = _LATEX_BEGIN_RE.match(line)
+        if match:
+            end_re = re.compile(r".*\\end\{" + re.escape(match.group(1)) + r"\}[ \t]*$")
+            close = self._find(end_re, index, limit)
+            if close is not None:
+                return self._closed("latex-environment", first, close, limit)
+        match = _DRAWER_RE.match(line)
+        if match:
+            close = self._find(_DRAWER_END_RE, index + 1, limit)
+            if close is not None:
+                return self._container(
+                    "drawer", first, index, close, limit, pending, drawer_name=match.group(1)
+                )
+        if _FIXED_WIDTH_RE.match(line):
+            stop = index
+            while stop < limit and _FIXED_WIDTH_RE.match(self.contents[stop]):
+                stop += 1
+            return self._lines_element("fixed-width", first, stop, limit)
+        if _HASH_PLUS_RE.match(line):
+            found = self._hash_plus(first, index, limit, pending)
+            if found is not None:
+                return found
+        elif _FOOTNOTE_RE.match(line):
+            return self._footnote(index, limit, pending)
+        if _RULE_RE.match(line):
+            return self._single("horizontal-rule", first, limit, start=index)
+        if line.startswith("%%("):
+            return self._single("diary-sexp", first, limit, start=index, value=line)
+        if _TABLE_RE.match(line) or self._table_el(index, limit):
+            return self._table(first, index, limit)
+        if _ITEM_RE.match(line):
+            return self._plain_list(first, index, limit, pending)
+        return self._paragraph(first, limit, index, None)
+
+    # --- simple elements -------------------------------------------------------------
+
+    def end_after(self, stop: int, limit: int) -> tuple[int, int]:
+        """Return (line index after the blank lines from ``stop``, their count)."""
+        following = self.skip_blank(stop, limit)
+        return following, following - stop
+
+    def _single(
+        self, type_: str, first: int, limit: int, *, start: int | None = None, **props: object
+    ) -> tuple[Node, int]:
+        """Make a one-line element starting (after affiliated lines) at ``start``."""
+        at = first if start is None else start
+        following, blank = self.end_after(at + 1, limit)
+        lines = self.lines
+        node = self._node(
+            type_, lines.start(first), lines.start(following), post_blank=blank, **props
+        )
+        return node, following
+
+    def _lines_element(self, type_: str, first: int, stop: int, limit: int) -> tuple[Node, int]:
+        """Make an element of lines [first, stop) with its value."""
+        following, blank = self.end_after(stop, limit)
+        lines = self.lines
+        value = "\n".join(self.contents[first:stop])
+        node = self._node(
+            type_, lines.start(first), lines.start(following), post_blank=blank, value=value
+        )
+        return node, following
+
+    def _comment(self, index: int, limit: int) -> tuple[Node, int]:
+        stop = index
+        while stop < limit and _COMMENT_RE.match(self.contents[stop]):
+            stop += 1
+        return self._lines_element("comment", index, stop, limit)
+
+    def _keyword(self, index: int, limit: int) -> tuple[Node, int]:
+        line = self.contents[index]
+        match = _KEYWORD_RE.match(line)
+        key = match.group(1).upper() if match else ""
+        value = line[match.end() :].strip(" \t\r\n") if match else line
+        return self._single("keyword", index, limit, key=key, value=value)
+
+    def _closed(self, type_: str, first: int, close: int, limit: int) -> tuple[Node, int]:
+        """Make an element whose closing line is ``close`` (a LaTeX environment)."""
+        following, blank = self.end_after(close + 1, limit)
+        lines = self.lines
+        value = "\n".join(self.contents[first : close + 1])
+        node = self._node(
+            type_, lines.start(first), lines.start(following), post_blank=blank, value=value
+        )
+        return node, following
+
+    # --- "#+" lines: blocks, calls, dynamic blocks, keywords ------------------------
+
+    def _hash_plus(
+        self, first: int, index: int, limit: int, pending: list[_Pending]
+    ) -> tuple[Node, int] | None:
+        """Parse a ``#+`` line's element, or None when it is a paragraph."""
+        line = self.contents[index]
+        match = _BLOCK_BEGIN_RE.match(line)
+        if match:
+            name = match.group(1)
+            end_name = name.upper() if name.upper() in _LESSER_BLOCKS else name
+            end_re = re.compile(r"[ \t]*#\+END_" + re.escape(end_name) + r"[ \t]*$", re.I)
+            close = self._find(end_re, index + 1, limit)
+            if close is None:
+                return None  # an unclosed block is a paragraph
+            kind = name.upper()
+            if kind in _LESSER_BLOCKS:
+                return self._lesser_block(kind, first, index, close, limit)
+            if kind in _GREATER_BLOCKS:
+                return self._container(kind.lower() + "-block", first, index, close, limit, pending)
+            return self._container(
+                "special-block", first, index, close, limit, pending, block_type=name
+            )
+        match = _CALL_RE.match(line)
+        if match:
+            return self._single("babel-call", first, limit, start=index, value=match.group(1))
+        if _DYNAMIC_BEGIN_RE.match(line):
+            close = self._find(_DYNAMIC_END_RE, index + 1, limit)
+            if close is None:
+                return None
+            name = _DYNAMIC_NAME_RE.match(line)
+            return self._container(
+                "dynamic-block",
+                first,
+                index,
+                close,
+                limit,
+                pending,
+                block_name=name.group(1) if name else None,
+                arguments=(name.group(2) or "").strip() or None if name else None,
+            )
+        if _KEYWORD_RE.match(line):
+            node, following = self._keyword(index, limit)
+            node.begin = self.lines.byte(self.lines.start(first))
+            node.line = self.lines.line(self.lines.start(first))
+            return node, following
+        return None
+
+    def _lesser_block(
+        self, kind: str, first: int, index: int, close: int, limit: int
+    ) -> tuple[Node, int]:
+        """Make a block whose contents are not parsed (src, example, export...)."""
+        following, blank = self.end_after(close + 1, limit)
+        lines = self.lines
+        props: dict[str, object] = {}
+        value = "".join(line + "\n" for line in self.contents[index + 1 : close])
+        begin_line = self.contents[index]
+        if kind == "SRC":
+            src = SRC_BEGIN_RE.match(begin_line)
+            language = src.group(1) if src else None
+            switches = src.group(2).strip() if src and src.group(2) else None
+            parameters = (src.group(3).strip() or None) if src else None
+            props = {
+                "language": language,
+                "switches": switches,
+                "parameters": parameters,
+                "header-args": [
+                    [key, value_] for key, value_ in parse_header_args(parameters or "")
+                ],
+            }
+        elif kind == "EXPORT":
+            rest = begin_line.split(None, 1)
+            props = {"export-type": rest[1].split()[0].upper() if len(rest) > 1 else None}
+        elif kind in ("EXAMPLE", "COMMENT", "VERSE"):
+            rest = begin_line.split(None, 1)
+            if kind == "EXAMPLE":
+                props = {"switches": rest[1].strip() if len(rest) > 1 else None}
+        node = self._node(
+            _LESSER_BLOCKS[kind], lines.start(first), lines.start(following), post_blank=blank
+        )
+        node.properties.update(props)
+        # Org gives lesser blocks no contents, only a value: the body's span.
+        node.properties["value-begin"] = lines.byte(lines.start(index + 1))
+        node.properties["value-end"] = lines.byte(lines.start(close))
+        node.properties["value"] = value
+        return node, following
+
+    def _container(
+        self,
+        type_: str,
+        first: int,
+        index: int,
+        close: int,
+        limit: int,
+        pending: list[_Pending],
+        **props: object,
+    ) -> tuple[Node, int]:
+        """Make a greater element spanning lines [index, close]; queue its contents."""
+        following, blank = self.end_after(close + 1, limit)
+        lines = self.lines
+        node = self._node(type_, lines.start(first), lines.start(following), **props)
+        # Org: contents are the lines between the two delimiters, blank or not.
+        empty = index + 1 >= close
+        node.properties.update(
+            {
+                "contents-begin": None if empty else lines.byte(lines.start(index + 1)),
+                "contents-end": None if empty else lines.byte(lines.start(close)),
+                "post-blank": blank,
+            }
+        )
+        if not empty:
+            pending.append((node.contents, index + 1, close, None, None))
+        return node, following
+
+    # --- property drawers --------------------------------------------------------------
+
+    def _property_drawer(self, index: int, limit: int) -> tuple[Node, int] | None:
+        """Parse a file-level property drawer at ``index`` if Org accepts one there."""
+        if self.drawer_at is None:
+            return None
+        drawer = self.drawer_at(index)
+        if drawer is None:
+            return None
+        return self.property_drawer_node(drawer, limit)
+
+    def property_drawer_node(self, drawer: PropertyDrawer, limit: int) -> tuple[Node, int]:
+        """Make a property-drawer node (node-property children) for ``drawer``."""
+        lines = self.lines
+        close = lines.index_of_byte(drawer.end_line_begin)
+        following, blank = self.end_after(close + 1, limit)
+        node = Node(
+            "property-drawer",
+            drawer.begin,
+            lines.byte(lines.start(following)),
+            drawer.line,
+            {"post-blank": blank},
+        )
+        for prop in drawer.properties:
+            node.contents.append(
+                Node(
+                    "node-property",
+                    prop.begin,
+                    prop.end,
+                    prop.line,
+                    {"key": prop.key, "value": prop.value},
+                )
+            )
+        empty = not drawer.properties
+        node.properties["contents-begin"] = None if empty else drawer.properties[0].begin
+        node.properties["contents-end"] = None if empty else drawer.end_line_begin
+        return node, following
+
+    # --- footnotes, tables -------------------------------------------------------------
+
+    def _footnote(self, index: int, limit: int, pending: list[_Pending]) -> tuple[Node, int]:
+        """Parse a footnote definition: it runs to the next one or to two blank lines."""
+        label = _FOOTNOTE_RE.match(self.contents[index])
+        assert label is not None
+        contents = self.contents
+        stop = index + 1
+        while stop < limit:
+            line = contents[stop]
+            if _FOOTNOTE_RE.match(line):
+                # End before the affiliated keywords of the next definition.
+                while stop - 1 > index and _AFFILIATED_RE.match(contents[stop - 1]):
+                    stop -= 1
+                break
+            if _blank(line) and stop + 1 < limit and _blank(contents[stop + 1]):
+                stop = self.skip_blank(stop, limit)
+                break
+            stop += 1
+        lines = self.lines
+        last = stop
+        while last > index + 1 and _blank(contents[last - 1]):
+            last -= 1
+        node = self._node(
+            "footnote-definition",
+            lines.start(index),
+            lines.start(stop),
+            label=label.group(1),
+            post_blank=stop - last,
+        )
+        rest = contents[index][label.end() :]
+        if rest.strip(_BLANK):
+            text_start = lines.start(index) + label.end() + len(rest) - len(rest.lstrip(_BLANK))
+            node.properties["contents-begin"] = lines.byte(text_start)
+            pending.append((node.contents, index, last, None, text_start))
+        else:
+            inner = self.skip_blank(index + 1, stop)
+            if inner >= stop:
+                node.properties["contents-begin"] = None
+                node.properties["contents-end"] = None
+                return node, stop
+            node.properties["contents-begin"] = lines.byte(lines.start(inner))
+            pending.append((node.contents, inner, last, None, None))
+        node.properties["contents-end"] = lines.byte(lines.start(last))
+        return node, stop
+
+    def _table_el(self, index: int, limit: int) -> bool:
+        """Return whether a table.el table (full rule lines) starts at ``index``."""
+        contents = self.contents
+        if not _TABLE_EL_RULE_RE.match(contents[index]) or index + 1 >= limit:
+            return False
+        stop = index + 1
+        while stop < limit:
+            line = contents[stop].lstrip(_BLANK)
+            if not line or line[0] not in "+|":
+                break
+            stop += 1
+        return stop - 1 > index and bool(_TABLE_EL_RULE_RE.match(contents[stop - 1]))
+
+    def _table(self, first: int, index: int, limit: int) -> tuple[Node, int]:
+        org = bool(_TABLE_RE.match(self.contents[index]))
+        stop = index
+        while stop < limit:
+            line = self.contents[stop].lstrip(_BLANK)
+            if not line or line[0] not in ("|" if org else "|+"):
+                break
+            stop += 1
+        table_end = stop
+        formulas: list[str] = []
+        while stop < limit:
+            match = _TBLFM_RE.match(self.contents[stop])
+            if match is None:
+                break
+            formulas.append(match.group(1))
+            stop += 1
+        following, blank = self.end_after(stop, limit)
+        lines = self.lines
+        node = self._node(
+            "table",
+            lines.start(first),
+            lines.start(following),
+            type="org" if org else "table.el",
+            tblfm=formulas,
+            post_blank=blank,
+        )
+        node.properties["contents-begin"] = lines.byte(lines.start(index))
+        node.properties["contents-end"] = lines.byte(lines.start(table_end))
+        return node, following
+
+    # --- paragraphs --------------------------------------------------------------------
+
+    def _separates(self, position: int, limit: int) -> bool:
+        """Return whether line ``position`` ends a paragraph (Org's double checks)."""
+        line = self.contents[position]
+        match = _SEPARATE_RE.match(line)
+        if match is None:
+            return False
+        if _DRAWER_RE.match(line):
+            return self._find(_DRAWER_END_RE, position + 1, limit) is not None
+        block = _BLOCK_BEGIN_RE.match(line)
+        if block:
+            end_re = re.compile(
+                r"[ \t]*#\+END_" + re.escape(block.group(1)) + r"[ \t]*$", re.IGNORECASE
+            )
+            return self._find(end_re, position + 1, limit) is not None
+        latex = _LATEX_BEGIN_RE.match(line)
+        if latex:
+            end_re = re.compile(r".*\\end\{" + re.escape(latex.group(1)) + r"\}[ \t]*$")
+            return self._find(end_re, position, limit) is not None
+        dual = _DUAL_BRACKET_RE.match(line)
+        if dual:
+            return dual.group(1).upper() in ("CAPTION", "RESULTS")
+        return True
+
+    def _paragraph(self, first: int, limit: int, index: int, start: int | None) -> tuple[Node, int]:
+        """Make a paragraph from line ``index`` (or char ``start`` on it) to a separator."""
+        stop = index + 1
+        while stop < limit and not self._separates(stop, limit):
+            stop += 1
+        last = stop
+        while last > index + 1 and _blank(self.contents[last - 1]):
+            last -= 1
+        following, blank = self.end_after(stop, limit)
+        lines = self.lines
+        begin = lines.start(first) if start is None else start
+        contents_begin = lines.start(index) if start is None else start
+        node = self._node("paragraph", begin, lines.start(following))
+        node.properties.update(
+            {
+                "contents-begin": lines.byte(contents_begin),
+                "contents-end": lines.byte(lines.start(last)),
+                "post-blank": blank,
+                "value": lines.text[contents_begin : lines.start(last)],
+            }
+        )
+        return node, following
+
+    # --- lists -------------------------------------------------------------------------
+
+    def _list_struct(self, index: int, limit: int) -> list[_Item]:
+        """Compute every item of the list at ``index`` and where each one ends."""
+        contents = self.contents
+        lines = self.lines
+        done: list[_Item] = []
+        open_items: list[_Item] = []
+        position = index
+        while True:
+            if position >= limit:
+                end = self._trimmed_start(limit, index)
+                for item in open_items:
+                    item.end = end
+                break
+            line = contents[position]
+            if _blank(line) and position + 1 < limit and _blank(contents[position + 1]):
+                for item in open_items:
+                    item.end = lines.start(position)
+                break
+            if _ITEM_RE.match(line):
+                indent = _indent(line)
+                while open_items and indent <= open_items[-1].indent:
+                    item = open_items.pop()
+                    item.end = lines.start(position)
+                    done.append(item)
+                full = _FULL_ITEM_RE.match(line)
+                assert full is not None  # org-item-re lines always match this
+                bullet = full.group(1)
+                tag = full.group(4) if re.search(r"[-+*]", bullet) else None
+                open_items.append(
+                    _Item(position, indent, bullet, full.group(2), full.group(3), tag)
+                )
+                position += 1
+                continue
+            if _blank(line):
+                position += 1
+                continue
+            indent = _indent(line)
+            end = self._trimmed_start(position, index)
+            while open_items and indent <= open_items[-1].indent:
+                item = open_items.pop()
+                item.end = end
+                done.append(item)
+            if not open_items:
+                break
+            block = re.match(r"[ \t]*#\+BEGIN(:|_\S+)", line, re.IGNORECASE)
+            if block:
+                end_re = re.compile(
+                    r"[ \t]*#\+END" + re.escape(block.group(1)) + r"[ \t]*$", re.IGNORECASE
+                )
+                close = self._find(end_re, position + 1, limit)
+                position = position if close is None else close
+            elif _DRAWER_RE.match(line):
+                close = self._find(_DRAWER_END_RE, position + 1, limit)
+                position = position if close is None else close
+            position += 1
+        done.extend(open_items)
+        done.sort(key=lambda item: item.index)
+        return done
+
+    def _trimmed_start(self, position: int, floor: int) -> int:
+        """Return the start of the line after the last non-blank line before ``position``."""
+        while position > floor and _blank(self.contents[position - 1]):
+            position -= 1
+        return self.lines.start(position)
+
+    def _plain_list(
+        self, first: int, index: int, limit: int, pending: list[_Pending]
+    ) -> tuple[Node, int]:
+        # A nested list uses its top list's structure, as org-element passes it down:
+        # an inner item may end past its parent's trimmed contents.
+        by_line = self.items
+        if index not in by_line:
+            by_line.update((item.index, item) for item in self._list_struct(index, limit))
+        lines = self.lines
+        top = by_line[index]
+        siblings = [top]
+        while True:
+            following_item = by_line.get(lines.index_of(siblings[-1].end))
+            if (
+                following_item is None
+                or lines.start(following_item.index) != siblings[-1].end
+                or following_item.indent != top.indent
+            ):
+                break
+            siblings.append(following_item)
+        contents_end = siblings[-1].end
+        end_index = lines.index_of(contents_end) if contents_end < lines.end else len(lines)
+        following, blank = self.end_after(end_index, limit)
+        first_line = self.contents[index].lstrip(_BLANK)
+        if first_line[:1].isalnum():
+            kind = "ordered"
+        elif top.tag is not None:
+            kind = "descriptive"
+        else:
+            kind = "unordered"
+        node = self._node("plain-list", lines.start(first), lines.start(following), type=kind)
+        node.properties.update(
+            {
+                "contents-begin": lines.byte(lines.start(index)),
+                "contents-end": lines.byte(contents_end),
+                "post-blank": blank,
+            }
+        )
+        for item in siblings:
+            node.contents.append(self._item(item, pending))
+        return node, following
+
+    def _item(self, item: _Item, pending: list[_Pending]) -> Node:
+        lines = self.lines
+        begin = lines.start(item.index)
+        end = item.end
+        line = self.contents[item.index]
+        full = _FULL_ITEM_RE.match(line)
+        assert full is not None
+        after = (
+            full.start(4)
+            if full.group(4) is not None and re.search(r"[.)]", item.bullet)
+            else full.end()
+        )
+        # Org keeps a description tag in ordered lists as body text.
+        end_index = lines.index_of(end) if end < lines.end else len(lines)
+        text_start = begin + after
+        counter = item.counter
+        counter_value: int | None = None
+        if counter is not None:
+            counter_value = (
+                int(counter) if counter.isdigit() else ord(counter.upper()) - ord("A") + 1
+            )
+        node = self._node(
+            "item",
+            begin,
+            end,
+            bullet=item.bullet,
+            checkbox=_CHECKBOX.get(item.checkbox or ""),
+            counter=counter_value,
+            tag=item.tag,
+        )
+        rest = line[after:]
+        # Contents stop before the blank lines that end the item.
+        stop = end_index
+        while stop > item.index + 1 and _blank(self.contents[stop - 1]):
+            stop -= 1
+        contents_end: int | None = lines.byte(lines.start(stop))
+        if rest.strip(" \t\r"):
+            offset = text_start + (len(rest) - len(rest.lstrip(" \t")))
+            pending.append((node.contents, item.index, stop, None, offset))
+            node.properties["contents-begin"] = lines.byte(offset)
+        else:
+            inner = self.skip_blank(item.index + 1, end_index)
+            if inner < end_index:
+                node.properties["contents-begin"] = lines.byte(lines.start(inner))
+                pending.append((node.contents, inner, stop, None, None))
+            else:
+                node.properties["contents-begin"] = None
+                contents_end = None
+        node.properties["contents-end"] = contents_end
+        return node
+
+
+def _attach_affiliated(node: Node, affiliated: list[tuple[str, str, str | None]]) -> None:
+    """Store affiliated keywords as org-element does: NAME, HEADER list, ATTR_* lists."""
+    attrs: dict[str, list[str]] = {}
+    headers: list[str] = []
+    for key, value, secondary in affiliated:
+        if key in ("NAME", "DATA", "LABEL", "RESNAME", "SOURCE", "SRCNAME", "TBLNAME"):
+            node.properties["name"] = value
+        elif key in ("HEADER", "HEADERS"):
+            headers.append(value)
+        elif key in ("RESULT", "RESULTS"):
+            node.properties["results"] = [value, secondary] if secondary else [value]
+        elif key == "CAPTION":
+            captions = node.properties.setdefault("caption", [])
+            assert isinstance(captions, list)
+            captions.append([value, secondary] if secondary else [value])
+        elif key == "PLOT":
+            node.properties["plot"] = value
+        else:
+            attrs.setdefault(key.lower(), []).append(value)
+    if headers:
+        node.properties["header"] = headers
+    for key, values in attrs.items():
+        node.properties[key] = values

@@ -1,0 +1,98 @@
+"""In-buffer settings are read only where Org honours them (checked against Emacs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orgrouter.org.settings import SettingKeyword, read_settings
+from orgrouter.org.todo import DEFAULT_TODO
+
+TRICKY = Path(__file__).resolve().parent.parent / "data" / "org" / "tricky"
+
+
+def test_no_keywords_gives_org_defaults() -> None:
+    settings = read_settings("* TODO x\n", None)
+    assert settings.todo is DEFAULT_TODO
+    assert settings.todo.keywords == ("TODO", "DONE")
+    assert settings.todo.done == ("DONE",)
+    assert (settings.odd_levels, settings.filetags, dict(settings.properties)) == (False, (), {})
+
+
+def test_fast_access_keys_and_done_states() -> None:
+    text = "#+SEQ_TODO: TODO(t) INPROGRESS(i) WAITING(w@) | DONE(d) CANCELED(c@)\n"
+    todo = read_settings(text, None).todo
+    assert todo.keywords == ("TODO", "INPROGRESS", "WAITING", "DONE", "CANCELED")
+    assert todo.done == ("DONE", "CANCELED")
+    assert todo.sequences[0].keys == (
+        ("TODO", "t"), ("INPROGRESS", "i"), ("WAITING", "w"), ("DONE", "d"), ("CANCELED", "c"),
+    )  # fmt: skip
+
+
+def test_typ_todo_lines_come_first_then_todo_and_seq_todo() -> None:
+    text = (TRICKY / "todo-order.org").read_text(encoding="utf-8")
+    todo = read_settings(text, None).todo
+    assert todo.keywords == ("A", "B", "D", "E", "F", "G", "H", "C")
+    assert [s.kind for s in todo.sequences] == ["type"] + ["sequence"] * 4
+    assert todo.done == ("B", "F", "G", "H", "C")
+
+
+def test_an_empty_todo_line_removes_the_default() -> None:
+    todo = read_settings("#+TODO:\n* TODO x\n", None).todo
+    assert todo.keywords == ()
+    assert todo.match("TODO x", 0) is None
+
+
+def test_keywords_inside_lesser_blocks_and_latex_do_not_count() -> None:
+    text = (TRICKY / "keywords-in-blocks.org").read_text(encoding="utf-8")
+    settings = read_settings(text, None)
+    assert [(k.value, k.line) for k in settings.keywords] == [
+        ("BBB | CCC", 5),  # a quote block is transparent
+        ("EEE", 11),  # the example block is not closed before the next headline
+        ("GGG", 13),
+    ]
+
+
+def test_setupfile_is_read_relative_to_the_file_and_loops_stop(tmp_path: Path) -> None:
+    path = TRICKY / "setupfile.org"
+    settings = read_settings(path.read_text(encoding="utf-8"), path)
+    setup = (TRICKY / "sub" / "s.org").resolve()
+    assert settings.todo.keywords == ("NEXT", "KW")
+    assert settings.setupfiles == (setup,)
+    assert settings.keywords == (SettingKeyword("TODO", "NEXT | KW", setup, 1),)
+    assert settings.warnings == (f"{setup}:3: setup file not read: No such file or directory",)
+
+
+def test_remote_setup_files_are_not_fetched() -> None:
+    settings = read_settings("#+SETUPFILE: https://example.org/x.setup\n", Path("n.org"))
+    assert settings.setupfiles == ()
+    assert settings.warnings == (
+        "n.org:1: remote setup file not read: https://example.org/x.setup",
+    )
+
+
+def test_startup_filetags_and_properties() -> None:
+    text = (
+        "#+STARTUP: overview odd\n"
+        "#+filetags: :work:proj: extra\n"
+        "#+PROPERTY: header-args :tangle yes\n"
+        "#+PROPERTY: header-args+ :comments link\n"
+        "#+PROPERTY: header-args:python :results output\n"
+        "#+PROPERTY: Effort_ALL 0 0:10\n"
+        "#+PROPERTY: effort_all 1:00\n"
+        "#+PROPERTY: lonely\n"
+        "#+STARTUP: oddeven\n"
+        "#+STARTUP: ODD\r\n"
+    )
+    settings = read_settings(text, None)
+    assert settings.odd_levels is True
+    assert settings.startup == ("overview", "odd", "oddeven", "ODD")
+    assert settings.filetags == ("work", "proj", "extra")
+    assert dict(settings.properties) == {
+        "header-args": ":tangle yes :comments link",
+        "header-args:python": ":results output",
+        "Effort_ALL": "1:00",
+    }
+    assert settings.header_args() == ":tangle yes :comments link"
+    assert settings.header_args("python") == ":results output"
+    assert settings.property("EFFORT_ALL") == "1:00"
+    assert settings.property("lonely") is None

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -116,3 +119,22 @@ def closed_port_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}/v1"
+
+
+def run_orgrouter(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m orgrouter ARGS`` in ``cwd``, isolated from the user's config."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ORGROUTER_", "XDG_"))}
+    clean.update(XDG_CONFIG_HOME=str(cwd / "xdg-config"), XDG_STATE_HOME=str(cwd / "xdg-state"))
+    clean.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "orgrouter", *args],
+        cwd=cwd,
+        env=clean,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ChatServer
+from conftest import ChatServer, run_orgrouter
 
 from orgrouter.config import Config, NeuroConfig
 from orgrouter.errors import UsageError
@@ -18,22 +16,7 @@ KEY = "sk-test-ask-9f8e7d6c5b4a"
 
 
 def orgrouter(cwd: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORGROUTER_", "XDG_"))}
-    env.update(
-        XDG_CONFIG_HOME=str(cwd / "xdg-config"),
-        XDG_STATE_HOME=str(cwd / "xdg-state"),
-        ORGROUTER_TEST_KEY=KEY,
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "orgrouter", "ask", *args],
-        cwd=cwd,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_orgrouter(cwd, "ask", *args, env={"ORGROUTER_TEST_KEY": KEY}, stdin=stdin)
 
 
 def write_config(directory: Path, url: str) -> None:

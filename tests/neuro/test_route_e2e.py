@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ChatServer
+from conftest import ChatServer, run_orgrouter
 
 KEY = "sk-test-route-0a1b2c3d4e5f"
 NOTE = """\
@@ -93,21 +91,7 @@ is no offline answer to a free-form question.
 
 
 def route(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORGROUTER_", "XDG_"))}
-    env.update(
-        XDG_CONFIG_HOME=str(tmp / "xdg-config"),
-        XDG_STATE_HOME=str(tmp / "xdg-state"),
-        ORGROUTER_TEST_KEY=KEY,
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "orgrouter", "route", *args],
-        cwd=tmp,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_orgrouter(tmp, "route", *args, env={"ORGROUTER_TEST_KEY": KEY})
 
 
 def setup_notes(tmp: Path, url: str) -> Path:

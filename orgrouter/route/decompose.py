@@ -113,6 +113,7 @@ class Decomposition:
     text: str
     kind: str  # empty|greeting|compact|single|coordination|sequence|numbered|delegation|items
     intents: list[Intent]
+    error: str | None = None  # why nothing could be read, when the grammar refused it
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON of ``orgrouter decompose --json``."""
@@ -120,6 +121,7 @@ class Decomposition:
             "intents": [intent.to_json() for intent in self.intents],
             "kind": self.kind,
             "text": self.text,
+            "error": self.error,
         }
 
     def to_sexp(self) -> str:
@@ -233,8 +235,10 @@ class _Lexer:
         if at >= len(self.raw) or self.raw[at].kind != "word":
             return True
         token = self.raw[at]
-        return self.low[at] in self.rules.determiners or token.text[:1] in "\"'“~=[" or (
-            token.text[:1].isdigit()
+        return (
+            self.low[at] in self.rules.determiners
+            or token.text[:1] in "\"'“~=["
+            or (token.text[:1].isdigit())
         )
 
     def _head(self, at: int) -> tuple[int, Head]:
@@ -275,11 +279,14 @@ class _Lexer:
 
     def _delegation(self, at: int) -> int | None:
         """Return where the mention is if a delegation starts at ``at``, else None."""
-        if at < len(self.raw) and self.raw[at].kind == "mention":
-            return at
         length = _match(self.low, at, self.rules.delegators)
-        if length and at + length < len(self.raw) and self.raw[at + length].kind == "mention":
-            return at + length
+        mention = at + length
+        if (
+            mention < len(self.raw)
+            and self.raw[mention].kind == "mention"
+            and (self.raw[mention].low[1:] not in self.selves)
+        ):
+            return mention
         return None
 
     def _join(self, at: int, in_delegation: bool) -> tuple[str, int] | None:
@@ -290,8 +297,9 @@ class _Lexer:
         step = _match(self.low, after, self.rules.sequence)
         if step and (self.raw[at].text == "," or self._step(after) is not None):
             return "_SEQ", after + step
-        if in_delegation and self._delegation(after) is not None:
-            return "_ANDAGENT", after
+        if self._delegation(after) is not None:
+            # "X and tell @writer to Y": a delegation after a plain clause is a new step.
+            return ("_ANDAGENT" if in_delegation else "_SEQ"), after
         start = self._skip_fillers(after)
         if self._is_word(start) and self._verb(start, strict=True) is not None:
             return "_AND", after
@@ -359,6 +367,12 @@ class _Lexer:
         if raw[at].kind == "mention" and raw[at].low[1:] in self.selves:
             return at + 1, True, in_delegation  # "@agent summarize": the address itself
         mention = self._delegation(at)
+        after_mention = bool(self.out) and self.out[-1][0] in ("MENTION", "_TO", "DELEGATE")
+        if mention is not None and after_mention:
+            # "@a @b": only the first names the sub-agent; the second is what it is told.
+            self.heads[raw[at].start] = Head("unknown", raw[at].low, "ask")
+            self._emit("HEAD", raw[at].start, raw[at].end)
+            return at + 1, False, in_delegation
         if mention is not None:
             if mention > at:
                 self._emit("DELEGATE", raw[at].start, raw[mention - 1].end)
@@ -425,10 +439,14 @@ class _Builder:
                 current.append(intent.order)
             previous = current or previous
         kind = (
-            "numbered" if numbered
-            else "delegation" if self.delegated
-            else "sequence" if len(self.groups) > 1
-            else "coordination" if len(intents) > 1
+            "numbered"
+            if numbered
+            else "delegation"
+            if self.delegated
+            else "sequence"
+            if len(self.groups) > 1
+            else "coordination"
+            if len(intents) > 1
             else "single"
         )
         return kind, intents
@@ -459,8 +477,11 @@ class _Builder:
                 mention = delegation.children[-1]
                 assert isinstance(mention, str)
                 start = (by or mention).start_pos or 0
-                intents.append(self._intent(Head("delegation", "ask", "ask"), start,
-                                            mention.end_pos or start, "", agent))
+                intents.append(
+                    self._intent(
+                        Head("delegation", "ask", "ask"), start, mention.end_pos or start, "", agent
+                    )
+                )
         return intents
 
     def _coord(self, coord: Tree[Token], agent: str | None, by: Token | None) -> list[Intent]:
@@ -507,8 +528,15 @@ class _Builder:
         if agent is not None:
             confidence = max(confidence, rules.confidence["delegation"])
         intent = Intent(
-            order=0, skill=head.skill, verb=head.verb, object=obj, agent=agent,
-            start=start, end=end, text=self.text[start:end], basis=head.basis,
+            order=0,
+            skill=head.skill,
+            verb=head.verb,
+            object=obj,
+            agent=agent,
+            start=start,
+            end=end,
+            text=self.text[start:end],
+            basis=head.basis,
             confidence=confidence,
         )
         mark_risk(intent, rules)
@@ -552,8 +580,16 @@ def _whole(text: str, kind: str, skill: str, rules: Rules) -> Decomposition:
     end = len(text.rstrip())
     verb = text[start:end].split()[0].lower() if end > start else ""
     intent = Intent(
-        order=1, skill=skill, verb=verb, object="", agent=None, start=start, end=end,
-        text=text[start:end], basis=kind, confidence=rules.confidence[kind],
+        order=1,
+        skill=skill,
+        verb=verb,
+        object="",
+        agent=None,
+        start=start,
+        end=end,
+        text=text[start:end],
+        basis=kind,
+        confidence=rules.confidence[kind],
     )
     return Decomposition(text, kind, [intent])
 
@@ -572,12 +608,18 @@ def decompose(text: str, rules: Rules, *, selves: Sequence[str] = ("agent",)) ->
     if not terminals:
         return Decomposition(text, "empty", [])
     from lark import Token
+    from lark.exceptions import LarkError
 
     tokens = [
-        Token(kind, text[start:end], start_pos=start, end_pos=end)
-        for kind, start, end in terminals
+        Token(kind, text[start:end], start_pos=start, end_pos=end) for kind, start, end in terminals
     ]
-    tree = _parser().parse(tokens)  # type: ignore[arg-type,unused-ignore]  # tokens, not text
+    try:
+        tree = _parser().parse(tokens)  # type: ignore[arg-type,unused-ignore]  # tokens, not text
+    except LarkError as error:
+        # The lexer should never feed the grammar something it refuses; if it does,
+        # the request is not understood (and so refused by the gate), never guessed.
+        reason = str(error).splitlines()[0]
+        return Decomposition(text, "empty", [], error=f"cannot parse the instruction: {reason}")
     kind, intents = _Builder(text, lexer, rules).build(tree)
     return Decomposition(text, kind, intents)
 

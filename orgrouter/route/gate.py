@@ -102,8 +102,12 @@ class GateResult:
             "guardian_risk": self.guardian_risk,
             "mode": self.mode,
             "personas": [
-                {"name": p.name, "role": p.role, "domains": list(p.domains),
-                 "skills": list(p.skills)}
+                {
+                    "name": p.name,
+                    "role": p.role,
+                    "domains": list(p.domains),
+                    "skills": list(p.skills),
+                }
                 for p in self.personas
             ],
             "spawn": self.spawn.to_json(),
@@ -179,9 +183,11 @@ def is_simple(text: str, rules: Rules) -> bool:
     return bool(words) and words[0].strip(",.:;!") in rules.simplicity
 
 
-def pick_personas(count: int, tags: list[str], chain: list[str], mode: str,
-                  rules: Rules) -> list[Persona]:
+def pick_personas(
+    count: int, tags: list[str], chain: list[str], mode: str, rules: Rules
+) -> list[Persona]:
     """Return the ``count`` personas that best match the request, ties in file order."""
+
     def fit(persona: Persona) -> int:
         score = 2 * len(set(persona.domains) & set(tags)) + len(set(persona.skills) & set(chain))
         return score + (2 if persona.innovation and mode == INNOVATION else 0)
@@ -192,10 +198,22 @@ def pick_personas(count: int, tags: list[str], chain: list[str], mode: str,
 
 def _rejected(text: str, reason: str, decomposition: Decomposition) -> GateResult:
     return GateResult(
-        intent="unknown", domain_tags=[], risk_level="low", confidence=0.0,
-        complexity="low", primary_skill=None, support_skills=[], chain=[],
-        guardian_decision=REJECTED, guardian_risk="low", mode=STANDARD, personas=[],
-        spawn=Spawn(skip="rejected"), bypass=None, reason=reason, clarify=False,
+        intent="unknown",
+        domain_tags=[],
+        risk_level="low",
+        confidence=0.0,
+        complexity="low",
+        primary_skill=None,
+        support_skills=[],
+        chain=[],
+        guardian_decision=REJECTED,
+        guardian_risk="low",
+        mode=STANDARD,
+        personas=[],
+        spawn=Spawn(skip="rejected"),
+        bypass=None,
+        reason=reason,
+        clarify=False,
         decomposition=decomposition,
     )
 
@@ -222,14 +240,16 @@ def classify(
         return result
     try:
         decomposition = (
-            decompose_items(items, rules, selves=selves) if items
+            decompose_items(items, rules, selves=selves)
+            if items
             else decompose(text, rules, selves=selves)
         )
     except Exception as error:  # a grammar failure must refuse, never approve (seed 000)
         reason = f"cannot classify: {type(error).__name__}: {error}".splitlines()[0]
         return _rejected(text, reason, Decomposition(text, "empty", []))
     if not decomposition.intents:
-        return _rejected(text, "cannot classify: no instruction found", decomposition)
+        why = decomposition.error or "no instruction found"
+        return _rejected(text, f"cannot classify: {why}", decomposition)
     whole = text if not items else "\n".join(items)
     return _assess(whole, decomposition, rules, config, origin, limiter, session, now)
 
@@ -246,9 +266,13 @@ def _assess(
 ) -> GateResult:
     intents = decomposition.intents
     bypass = (
-        decomposition.kind if decomposition.kind in ("greeting", "compact")
-        else "delegation" if origin == "delegation"
-        else None if config.enabled else "disabled"
+        decomposition.kind
+        if decomposition.kind in ("greeting", "compact")
+        else "delegation"
+        if origin == "delegation"
+        else None
+        if config.enabled
+        else "disabled"
     )
     tags = domain_tags(text, rules)
     word_risk = _max_level([level for pattern, level in rules.risk_words if pattern.search(text)])
@@ -257,24 +281,31 @@ def _assess(
     chain = _chain(decomposition, rules)
     skills = {i.skill for i in intents}
     intent = (
-        "multi_step" if len(skills) > 1
+        "multi_step"
+        if len(skills) > 1
         else rules.skill_categories.get(intents[0].skill, intents[0].skill)
     )
     complexity = _complexity(decomposition, text)
     clarify = bypass is None and confidence < config.min_confidence
     intent = "unclear" if clarify else intent
     mode = (
-        TRIVIAL if bypass in ("greeting", "compact")
-        else INNOVATION if rules.innovation.search(text)
-        else TRIVIAL if complexity == "low" and risk == "low" and len(intents) == 1
+        TRIVIAL
+        if bypass in ("greeting", "compact")
+        else INNOVATION
+        if rules.innovation.search(text)
+        else TRIVIAL
+        if complexity == "low" and risk == "low" and len(intents) == 1
         else STANDARD
     )
     held = [i for i in intents if i.needs_approval]
     unattended = [i.risk for i in intents if not i.needs_approval]
     if clarify:
-        decision, reason = HUMAN_REQUIRED, (
-            f"confidence {confidence:.2f} is below min_confidence {config.min_confidence:.2f}: "
-            "asking what was meant"
+        decision, reason = (
+            HUMAN_REQUIRED,
+            (
+                f"confidence {confidence:.2f} is below min_confidence {config.min_confidence:.2f}: "
+                "asking what was meant"
+            ),
         )
     elif held:
         decision = HUMAN_REQUIRED
@@ -287,10 +318,14 @@ def _assess(
     spawn.score = sum(weight for _, weight in spawn.factors)
     spawn.wanted = min(math.ceil(spawn.score / 2), config.max_personas)
     spawn.skip = (
-        "bypass" if bypass is not None
-        else "clarify" if clarify
-        else "approval" if decision != APPROVED
-        else "simplicity" if is_simple(text, rules)
+        "bypass"
+        if bypass is not None
+        else "clarify"
+        if clarify
+        else "approval"
+        if decision != APPROVED
+        else "simplicity"
+        if is_simple(text, rules)
         else None
     )
     if spawn.skip is None and spawn.wanted > 0:
@@ -305,11 +340,21 @@ def _assess(
                 )
     primary = chain[0] if chain else None
     return GateResult(
-        intent=intent, domain_tags=tags, risk_level=risk, confidence=confidence,
-        complexity=complexity, primary_skill=primary, support_skills=chain[1:], chain=chain,
+        intent=intent,
+        domain_tags=tags,
+        risk_level=risk,
+        confidence=confidence,
+        complexity=complexity,
+        primary_skill=primary,
+        support_skills=chain[1:],
+        chain=chain,
         guardian_decision=decision,
         guardian_risk=_max_level([word_risk, *unattended]) if not clarify else "low",
-        mode=mode, personas=pick_personas(spawn.count, tags, chain, mode, rules),
-        spawn=spawn, bypass=bypass, reason=reason, clarify=clarify,
+        mode=mode,
+        personas=pick_personas(spawn.count, tags, chain, mode, rules),
+        spawn=spawn,
+        bypass=bypass,
+        reason=reason,
+        clarify=clarify,
         decomposition=decomposition,
     )

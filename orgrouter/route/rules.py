@@ -18,10 +18,22 @@ from typing import Any
 
 from orgrouter.errors import ConfigError
 
-TABLES = ("verbs.toml", "intents.toml", "domains.toml", "risk.toml", "chains.toml",
-          "personas.toml")
-SKILLS = ("todo", "schedule", "tag", "summarize", "search", "greet", "compact", "ask",
-          "tangle", "translate", "draft", "rewrite", "explain")
+TABLES = ("verbs.toml", "intents.toml", "domains.toml", "risk.toml", "chains.toml", "personas.toml")
+SKILLS = (
+    "todo",
+    "schedule",
+    "tag",
+    "summarize",
+    "search",
+    "greet",
+    "compact",
+    "ask",
+    "tangle",
+    "translate",
+    "draft",
+    "rewrite",
+    "explain",
+)
 LEVELS = ("low", "medium", "high")
 
 Phrase = tuple[str, ...]
@@ -79,8 +91,18 @@ class Rules:
         return max((len(phrase) for phrase in phrases), default=1)
 
 
-CONFIDENCE_KEYS = ("verb", "generic_noun", "delegation", "greeting", "compact", "question",
-                   "generic", "noun", "fuzzy", "unknown")
+CONFIDENCE_KEYS = (
+    "verb",
+    "generic_noun",
+    "delegation",
+    "greeting",
+    "compact",
+    "question",
+    "generic",
+    "noun",
+    "fuzzy",
+    "unknown",
+)
 
 
 class _Table:
@@ -232,12 +254,8 @@ def _verbs(table: _Table) -> dict[str, Any]:
         "generic": generic,
         "nouns": nouns,
         "ambiguous": frozenset(w.lower() for w in table.strings(ambiguous, "words", "ambiguous")),
-        "determiners": frozenset(
-            w.lower() for w in table.strings(words, "determiners", "words")
-        ),
-        "prepositions": frozenset(
-            w.lower() for w in table.strings(words, "prepositions", "words")
-        ),
+        "determiners": frozenset(w.lower() for w in table.strings(words, "determiners", "words")),
+        "prepositions": frozenset(w.lower() for w in table.strings(words, "prepositions", "words")),
         "fillers": _longest_first(table.strings(words, "fillers", "words")),
         "sequence": _longest_first(table.strings(words, "sequence", "words")),
         "delegators": _longest_first(table.strings(words, "delegators", "words")),
@@ -306,9 +324,7 @@ def _risk(table: _Table) -> dict[str, Any]:
             (table.pattern(text, "words"), _level(table, level, text))
             for text, level in table.section("words").items()
         ),
-        "outside_verbs": frozenset(
-            w.lower() for w in table.strings(outside, "verbs", "outside")
-        ),
+        "outside_verbs": frozenset(w.lower() for w in table.strings(outside, "verbs", "outside")),
         "outside_paths": _any_of(table, table.strings(outside, "paths", "outside"), "paths"),
     }
 
@@ -378,3 +394,15 @@ def default_rules() -> Rules:
     if not _DEFAULT:
         _DEFAULT.append(load_rules(None))
     return _DEFAULT[0]
+
+
+def configured_rules(rules_dir: str | None, *, base: Path | None = None) -> Rules:
+    """Return the rules for a ``[rules] dir`` setting (None: the package's own tables)."""
+    if rules_dir is None:
+        return default_rules()
+    path = Path(rules_dir).expanduser()
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    if not path.is_dir():
+        raise ConfigError("rules.dir is not a directory", path=path)
+    return load_rules(path)

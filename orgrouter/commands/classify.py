@@ -1,0 +1,89 @@
+"""``orgrouter classify TEXT``: run the sensor gate on a request and print its JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from orgrouter.errors import UsageError
+
+
+def parse_now(value: str | None) -> float | None:
+    """Return an ISO 8601 timestamp (``--now`` / ``ORGROUTER_NOW``) as epoch seconds."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise UsageError(
+            f"--now/ORGROUTER_NOW: {value!r} is not an ISO 8601 time (2026-11-30T09:00:00Z)"
+        ) from None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def read_text(text: str) -> str:
+    """Return ``text``, or standard input when it is ``-``."""
+    return sys.stdin.read() if text == "-" else text
+
+
+@click.command()
+@click.argument("text")
+@click.option("--session", default="cli", show_default=True,
+              help="The conversation whose spawn window this request counts against.")
+@click.option("--origin", type=click.Choice(["user", "result", "delegation"]), default="user",
+              show_default=True, help="Who wrote TEXT: a user, orgrouter, or a sub-agent.")
+@click.option("--rules", "rules_dir", type=click.Path(file_okay=False, exists=True),
+              help="Take routing tables from this directory (overrides [rules] dir).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False),
+              help="Read this configuration file instead of looking for orgrouter.toml.")
+@click.option("--state", "state_path", type=click.Path(dir_okay=False),
+              help="The state database holding the spawn windows.")
+@click.option("--no-rate-limit", is_flag=True,
+              help="Do not count spawns against the session's window (nothing is stored).")
+@click.option("--now", "now_text", help="Fix the clock (ISO 8601); default $ORGROUTER_NOW.")
+@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors.")
+def classify(
+    text: str,
+    session: str,
+    origin: str,
+    rules_dir: str | None,
+    config_file: str | None,
+    state_path: str | None,
+    no_rate_limit: bool,
+    now_text: str | None,
+    verbose: bool,
+) -> None:
+    """Print the sensor gate's JSON for TEXT (or stdin when TEXT is -).
+
+    A request that cannot be classified is REJECTED, never approved; one below
+    sensor_gate.min_confidence has "clarify": true and nothing would run.
+    """
+    from orgrouter.configload import load_config
+    from orgrouter.route.gate import classify as run_gate
+    from orgrouter.route.ratelimit import RateLimiter
+    from orgrouter.route.rules import configured_rules
+    from orgrouter.state import StateDB, resolve_state_path
+
+    request = read_text(text)
+    config = load_config(Path.cwd(), cli_file=config_file).config
+    rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
+    now = parse_now(now_text or os.environ.get("ORGROUTER_NOW"))
+    selves = ["agent", *([config.agent.name] if config.agent.name else [])]
+    gate = config.sensor_gate
+    if no_rate_limit or origin != "user":
+        result = run_gate(request, rules, config=gate, origin=origin,  # type: ignore[arg-type]
+                          now=now, selves=selves)
+    else:
+        path = resolve_state_path(state_path, os.environ, config, Path.cwd())
+        with StateDB.open(path) as db:
+            limiter = RateLimiter(
+                db, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
+            )
+            result = run_gate(request, rules, config=gate, origin="user", limiter=limiter,
+                              session=session, now=now, selves=selves)
+    click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

@@ -1,0 +1,55 @@
+"""``orgrouter decompose TEXT``: split an instruction into atomic intents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from orgrouter.commands.classify import read_text
+
+
+@click.command()
+@click.argument("text", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the default).")
+@click.option("--sexp", "as_sexp", is_flag=True,
+              help="Print the Lisp plist the seed's verify-skill-router consumes.")
+@click.option("--item", "items", multiple=True,
+              help="A body list item (repeatable), instead of TEXT.")
+@click.option("--rules", "rules_dir", type=click.Path(file_okay=False, exists=True),
+              help="Take routing tables from this directory (overrides [rules] dir).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False),
+              help="Read this configuration file instead of looking for orgrouter.toml.")
+@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors.")
+def decompose(
+    text: str | None,
+    as_json: bool,
+    as_sexp: bool,
+    items: tuple[str, ...],
+    rules_dir: str | None,
+    config_file: str | None,
+    verbose: bool,
+) -> None:
+    """Split TEXT (or stdin when TEXT is -) into ordered atomic intents."""
+    from orgrouter.configload import load_config
+    from orgrouter.errors import UsageError
+    from orgrouter.route.decompose import decompose as split
+    from orgrouter.route.decompose import decompose_items
+    from orgrouter.route.rules import configured_rules
+
+    if as_json and as_sexp:
+        raise UsageError("--json and --sexp are exclusive: choose one output")
+    if (text is None) == (not items):
+        raise UsageError("give either TEXT (- for stdin) or one or more --item")
+    config = load_config(Path.cwd(), cli_file=config_file).config
+    rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
+    selves = ["agent", *([config.agent.name] if config.agent.name else [])]
+    if items:
+        result = decompose_items(list(items), rules, selves=selves)
+    else:
+        result = split(read_text(text or ""), rules, selves=selves)
+    if as_sexp:
+        click.echo(result.to_sexp())
+    else:
+        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

@@ -33,6 +33,7 @@ from orgrouter.skills.base import (
 WAITING = "WAITING"
 APPROVED_FLAG = "approved"  # payload key of a delegation the user approved
 # What an approval headline keeps of the held intent: enough to run it, nothing more.
+FREE_FORM = frozenset({"ask", "draft", "rewrite", "explain", "translate", "summarize"})
 HELD_KEYS = ("order", "skill", "verb", "object", "agent", "text", "risk", "risk_reason")
 
 
@@ -55,6 +56,45 @@ class GuardianSkill(BaseSkill):
         """Return the WAITING approval headline for the held intent."""
         stimulus = proposal_stimulus(proposal)
         return Emit((approval_result(stimulus.payload, ctx.config.agent),))
+
+
+class ApprovedSkill(BaseSkill):
+    """Say so plainly when an approved risky intent has no skill that can carry it out.
+
+    The decomposer hands verbs with no skill of their own (delete, send, run) to the
+    free-form skills; once approved, answering them with prose would pretend that
+    something happened. A user skill for the verb (priority above 70) takes it instead.
+    """
+
+    name = "approved"
+    priority = 70
+
+    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
+        """Return whether ``stimulus`` is an approved intent only a free-form skill took."""
+        payload = stimulus.payload
+        return (
+            stimulus.sensor == Sensor.DELEGATION
+            and bool(payload.get(APPROVED_FLAG))
+            and str(payload.get("skill", "")).lower() in FREE_FORM
+        )
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        """Return the result saying nothing was done, and what the user can do."""
+        payload = proposal_stimulus(proposal).payload
+        verb = str(payload.get("verb") or "do")
+        text = str(payload.get("text", ""))
+        return Emit(
+            (
+                Result(
+                    title=f"Approved, but nothing was done: no skill can {verb}",
+                    body=(
+                        f"You approved {text!r}, but orgrouter has no skill that can "
+                        f"{verb} things, so nothing was changed. Do it by hand, or add a "
+                        f"skill that handles {verb!r} in a skills.paths directory."
+                    ),
+                ),
+            )
+        )
 
 
 def approval_result(payload: Mapping[str, Any], agent: AgentConfig) -> Result:
@@ -113,3 +153,4 @@ def _held_stimulus(result: Written) -> Stimulus | None:
 
 
 SKILL = GuardianSkill()
+APPROVED_SKILL = ApprovedSkill()

@@ -37,6 +37,8 @@ class Emitted:
     skill: str
     intent: str  # the delegation's text ('' when the request itself was answered)
     order: int  # the delegation's 1-based order (0 for the request itself)
+    intent_skill: str = ""  # the skill the delegation named ('' for the request)
+    agent: str = ""  # the sub-agent the delegation was addressed to, if any
 
 
 @dataclass
@@ -56,6 +58,8 @@ class _Origin:
 
     intent: str = ""
     order: int = 0
+    skill: str = ""
+    agent: str = ""
 
 
 def run(stimulus: Stimulus, skills: Sequence[Skill], ctx: Context) -> Outcome:
@@ -65,7 +69,13 @@ def run(stimulus: Stimulus, skills: Sequence[Skill], ctx: Context) -> Outcome:
     while queue:
         current, origin = queue.popleft()
         if current.sensor == Sensor.DELEGATION:
-            origin = _Origin(current.text, _order(current, origin))
+            payload = current.payload
+            origin = _Origin(
+                current.text,
+                _order(current, origin),
+                str(payload.get("skill") or ""),
+                str(payload.get("agent") or ""),
+            )
             outcome.intents.append(dict(current.payload))
         if current.depth > MAX_DEPTH:
             outcome.logs.append(f"stopped at depth {MAX_DEPTH}: {current.sensor}")
@@ -84,6 +94,7 @@ def _dispatch(
     queue: deque[tuple[Stimulus, _Origin]],
 ) -> None:
     """Offer ``stimulus`` to each triggered skill in turn until one acts."""
+    ctx = ctx.for_stimulus(stimulus)
     for skill in skills:
         try:
             if not skill.trigger(stimulus, ctx):
@@ -141,7 +152,8 @@ def _order(stimulus: Stimulus, origin: _Origin) -> int:
 
 def _emit(outcome: Outcome, skill: str, origin: _Origin, result: Result) -> None:
     """Record ``result`` as answering ``origin``'s intent."""
-    outcome.emitted.append(Emitted(result, skill, origin.intent, origin.order))
+    emitted = Emitted(result, skill, origin.intent, origin.order, origin.skill, origin.agent)
+    outcome.emitted.append(emitted)
 
 
 def _failure(skill: str, detail: str) -> Result:

@@ -76,6 +76,10 @@ class RouteEnv:
         """Return the run's ``ORGROUTER_RUN`` stamp (from the clock, so --now fixes it)."""
         return self.now.isoformat(timespec="seconds")
 
+    def selves(self) -> tuple[str, ...]:
+        """Return the agent's own names (sub-agents are others, delegated to)."""
+        return address_names(self.file_agent or self.config.agent.name, ())
+
     def names(self) -> tuple[str, ...]:
         """Return the addresses the agent answers to in this document."""
         agent = self.config.agent
@@ -272,9 +276,10 @@ def _context(
         backend=None if private else env.backend_for(request.agent),
         notes_root=env.notes_root,
         state=env.state,
+        backend_for=env.backend_for,
     )
     ctx.extra.update(env.shared)
-    ctx.extra[router.SELVES] = env.names()
+    ctx.extra[router.SELVES] = env.selves()
     ctx.extra[router.SESSION] = document.name
     ctx.extra[router.LIMITER] = env.limiter
     ctx.extra[router.SKILL_NAMES] = [s.name for s in env.skills if s.name != "router"]
@@ -336,7 +341,8 @@ def _intent_label(item: kernel.Emitted) -> str:
     """Return the ``ORGROUTER_INTENT`` value: order, skill and the intent's text."""
     if not item.intent:
         return f"{item.skill}: (the request)"
-    return f"{item.order} {item.skill}: {' '.join(item.intent.split())}"
+    who = f" @{item.agent}" if item.agent else ""
+    return f"{item.order} {item.intent_skill or item.skill}{who}: {' '.join(item.intent.split())}"
 
 
 def _result_json(item: kernel.Emitted) -> dict[str, Any]:
@@ -346,6 +352,7 @@ def _result_json(item: kernel.Emitted) -> dict[str, Any]:
         "kind": item.result.kind,
         "skill": item.skill,
         "intent": item.intent,
+        "agent": item.agent or None,
         "order": item.order,
     }
 

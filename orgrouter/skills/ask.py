@@ -7,7 +7,16 @@ private, so a question is never met with silence.
 
 from __future__ import annotations
 
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, Sensor, Stimulus
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Result,
+    Sensor,
+    Stimulus,
+    proposal_stimulus,
+)
 
 HOW_TO_CONFIGURE = (
     "To answer free-form questions, configure an OpenAI-compatible endpoint in\n"
@@ -41,7 +50,16 @@ class AskSkill(BaseSkill):
                 "model, and there is no offline answer to a free-form question."
             )
             return Emit((Result(title="Not sent to a model: private", body=body),))
-        body = "No model is configured, so there is no answer.\n" + HOW_TO_CONFIGURE
+        stimulus = proposal_stimulus(proposal)
+        skill = str(stimulus.payload.get("skill") or "ask").lower()
+        agent = str(stimulus.payload.get("agent") or "")
+        if agent:
+            body = (
+                f"No model is configured for @{agent}, so it cannot {skill} this.\n"
+                + HOW_TO_CONFIGURE.replace("[neuro]", f"[agents.{agent}.neuro]")
+            )
+            return Emit((Result(title=f"@{agent}: no model configured", body=body),))
+        body = f"No model is configured, so there is no answer ({skill}).\n" + HOW_TO_CONFIGURE
         return Emit((Result(title="No model configured", body=body),))
 
 

@@ -8,7 +8,8 @@ emits results to write back, adds tags to earlier results, or logs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -157,6 +158,16 @@ class Context:
     notes_root: Path | None = None
     state: Any = None  # orgrouter.state.StateDB when a run has one
     extra: dict[str, Any] = field(default_factory=dict)  # per-run notes between skills
+    # The backend of another agent (a delegation to @NAME); None: only ``backend``.
+    backend_for: Callable[[str], NeuroBackend | None] | None = None
+
+    def for_stimulus(self, stimulus: Stimulus) -> Context:
+        """Return the context for ``stimulus``: a delegation to @NAME gets NAME's model."""
+        agent = stimulus.payload.get("agent")
+        if not isinstance(agent, str) or not agent or self.backend_for is None:
+            return self
+        backend = None if self.private else self.backend_for(agent.lower())
+        return dataclasses.replace(self, backend=backend)
 
     @property
     def private(self) -> bool:

@@ -24,6 +24,7 @@ GUARDIAN_PRIORITY = 100  # nothing may outrank the guardian: approvals come firs
 BUILTINS: dict[str, str] = {
     "router": "orgrouter.skills.router:SKILL",
     "guardian": "orgrouter.route.guardian:SKILL",
+    "approved": "orgrouter.route.guardian:APPROVED_SKILL",
     "todo": "orgrouter.skills.todo:SKILL",
     "schedule": "orgrouter.skills.schedule:SKILL",
     "tag": "orgrouter.skills.tag:SKILL",

@@ -107,7 +107,16 @@ class RouterSkill(BaseSkill):
         if gate.clarify:
             return Emit((_unsure(gate, ctx),))
         shared = {"spawn": gate.spawn.count, "personas": [p.name for p in gate.personas]}
-        return Inject(tuple(delegation({**intent, **shared}) for intent in proposal.intents))
+        # A request addressed to a sub-agent (@coder ...) delegates to it by default.
+        selves = ctx.extra.get(SELVES, ("agent",))
+        addressed = ctx.request.agent if ctx.request is not None else "agent"
+        default = None if addressed in selves else addressed
+        return Inject(
+            tuple(
+                delegation({**intent, "agent": intent.get("agent") or default, **shared})
+                for intent in proposal.intents
+            )
+        )
 
 
 def _rules_dir(ctx: Context) -> Path | None:

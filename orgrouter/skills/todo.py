@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, proposal_stimulus
+from orgrouter.skills.dates import find_date, org_timestamp
 from orgrouter.skills.orgtext import Item, read_prose, sentences
 
 MAX_TODOS = 50
@@ -16,12 +17,17 @@ _POINTERS_WORDS = (
     "steps task tasks that the them these this those to todo todos up"
 )
 _POINTERS = frozenset(_POINTERS_WORDS.split())
-_SPLIT = re.compile(r"\s*(?:,|;|\band\b|\bthen\b)\s*", re.IGNORECASE)
+_SPLIT = re.compile(r"\s*[,;]\s*(?:and\s+|then\s+)?", re.IGNORECASE)
+# "buying milk and bread" is one item; "calling Bob and booking flights" is two.
+_AND = re.compile(r"\s+(?:and|then)\s+(?=\S+\s+\S)", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:TODO|action(?: item)?|AI|next step|follow[- ]up)\s*[:\-]\s*", re.I)
 _LEAD_TODO = re.compile(r"^TODO\s+")
+_DANGLING = re.compile(r"\s+(?:on|at|by|for|due|before|until)$", re.IGNORECASE)
+_DUE = re.compile(r"\b(?:due|by|before|deadline)\b", re.IGNORECASE)
 _ACTION_CONTEXT = re.compile(r"action|todo|to do|next step|follow[- ]?up|tasks", re.I)
 _VERB_PREFIX = re.compile(
-    r"^(?:please\s+)?(?:create|make|add|write|turn|generate|extract|list)?\s*"
+    r"^(?:please\s+)?(?:remind me (?:to|about)|create|make|add|write|turn|generate|"
+    r"extract|list)?\s*"
     r"(?:a\s+)?(?:todos?|to-dos?|tasks?|action items?)?\s*(?:for|from|out of|of|:)?\s*",
     re.IGNORECASE,
 )
@@ -36,9 +42,8 @@ class TodoSkill(BaseSkill):
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
         """Return one TODO result per item, or a clarification when there are none."""
         stimulus = proposal_stimulus(proposal)
-        named = str(stimulus.payload.get("object") or "")
-        if not named:
-            named = _VERB_PREFIX.sub("", stimulus.text, count=1)
+        named = str(stimulus.payload.get("object") or "") or stimulus.text
+        named = _VERB_PREFIX.sub("", named, count=1)
         items = named_items(named)
         if not items:
             items = action_items(ctx.subject())
@@ -57,7 +62,20 @@ class TodoSkill(BaseSkill):
                     ),
                 )
             )
-        return Emit(tuple(Result(title=item, todo="TODO") for item in items[:MAX_TODOS]))
+        return Emit(tuple(dated(item, ctx) for item in items[:MAX_TODOS]))
+
+
+def dated(item: str, ctx: Context) -> Result:
+    """Return the TODO for ``item``, SCHEDULED (or DEADLINE) when it names a date."""
+    found = find_date(item, ctx.now.date())
+    if found is None:
+        return Result(title=item, todo="TODO")
+    title = " ".join((item[: found.start] + item[found.end :]).split())
+    title = _DANGLING.sub("", title).strip(" ,.") or item
+    keyword = "DEADLINE" if _DUE.search(item) else "SCHEDULED"
+    return Result(
+        title=title, todo="TODO", planning=f"{keyword}: {org_timestamp(found.day, found.time)}"
+    )
 
 
 def named_items(text: str) -> list[str]:
@@ -65,7 +83,8 @@ def named_items(text: str) -> list[str]:
     words = re.findall(r"[\w'-]+", text.lower())
     if all(word in _POINTERS for word in words):
         return []
-    return _unique(part.strip(" .") for part in _SPLIT.split(text) if part.strip(" ."))
+    parts = [piece for part in _SPLIT.split(text) for piece in _AND.split(part)]
+    return _unique(part.strip(" .") for part in parts if part.strip(" ."))
 
 
 def action_items(section: str) -> list[str]:

@@ -13,7 +13,7 @@ from orgrouter.skills.base import BaseSkill, Emit, Result
 
 class Weather(BaseSkill):
     name = "weather"
-    priority = 70
+    priority = 80
 
     def symbolic(self, proposal, ctx):
         return Emit((Result(title="Sunny"),))
@@ -43,13 +43,13 @@ def test_user_skill_loads_and_outranks(tmp_path: Path) -> None:
     (skills / "weather.py").write_text(GOOD)
     found = load_skills(_config(skills))
     assert found.errors == []
-    assert found.names()[:2] == ["guardian", "weather"]
+    assert found.names()[:3] == ["guardian", "weather", "approved"]
 
 
 def test_user_skill_may_not_outrank_the_guardian(tmp_path: Path) -> None:
     skills = tmp_path / "skills"
     skills.mkdir()
-    (skills / "weather.py").write_text(GOOD.replace("priority = 70", "priority = 100"))
+    (skills / "weather.py").write_text(GOOD.replace("priority = 80", "priority = 100"))
     found = load_skills(_config(skills))
     assert "weather" not in found.names()
     assert [str(error) for error in found.errors] == [

@@ -1,9 +1,11 @@
 """Carry edits made in a tangled file back into the Org src blocks it came from.
 
 The tangled file must carry ``:comments link`` markers. Each marked region maps to
-one block; its text, re-indented and escaped as Org escapes (``,*``, ``,#+``), replaces
-the block's body. A block whose Org body changed since the tangle (it no longer tangles
-to what the marked region held when orgrouter last wrote it) is a conflict.
+one block (by its name, ``HEADING:N`` or ``#+name``); its text, re-indented as Org
+does (the begin line's indentation plus 2) and escaped as Org escapes (``,*``,
+``,#+``), replaces the block's body. When orgrouter knows what it last wrote to the
+tangled file, a block changed on both sides since then is a conflict and nothing is
+written.
 """
 
 from __future__ import annotations
@@ -13,14 +15,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from orgrouter.babel.body import remove_indentation
 from orgrouter.babel.document import Document
-from orgrouter.babel.plan import plan_document
+from orgrouter.babel.plan import TargetPlan, plan_document
+from orgrouter.babel.record import TargetRecord, digest
+from orgrouter.babel.run import write_atomic
 from orgrouter.errors import ConflictError, InputError
 from orgrouter.org.blocks import escape
 
 _BEGIN_RE = re.compile(
     r"^(?P<lead>.*?)\[\[(?P<link>(?:[^][\\]|\\.)+)\]\[(?P<name>[^]]+)\]\](?P<tail>.*)$"
 )
+CONTENT_INDENT = "  "  # org-edit-src-content-indentation's default
 
 
 @dataclass
@@ -43,73 +49,106 @@ def read_regions(text: str) -> list[Region]:
         if match is None:
             i += 1
             continue
-        name = match.group("name")
-        end_marker = f" {name} ends here"
+        end_marker = f" {match.group('name')} ends here"
         j = i + 1
         while j < len(lines) and end_marker not in lines[j]:
             j += 1
         if j == len(lines):
             i += 1
             continue
-        regions.append(Region(match.group("link"), name, "\n".join(lines[i + 1 : j]), i + 1))
+        text_between = "\n".join(lines[i + 1 : j])
+        regions.append(Region(match.group("link"), match.group("name"), text_between, i + 1))
         i = j + 1
     return regions
 
 
 def _org_path(tangled: Path, link: str) -> Path:
-    path = link.removeprefix("file:").split("::", 1)[0]
+    path = re.sub(r"\\([][\\])", r"\1", link.removeprefix("file:")).split("::", 1)[0]
     return Path(os.path.normpath(tangled.parent / path))
 
 
-def detangle_file(tangled: Path) -> list[str]:
+def detangle_file(tangled: Path, record: TargetRecord | None = None) -> list[str]:
     """Write edits in ``tangled`` back into its Org sources; return what was done."""
-    text = tangled.read_text(encoding="utf-8")
-    regions = read_regions(text)
+    try:
+        data = tangled.read_bytes()
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read: {error}", path=tangled) from error
+    regions = read_regions(text.replace("\r\n", "\n"))
     if not regions:
-        raise InputError("no [[file:...]] link markers (tangle with :comments link)",
-                         path=tangled)  # fmt: skip
+        raise InputError(
+            "no [[file:...]] link markers to follow (tangle with :comments link)", path=tangled
+        )
+    last = None if record is None else record.last_written(os.path.realpath(tangled))
+    edited = last is not None and last != digest(data)
     messages: list[str] = []
     by_org: dict[Path, list[Region]] = {}
     for region in regions:
         by_org.setdefault(_org_path(tangled, region.link), []).append(region)
     for org, found in by_org.items():
-        messages += _detangle_into(org, tangled, found)
+        messages += _detangle_into(org, tangled, found, data, last if edited else None)
+    if record is not None and all(m.startswith(("detangled", "unchanged")) for m in messages):
+        for org in by_org:
+            doc = Document.from_bytes(org, org.read_bytes())
+            target = _target_of(plan_document(doc).targets, tangled, org)
+            if target.content == data:  # in sync again: a later tangle is no conflict
+                record.remember(os.path.realpath(tangled), data, str(org))
     return messages
 
 
-def _detangle_into(org: Path, tangled: Path, regions: list[Region]) -> list[str]:
-    data = org.read_bytes()
+def _target_of(plan_targets: list[TargetPlan], tangled: Path, org: Path) -> TargetPlan:
+    for target in plan_targets:
+        if os.path.realpath(target.path) == os.path.realpath(tangled):
+            return target
+    raise InputError(f"no block in {org} tangles to {tangled}", path=org)
+
+
+def _detangle_into(
+    org: Path, tangled: Path, regions: list[Region], tangled_data: bytes, last_written: str | None
+) -> list[str]:
+    """Replace the bodies of ``org``'s blocks with the edited regions."""
+    try:
+        data = org.read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read the Org source: {error.strerror}", path=org) from error
     doc = Document.from_bytes(org, data)
-    plan = plan_document(doc)
-    target = next(
-        (t for t in plan.targets if os.path.realpath(t.path) == os.path.realpath(tangled)), None
-    )
-    if target is None:
-        raise InputError(f"no block in {org} tangles to {tangled}", path=org)
+    target = _target_of(plan_document(doc).targets, tangled, org)
+    if target.content == tangled_data:
+        return [f"unchanged: {org}"]
+    if last_written is not None and digest(target.content) != last_written:
+        raise ConflictError(
+            f"both {tangled} and its Org blocks changed since the last tangle; "
+            "merge by hand, then tangle or detangle again",
+            path=org,
+        )
     specs = {spec.name: spec for spec in target.blocks}
     edits: list[tuple[int, int, str]] = []
     messages: list[str] = []
     for region in regions:
         spec = specs.get(region.name)
         if spec is None:
-            raise ConflictError(f"no block named {region.name!r} in {org}",
+            raise ConflictError(f"no block {region.name!r} tangles here from {org}",
                                 path=tangled, line=region.line)  # fmt: skip
         if region.text == spec.text:
             continue
         block = spec.block
-        raw = doc.text[block.contents_begin : block.contents_end]
-        indent = re.match(r"[ \t]*", raw).group(0) if raw.strip() else ""  # type: ignore[union-attr]
-        new_body = "".join(
-            (indent + line if line.strip() else line) + "\n" for line in region.text.split("\n")
-        )
-        edits.append((block.contents_begin, block.contents_end, escape(new_body)))
+        begin_line = doc.text[block.post_affiliated : block.contents_begin]
+        indent = begin_line[: len(begin_line) - len(begin_line.lstrip(" \t"))] + CONTENT_INDENT
+        lines = remove_indentation(region.text).split("\n")
+        body = "".join((indent + line if line.strip() else "") + "\n" for line in lines)
+        edits.append((block.contents_begin, block.contents_end, escape(body)))
         messages.append(f"detangled: {region.name} -> {org}:{block.line}")
     if not edits:
         return [f"unchanged: {org}"]
     new_text = doc.text
     for begin, end, body in sorted(edits, reverse=True):
         new_text = new_text[:begin] + body + new_text[end:]
+    out = new_text.encode("utf-8")
+    if b"\r\n" in data:
+        out = out.replace(b"\n", b"\r\n")  # Document read a CRLF file as LF lines
+    if data.startswith(b"\xef\xbb\xbf"):
+        out = b"\xef\xbb\xbf" + out
     if org.read_bytes() != data:
         raise ConflictError("changed while detangling; run again", path=org)
-    org.write_text(new_text, encoding="utf-8")
+    write_atomic(org, out, os.stat(org).st_mode & 0o7777)
     return messages

@@ -86,7 +86,7 @@ def _umask() -> int:
     return mask
 
 
-def _write_atomic(path: Path, data: bytes, mode: int) -> None:
+def write_atomic(path: Path, data: bytes, mode: int) -> None:
     """Write ``data`` to ``path`` via a temp file in its directory, then replace."""
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -207,7 +207,7 @@ class Tangler:
             if old == target.content:
                 os.chmod(real, mode)
             else:
-                _write_atomic(real, target.content, mode)
+                write_atomic(real, target.content, mode)
         except OSError as error:
             result.action, result.reason = "failed", f"cannot write: {error.strerror or error}"
             return result

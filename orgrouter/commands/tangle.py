@@ -128,12 +128,23 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool) -> None:
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-def detangle(files: tuple[Path, ...]) -> int:
+@click.option("--state", "state_path", type=click.Path(dir_okay=False),
+              help="The state database (default: per notes root, XDG).")
+def detangle(files: tuple[Path, ...], state_path: str | None) -> int:
     """Carry edits in tangled files (with :comments link) back into their Org blocks."""
     from orgrouter.babel.detangle import detangle_file
+    from orgrouter.babel.safety import find_root
+    from orgrouter.configload import load_config
+    from orgrouter.errors import EXIT_FAILED, OrgRouterError
 
     code = 0
     for path in files:
-        for message in detangle_file(path):
-            click.echo(message)
+        root = find_root(path)
+        try:
+            record = _open_record(state_path, root, load_config(root).config)
+            for message in detangle_file(path, record):
+                click.echo(message)
+        except OrgRouterError as error:
+            click.echo(f"orgrouter: error: {error}", err=True)
+            code = EXIT_FAILED
     return code

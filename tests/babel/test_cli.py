@@ -148,3 +148,40 @@ def test_detangle_carries_an_edit_back(notes: Path) -> None:
         "* Script\n#+begin_src sh :tangle run.sh :comments link\n  echo hi\n  ,* star\n#+end_src\n"
     )
     assert invoke("detangle", "run.sh")[1] == "unchanged: note.org\n"
+
+
+def test_detangle_refuses_an_edit_on_both_sides(notes: Path) -> None:
+    org = notes / "note.org"
+    org.write_text("* S\n#+begin_src sh :tangle run.sh :comments link\n  echo a\n#+end_src\n")
+    invoke("tangle", ".")
+    target = notes / "run.sh"
+    target.write_text(target.read_text().replace("echo a", "echo tangled-side"))
+    org.write_text(org.read_text().replace("echo a", "echo org-side"))
+    code, out, err = invoke("detangle", "run.sh")
+    assert code == 3 and out == ""
+    assert "both" in err and "changed since the last tangle" in err
+    assert "org-side" in org.read_text()
+
+
+def test_detangle_keeps_crlf_and_escapes(notes: Path) -> None:
+    org = notes / "note.org"
+    org.write_bytes(b"* S\r\n#+begin_src org :tangle t.org :comments link\r\n  x\r\n#+end_src\r\n")
+    invoke("tangle", ".")
+    target = notes / "t.org"
+    target.write_text(target.read_text().replace("x\n", "* heading\n#+title: t\n"))
+    assert invoke("detangle", "t.org")[0] == 0
+    assert org.read_bytes() == (
+        b"* S\r\n#+begin_src org :tangle t.org :comments link\r\n"
+        b"  ,* heading\r\n  ,#+title: t\r\n#+end_src\r\n"
+    )
+    assert invoke("tangle", "--check", ".")[0] == 0
+
+
+def test_detangle_without_markers_is_an_error(notes: Path) -> None:
+    (notes / "plain.sh").write_text("echo\n")
+    code, _, err = invoke("detangle", "plain.sh")
+    assert code == 3
+    assert err == (
+        "orgrouter: error: plain.sh: no [[file:...]] link markers to follow "
+        "(tangle with :comments link)\n"
+    )

@@ -122,15 +122,26 @@ class _Table:
                 line=int(found.group(1)) if found else None,
             ) from error
 
-    def error(self, message: str, key: str) -> ConfigError:
-        """Return a ConfigError about ``key``, at the first line that mentions it."""
-        line = None
-        last = key.split(".")[-1]
-        for number, text in enumerate(self.text.splitlines(), start=1):
-            if last in text:
-                line = number
-                break
-        return ConfigError(f"routing table {self.name}: {message}", path=self.source, line=line)
+    def error(self, message: str, key: str, section: str | None = None) -> ConfigError:
+        """Return a ConfigError about ``key``, at the first line (in ``section``) naming it."""
+        return ConfigError(
+            f"routing table {self.name}: {message}",
+            path=self.source,
+            line=self.line_of(key.split(".")[-1], section),
+        )
+
+    def line_of(self, key: str, section: str | None = None) -> int | None:
+        """Return the 1-based line where ``key`` is written, skipping comments."""
+        lines = self.text.splitlines()
+        start = 0
+        if section is not None:
+            start = next((i for i, text in enumerate(lines) if text.strip() == section), 0)
+        for needle in (f'"{key}"', f"'{key}'", f"{key} =", f".{key}]", key):
+            for number in range(start, len(lines)):
+                text = lines[number]
+                if needle in text and not text.lstrip().startswith("#"):
+                    return number + 1
+        return None
 
     def section(self, key: str, *, required: bool = True) -> dict[str, Any]:
         """Return the table ``key`` (dotted), or {} when it is optional and absent."""
@@ -159,7 +170,11 @@ class _Table:
         try:
             return re.compile(text, re.IGNORECASE)
         except re.error as error:
-            raise self.error(f"bad regular expression {text!r} in {key}: {error}", key) from None
+            raise ConfigError(
+                f"routing table {self.name}: bad regular expression {text!r} in {key}: {error}",
+                path=self.source,
+                line=self.line_of(text) or self.line_of(key),
+            ) from None
 
     def unknown_keys(self, table: Mapping[str, Any], allowed: set[str], where: str) -> None:
         """Reject keys the schema does not know (a typo would silently do nothing)."""
@@ -208,7 +223,8 @@ def _add_unique(
         key = phrase(word)
         if key in into and into[key] != skill:
             raise table.error(
-                f"{kind} {word!r} is listed for both {into[key]!r} and {skill!r}", word
+                f"{kind} {word!r} is listed for both {into[key]!r} and {skill!r}", word,
+                f"[skills.{skill}]",
             )
         into[key] = skill
 

@@ -48,7 +48,7 @@ def test_configured_rules_resolves_a_relative_dir(tmp_path: Path) -> None:
     rules = configured_rules("my-rules", base=tmp_path)
     assert rules.always == frozenset()
     assert configured_rules(None) is default_rules()
-    with pytest.raises(ConfigError, match="rules.dir is not a directory"):
+    with pytest.raises(ConfigError, match=r"rules\.dir is not a directory"):
         configured_rules("absent", base=tmp_path)
 
 

@@ -197,14 +197,26 @@ class _Document:
 
 
 def _property_line(key: str, value: str) -> str:
-    return f"{':' + key + ':':<{PROPERTY_KEY_WIDTH}} {value}".rstrip()
+    """Format a property line as org-property-format does (value already trimmed)."""
+    if not value:
+        return f":{key}:"
+    return f"{':' + key + ':':<{PROPERTY_KEY_WIDTH}} {value}"
 
 
-def _check_property(key: str, value: str) -> None:
+def _check_property(key: str, value: str) -> str:
+    """Validate a property and return its value as Org will read it back."""
     if not _KEY_RE.fullmatch(key) or key.endswith(":"):
         raise ValueError(f"invalid property key {key!r}")
     if "\n" in value or "\r" in value or "\0" in value:
         raise ValueError(f"property {key} value must be one line of text: {value!r}")
+    # org-property-re trims blanks around a value, so compare and write it trimmed.
+    return value.strip(" \t")
+
+
+def _identity(edit: AppendChild) -> tuple[str, str]:
+    """Return a child's identity as Org reads it back: folded key, trimmed value."""
+    key, value = edit.identity
+    return key.casefold(), _check_property(key, value)
 
 
 def _check_tag(tag: str) -> None:
@@ -235,16 +247,16 @@ class _Planner:
         self.children: dict[int, list[AppendChild]] = {}
 
     def set_property(self, edit: SetProperty) -> None:
-        _check_property(edit.key, edit.value)
+        value = _check_property(edit.key, edit.value)
         head = self.doc.head(edit.headline)
         existing = head.drawer.get(edit.key) if head.drawer else None
         if existing is None:
             props = self.new_props.setdefault(edit.headline, {})
-            props[edit.key.casefold()] = (edit.key, edit.value)
-        elif existing.value == edit.value:
+            props[edit.key.casefold()] = (edit.key, value)
+        elif existing.value == value:
             self.replaces.pop(existing.value_begin, None)
         else:
-            text = edit.value.encode("utf-8")
+            text = value.encode("utf-8")
             if existing.value_begin == existing.value_end:
                 text = b" " + text  # ``:KEY:`` had no value: the space goes in too
             self.replaces[existing.value_begin] = Splice(
@@ -271,21 +283,21 @@ class _Planner:
             pending.append(edit.tag)
 
     def append_child(self, edit: AppendChild) -> None:
-        for key, value in (edit.identity, *edit.properties):
+        for key, value in edit.properties:
             _check_property(key, value)
         for tag in edit.tags:
             _check_tag(tag)
+        identity = _identity(edit)
         planned = self.children.setdefault(edit.headline, [])
-        if any(c.identity == edit.identity for c in planned) or self._has_child(edit):
+        if any(_identity(c) == identity for c in planned) or self._has_child(edit, identity):
             return
         planned.append(edit)
 
-    def _has_child(self, edit: AppendChild) -> bool:
-        key, value = edit.identity
+    def _has_child(self, edit: AppendChild, identity: tuple[str, str]) -> bool:
         for line in self.doc.subtree(edit.headline):
             drawer = self.doc.head(line.begin).drawer
-            prop = drawer.get(key) if drawer else None
-            if prop is not None and prop.value == value:
+            prop = drawer.get(identity[0]) if drawer else None
+            if prop is not None and prop.value == identity[1]:
                 return True
         return False
 
@@ -333,7 +345,8 @@ class _Planner:
             tags = ":" + ":".join(edit.tags) + ":"
             head = head.rstrip() + " " * max(1, TAGS_COLUMN - _width(head) - len(tags)) + tags
         props = [edit.identity, *(p for p in edit.properties if p[0] != edit.identity[0])]
-        lines = [head, ":PROPERTIES:", *(_property_line(k, v) for k, v in props), ":END:"]
+        drawer = [_property_line(k, _check_property(k, v)) for k, v in props]
+        lines = [head, ":PROPERTIES:", *drawer, ":END:"]
         body = _clean(edit.body).rstrip("\n")
         if body:
             lines.extend(escape_body(body).split("\n"))

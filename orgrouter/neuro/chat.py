@@ -15,7 +15,15 @@ from datetime import datetime
 from orgrouter.config import Config
 from orgrouter.errors import UsageError
 from orgrouter.neuro.factory import make_backend
-from orgrouter.skills.base import Context, Result, Sensor, Skill, Stimulus, StimulusType
+from orgrouter.skills.base import (
+    Context,
+    Result,
+    Sensor,
+    Skill,
+    Stimulus,
+    StimulusType,
+    delegation,
+)
 
 MAX_CHAT_CHARS = 20_000
 
@@ -71,12 +79,15 @@ def answer_chat(
         raise UsageError(f"ask: the question is longer than {MAX_CHAT_CHARS} characters")
     backend = make_backend(config.neuro_for(agent), sleep=sleep)
     ctx = Context(config=config, now=now or datetime.now().astimezone(), backend=backend)
+    from orgrouter.route import kernel
+
     if backend is None:
+        # Offline, the answer is the offline ask's: no model, and how to set one.
         from orgrouter.skills.ask import SKILL as OFFLINE_ASK
 
-        action = OFFLINE_ASK.symbolic(None, ctx)
-        return ChatAnswer(list(getattr(action, "results", ())))
-    from orgrouter.route import kernel
+        question = delegation({"skill": "ask", "text": text, "order": 1})
+        outcome = kernel.run(question, [OFFLINE_ASK], ctx)
+        return ChatAnswer([e.result for e in outcome.emitted], list(outcome.logs))
     from orgrouter.skills.router import SELVES, SKILL_NAMES
 
     skills = _chat_skills(config)

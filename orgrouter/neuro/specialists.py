@@ -1,5 +1,9 @@
 """Specialists: one model call per persona the gate spawned, then a synthesis.
 
+The router asks for them with one delegation ``{"skill": "specialists", "text":
+INSTRUCTION, "personas": [NAME, ...]}`` (names from the gate's ``personas``; their
+roles come from the routing tables).
+
 Each persona (seed 000's spawn decision; system prompts in ``prompts/personas.toml``)
 answers in its own result headline; a last call combines their answers into a
 ``Synthesis`` result. The synthesis is written as a result like any other, so it
@@ -9,7 +13,8 @@ never comes back through the gate (orgrouter's results are never requests).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import Message, NeuroBackend
@@ -17,13 +22,22 @@ from orgrouter.neuro.budget import BudgetReached
 from orgrouter.neuro.markdown import markdown_to_org
 from orgrouter.neuro.privacy import private_note
 from orgrouter.neuro.prompts import persona_prompt, skill_prompt
-from orgrouter.skills.base import Context, Result
-from orgrouter.skills.llm import (
+from orgrouter.neuro.results import (
     MODEL_KEY,
     failure_result,
     model_name,
     notes_for_model,
     user_message,
+)
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Log,
+    Result,
+    Stimulus,
+    proposal_stimulus,
 )
 
 PERSONA_KEY = "ORGROUTER_PERSONA"
@@ -106,3 +120,45 @@ def specialist_results(
         )
     )
     return tuple(results)
+
+
+@dataclass(frozen=True)
+class NamedPersona:
+    """A persona known by name, its role looked up in the routing tables."""
+
+    name: str
+    role: str
+
+
+def personas_named(names: Sequence[Any], rules: Any) -> list[NamedPersona]:
+    """Return the personas ``names`` with their roles from ``rules`` ('' if unknown)."""
+    roles = {p.name: p.role for p in getattr(rules, "personas", ())}
+    found = []
+    for entry in names:
+        name = str(getattr(entry, "name", entry))
+        found.append(NamedPersona(name, str(getattr(entry, "role", "") or roles.get(name, ""))))
+    return found
+
+
+class SpecialistsSkill(BaseSkill):
+    """Consult the spawned personas, each in its own result, then synthesise."""
+
+    name = "specialists"
+    priority = 60
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        """Return the persona and synthesis results (a log line when no model may run)."""
+        stimulus: Stimulus = proposal_stimulus(proposal)
+        from orgrouter.route.rules import default_rules
+        from orgrouter.skills.router import RULES
+
+        rules = ctx.extra.get(RULES) or default_rules()
+        names = stimulus.payload.get("personas") or []
+        personas = personas_named(names if isinstance(names, list | tuple) else [], rules)
+        results = specialists(ctx, stimulus.text, personas)
+        if not results:
+            return Log("specialists skipped: no model, so the request is handled directly")
+        return Emit(results)
+
+
+SKILL = SpecialistsSkill()

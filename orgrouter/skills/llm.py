@@ -1,4 +1,4 @@
-"""Model-backed skills: summarize, ask, translate, draft, rewrite, explain.
+"""Model-backed skills: summarize, ask, translate, draft, rewrite, explain (+ specialists).
 
 Each follows seed 003's two stages: ``neuro`` asks the model (never for a private
 request, never past the run's budget) and ``symbolic`` checks the answer and turns its
@@ -13,10 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orgrouter.errors import ModelError
-from orgrouter.neuro.backend import Completion, Message, NeuroBackend
-from orgrouter.neuro.budget import BudgetReached
+from orgrouter.neuro.backend import Completion, Message
 from orgrouter.neuro.markdown import markdown_to_org
-from orgrouter.neuro.privacy import shareable
+from orgrouter.neuro.results import (
+    MODEL_KEY,
+    failure_result,
+    model_name,
+    notes_for_model,
+    user_message,
+)
+from orgrouter.neuro.specialists import SKILL as SPECIALISTS
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -27,9 +33,6 @@ from orgrouter.skills.base import (
     Stimulus,
     proposal_stimulus,
 )
-
-MAX_NOTES_CHARS = 12_000  # what a small local model's context comfortably holds
-MODEL_KEY = "ORGROUTER_MODEL"
 
 
 @dataclass(frozen=True)
@@ -45,35 +48,6 @@ class Refusal:
     """A result that answers the request without (or instead of) a model answer."""
 
     result: Result
-
-
-def model_name(backend: NeuroBackend) -> str:
-    """Return the name a result records for the model that wrote it."""
-    return str(getattr(backend, "model", None) or backend.name)
-
-
-def failure_result(error: ModelError, what: str) -> Result:
-    """Return the result that reports a failed model call in plain words."""
-    if isinstance(error, BudgetReached):
-        return Result(
-            title=f"Budget reached: {what} not done",
-            body=f"{error.message}. It runs again on the next run.",
-            kind="error",
-        )
-    return Result(title=f"Model error: {what} not done", body=error.message, kind="error")
-
-
-def notes_for_model(ctx: Context) -> str:
-    """Return the section a skill may send: private subtrees and results removed."""
-    text = shareable(ctx.subject(), ctx.config.privacy.tags).strip("\n")
-    if len(text) > MAX_NOTES_CHARS:
-        text = text[:MAX_NOTES_CHARS] + "\n[... the rest of the section was left out]"
-    return text
-
-
-def user_message(instruction: str, notes: str) -> str:
-    """Return what the user turn says: the request, then the notes it is about."""
-    return f"{instruction}\n\nThe notes:\n\n{notes}" if notes.strip() else instruction
 
 
 class ModelSkill(BaseSkill):
@@ -189,4 +163,4 @@ TRANSLATE = Translate()
 DRAFT = Draft()
 REWRITE = Rewrite()
 EXPLAIN = Explain()
-SKILLS = [SUMMARIZE, ASK, TRANSLATE, DRAFT, REWRITE, EXPLAIN]
+SKILLS = [SUMMARIZE, ASK, TRANSLATE, DRAFT, REWRITE, EXPLAIN, SPECIALISTS]

@@ -8,7 +8,7 @@ from conftest import ChatServer
 
 from orgrouter.config import NeuroConfig
 from orgrouter.neuro.backend import NeuroBackend
-from orgrouter.neuro.decompose import DecomposeOutcome, model_decompose, validate
+from orgrouter.neuro.decompose import DecomposeOutcome, model_decompose, proposable, validate
 from orgrouter.neuro.factory import make_backend
 from orgrouter.route.decompose import decompose
 from orgrouter.route.rules import default_rules
@@ -182,3 +182,8 @@ def test_risky_model_intents_need_approval_like_rules_ones(chat_server: ChatServ
     assert outcome.source == "model"
     [intent] = outcome.intents
     assert (intent.skill, intent.needs_approval, intent.risk) == ("delete", True, "high")
+
+
+def test_only_intent_skills_are_offered_to_the_model() -> None:
+    registry = ["router", "guardian", "specialists", "summarize", "summarize-model", "Todo"]
+    assert proposable(registry) == ["summarize", "todo"]

@@ -256,3 +256,33 @@ def test_specialists_for_private_or_offline_requests(chat_server: ChatServer) ->
 def test_shareable_keeps_public_siblings_after_a_private_subtree() -> None:
     text = "a\n* x :work:@personal:\nb\n** c\nd\n* y :work:\ne\n"
     assert shareable(text, ["@personal"]) == "a\n* y :work:\ne\n"
+
+
+def test_the_specialists_skill_takes_roles_from_the_routing_tables(
+    chat_server: ChatServer,
+) -> None:
+    chat_server.reply("Check the logs.")
+    chat_server.reply("Explain it simply.")
+    chat_server.reply("Check the logs, then explain.")
+    ctx = context(config_for(chat_server.url))
+    stimulus = delegation(
+        {
+            "skill": "specialists",
+            "text": "why is it slow?",
+            "personas": ["The Detective", "The Teacher"],
+        }
+    )
+    outcome = run(stimulus, skills(ctx.config), ctx)
+    assert titles(outcome) == [
+        ("specialists", "result", "The Detective (Root Cause Analysis)"),
+        ("specialists", "result", "The Teacher (Explanations)"),
+        ("specialists", "result", "Synthesis"),
+    ]
+
+
+def test_the_specialists_skill_without_a_model_only_logs() -> None:
+    ctx = context(config_for(None))
+    stimulus = delegation({"skill": "specialists", "text": "why?", "personas": ["The Teacher"]})
+    outcome = run(stimulus, skills(ctx.config), ctx)
+    assert outcome.emitted == []
+    assert outcome.logs == ["specialists skipped: no model, so the request is handled directly"]

@@ -51,7 +51,7 @@ Anna reviews the budget next week; Bob fixes the flaky test.
 :PROPERTIES:
 :ORGROUTER_RESULT: {hash1}/1
 :ORGROUTER_KIND: result
-:ORGROUTER_INTENT: 1 summarize-model: summarize this section
+:ORGROUTER_INTENT: 1 summarize: summarize this section
 :ORGROUTER_RUN: 2026-11-30T09:00:00
 :ORGROUTER_MODEL: llama3.2:3b
 :ORGROUTER_CHECK: {check1}
@@ -81,7 +81,7 @@ My bank PIN is 4711.
 :PROPERTIES:
 :ORGROUTER_RESULT: {hash2}/1
 :ORGROUTER_KIND: result
-:ORGROUTER_INTENT: 1 ask: explain this to me
+:ORGROUTER_INTENT: 1 explain: explain this to me
 :ORGROUTER_RUN: 2026-11-30T09:00:00
 :ORGROUTER_CHECK: {check3}
 :END:

@@ -1,0 +1,41 @@
+"""What model-backed skills share: the text they send and the results they write."""
+
+from __future__ import annotations
+
+from orgrouter.errors import ModelError
+from orgrouter.neuro.backend import NeuroBackend
+from orgrouter.neuro.budget import BudgetReached
+from orgrouter.neuro.privacy import shareable
+from orgrouter.skills.base import Context, Result
+
+MAX_NOTES_CHARS = 12_000  # what a small local model's context comfortably holds
+MODEL_KEY = "ORGROUTER_MODEL"
+
+
+def model_name(backend: NeuroBackend) -> str:
+    """Return the name a result records for the model that wrote it."""
+    return str(getattr(backend, "model", None) or backend.name)
+
+
+def failure_result(error: ModelError, what: str) -> Result:
+    """Return the result that reports a failed model call in plain words."""
+    if isinstance(error, BudgetReached):
+        return Result(
+            title=f"Budget reached: {what} not done",
+            body=f"{error.message}. It runs again on the next run.",
+            kind="error",
+        )
+    return Result(title=f"Model error: {what} not done", body=error.message, kind="error")
+
+
+def notes_for_model(ctx: Context) -> str:
+    """Return the section a skill may send: private subtrees and results removed."""
+    text = shareable(ctx.subject(), ctx.config.privacy.tags).strip("\n")
+    if len(text) > MAX_NOTES_CHARS:
+        text = text[:MAX_NOTES_CHARS] + "\n[... the rest of the section was left out]"
+    return text
+
+
+def user_message(instruction: str, notes: str) -> str:
+    """Return what the user turn says: the request, then the notes it is about."""
+    return f"{instruction}\n\nThe notes:\n\n{notes}" if notes.strip() else instruction

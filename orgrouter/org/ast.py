@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from orgrouter.org.drawer import Head, PropertyDrawer, locate_head
-from orgrouter.org.elements import ElementParser
+from orgrouter.org.elements import ElementParser, skippable
 from orgrouter.org.lines import Lines
 from orgrouter.org.node import Node
 from orgrouter.org.scan import HeadlineLine
@@ -58,7 +58,7 @@ class _Builder:
         """Return the line index just past the last non-blank line in [start, limit)."""
         contents = self.lines.contents
         last = limit
-        while last > start and not contents[last - 1].strip(" \t"):
+        while last > start and skippable(contents[last - 1]):
             last -= 1
         return last
 

@@ -94,7 +94,13 @@ class _Item:
 
 
 def _blank(content: str) -> bool:
+    """Return whether a line is empty for Org's regexps (``[ \t]*$``)."""
     return content.strip(_BLANK) == ""
+
+
+def skippable(content: str) -> bool:
+    """Return whether `skip-chars-forward' " \r\t\n" passes the whole line."""
+    return content.strip(" \t\r") == ""
 
 
 def _indent(content: str) -> int:
@@ -135,7 +141,7 @@ class ElementParser:
     def skip_blank(self, index: int, limit: int) -> int:
         """Return the first line index from ``index`` that is not blank (or ``limit``)."""
         contents = self.contents
-        while index < limit and _blank(contents[index]):
+        while index < limit and skippable(contents[index]):
             index += 1
         return index
 
@@ -146,16 +152,6 @@ class ElementParser:
             if pattern.match(contents[position]):
                 return position
         return None
-
-    def _contents_span(self, begin: int, end: int) -> tuple[int | None, int | None]:
-        """Return byte contents-begin/end for lines [begin, end), None when all blank."""
-        first = self.skip_blank(begin, end)
-        if first >= end:
-            return None, None
-        last = end
-        while last > first and _blank(self.contents[last - 1]):
-            last -= 1
-        return self.lines.byte(self.lines.start(first)), self.lines.byte(self.lines.start(last))
 
     # --- driver ----------------------------------------------------------------------
 
@@ -182,7 +178,8 @@ class ElementParser:
     ) -> list[Node]:
         """Parse one level of elements; queue the insides of greater elements."""
         nodes: list[Node] = []
-        index = self.skip_blank(index, limit) if start is None else index
+        if start is None and mode != "container":
+            index = self.skip_blank(index, limit)
         while index < limit:
             if start is not None:
                 node, index = self._paragraph(index, limit, index, start)
@@ -399,6 +396,13 @@ class ElementParser:
             _LESSER_BLOCKS[kind], lines.start(first), lines.start(following), post_blank=blank
         )
         node.properties.update(props)
+        if kind == "VERSE":
+            # A verse block's contents are Org objects, so it does have contents.
+            empty = index + 1 >= close
+            node.properties["contents-begin"] = (
+                None if empty else lines.byte(lines.start(index + 1))
+            )
+            node.properties["contents-end"] = None if empty else lines.byte(lines.start(close))
         # Org gives lesser blocks no contents, only a value: the body's span.
         node.properties["value-begin"] = lines.byte(lines.start(index + 1))
         node.properties["value-end"] = lines.byte(lines.start(close))
@@ -429,7 +433,7 @@ class ElementParser:
             }
         )
         if not empty:
-            pending.append((node.contents, index + 1, close, None, None))
+            pending.append((node.contents, index + 1, close, "container", None))
         return node, following
 
     # --- property drawers --------------------------------------------------------------
@@ -491,7 +495,7 @@ class ElementParser:
             stop += 1
         lines = self.lines
         last = stop
-        while last > index + 1 and _blank(contents[last - 1]):
+        while last > index + 1 and skippable(contents[last - 1]):
             last -= 1
         node = self._node(
             "footnote-definition",
@@ -568,7 +572,8 @@ class ElementParser:
         if match is None:
             return False
         if _DRAWER_RE.match(line):
-            return self._find(_DRAWER_END_RE, position + 1, limit) is not None
+            # Org searches from this very line, so an ":END:" line separates too.
+            return self._find(_DRAWER_END_RE, position, limit) is not None
         block = _BLOCK_BEGIN_RE.match(line)
         if block:
             end_re = re.compile(
@@ -586,11 +591,26 @@ class ElementParser:
 
     def _paragraph(self, first: int, limit: int, index: int, start: int | None) -> tuple[Node, int]:
         """Make a paragraph from line ``index`` (or char ``start`` on it) to a separator."""
+        if start is None and self.contents[index] == "":
+            # Org's separator search starts at this empty line's end, which is also its
+            # start, so it matches at once: a paragraph of blank lines (it happens
+            # where a drawer or block's contents begin with a blank line).
+            following = self.skip_blank(index, limit)
+            node = self._node("paragraph", self.lines.start(first), self.lines.start(following))
+            node.properties.update(
+                {
+                    "contents-begin": self.lines.byte(self.lines.start(index)),
+                    "contents-end": self.lines.byte(self.lines.start(index + 1)),
+                    "post-blank": following - index,
+                    "value": "",
+                }
+            )
+            return node, following
         stop = index + 1
         while stop < limit and not self._separates(stop, limit):
             stop += 1
         last = stop
-        while last > index + 1 and _blank(self.contents[last - 1]):
+        while last > index + 1 and skippable(self.contents[last - 1]):
             last -= 1
         following, blank = self.end_after(stop, limit)
         lines = self.lines
@@ -670,7 +690,7 @@ class ElementParser:
 
     def _trimmed_start(self, position: int, floor: int) -> int:
         """Return the start of the line after the last non-blank line before ``position``."""
-        while position > floor and _blank(self.contents[position - 1]):
+        while position > floor and skippable(self.contents[position - 1]):
             position -= 1
         return self.lines.start(position)
 
@@ -749,7 +769,7 @@ class ElementParser:
         rest = line[after:]
         # Contents stop before the blank lines that end the item.
         stop = end_index
-        while stop > item.index + 1 and _blank(self.contents[stop - 1]):
+        while stop > item.index + 1 and skippable(self.contents[stop - 1]):
             stop -= 1
         contents_end: int | None = lines.byte(lines.start(stop))
         if rest.strip(" \t\r"):

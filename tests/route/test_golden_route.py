@@ -9,36 +9,16 @@ the case's configuration. Regenerate after a deliberate change with
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from orgrouter.cli import cli
-from orgrouter.errors import OrgRouterError
+from route_cli import run_cli
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "route"
 NOW = "2026-11-30T09:00"  # a Monday
 CASES = sorted(p.stem for p in DATA.glob("*.org") if not p.stem.endswith(".expected"))
-
-
-def run_cli(args: list[str], tmp: Path, stdin: bytes = b"") -> tuple[int, bytes, str]:
-    """Run ``orgrouter ARGS`` in-process with a clean environment under ``tmp``."""
-    env = {
-        "XDG_CONFIG_HOME": str(tmp / "xdg-config"),
-        "XDG_STATE_HOME": str(tmp / "xdg-state"),
-        **{name: "" for name in os.environ if name.startswith("ORGROUTER_")},
-    }
-    result = CliRunner().invoke(cli, args, input=stdin, env=env, standalone_mode=False)
-    if isinstance(result.exception, OrgRouterError):
-        return result.exception.exit_code, result.stdout_bytes, result.stderr
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    code = result.return_value if isinstance(result.return_value, int) else 0
-    return code, result.stdout_bytes, result.stderr
 
 
 def _config_args(name: str) -> list[str]:

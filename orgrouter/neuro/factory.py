@@ -34,6 +34,10 @@ def make_backend(
             "neuro.endpoint is required with backend 'openai' "
             "(e.g. http://localhost:11434/v1 for Ollama)"
         )
+    if not config.endpoint.startswith(("http://", "https://")):
+        raise ConfigError(
+            f"neuro.endpoint must be an http:// or https:// URL, not {config.endpoint!r}"
+        )
     if not config.model:
         raise ConfigError("neuro.model is required with backend 'openai' (e.g. llama3.2)")
     if config.timeout_s <= 0:
@@ -60,4 +64,3 @@ def make_backend(
         budget=budget if budget is not None else TokenBudget(config.budget_tokens),
         sleep=sleep,
     )
-

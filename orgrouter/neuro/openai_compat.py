@@ -10,6 +10,7 @@ from __future__ import annotations
 import email.utils
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from orgrouter.neuro.budget import TokenBudget, estimate_tokens
 
 log = logging.getLogger("orgrouter.neuro")
 
+# Reasoning models (DeepSeek-R1, Qwen3 on Ollama) put their thinking before the answer.
+_THINKING = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 BACKOFF_BASE_S = 0.5
 CONNECT_TIMEOUT_CAP_S = 10.0
@@ -180,9 +183,10 @@ def reply_text(data: object) -> str | None:
         return None
     message = choices[0].get("message")
     content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, str) or not content.strip():
+    if not isinstance(content, str):
         return None
-    return content
+    content = _THINKING.sub("", content, count=1)
+    return content if content.strip() else None
 
 
 def server_message(body: str) -> str:

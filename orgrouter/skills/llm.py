@@ -34,6 +34,8 @@ from orgrouter.skills.base import (
     proposal_stimulus,
 )
 
+MAX_REPLY_CHARS = 40_000  # a runaway reply must not bloat the note
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -48,6 +50,17 @@ class Refusal:
     """A result that answers the request without (or instead of) a model answer."""
 
     result: Result
+
+
+def clip(reply: str) -> str:
+    """Return ``reply`` cut at a line end near ``MAX_REPLY_CHARS``, saying so."""
+    if len(reply) <= MAX_REPLY_CHARS:
+        return reply
+    cut = reply.rfind("\n", 0, MAX_REPLY_CHARS)
+    kept = reply[: cut if cut > 0 else MAX_REPLY_CHARS]
+    if kept.count("```") % 2:
+        kept += "\n```"  # close a fence the cut left open
+    return kept + f"\n\n[The answer was cut at {MAX_REPLY_CHARS} characters.]"
 
 
 class ModelSkill(BaseSkill):
@@ -103,7 +116,7 @@ class ModelSkill(BaseSkill):
             return Emit((proposal.result,))
         if not isinstance(proposal, Answer):
             return None
-        body = markdown_to_org(proposal.completion.text)
+        body = markdown_to_org(clip(proposal.completion.text))
         if not body.strip():
             error = ModelError("the model's answer was empty after conversion to Org")
             return Emit((failure_result(error, self.handles),))

@@ -15,7 +15,7 @@ from orgrouter.neuro.privacy import shareable
 from orgrouter.neuro.specialists import specialists
 from orgrouter.route.kernel import Outcome, run
 from orgrouter.skills.base import Context, Request, Skill, delegation
-from orgrouter.skills.llm import SKILLS
+from orgrouter.skills.llm import MAX_REPLY_CHARS, SKILLS, clip
 from orgrouter.skills.registry import dispatch_order, load_skills
 
 SECRET = "my bank PIN is 4711"
@@ -286,3 +286,11 @@ def test_the_specialists_skill_without_a_model_only_logs() -> None:
     outcome = run(stimulus, skills(ctx.config), ctx)
     assert outcome.emitted == []
     assert outcome.logs == ["specialists skipped: no model, so the request is handled directly"]
+
+
+def test_a_runaway_reply_is_clipped_at_a_line_end_and_fences_closed() -> None:
+    reply = "```python\n" + "x = 1\n" * (MAX_REPLY_CHARS // 6 + 10)
+    clipped = clip(reply)
+    assert len(clipped) < MAX_REPLY_CHARS + 60
+    assert clipped.endswith(f"x = 1\n```\n\n[The answer was cut at {MAX_REPLY_CHARS} characters.]")
+    assert clip("short") == "short"

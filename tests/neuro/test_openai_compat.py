@@ -68,6 +68,12 @@ def test_missing_usage_is_estimated_and_charged(chat_server: ChatServer) -> None
     assert made.budget.spent == 21
 
 
+def test_a_reasoning_models_thinking_is_dropped(chat_server: ChatServer) -> None:
+    chat_server.play("ollama_thinking")
+    reply = backend(chat_server.url).complete(ASK, purpose="ask")
+    assert reply == Completion("The parser ships on Friday.", 52, 40)
+
+
 @pytest.mark.parametrize(
     ("scenario", "message"),
     [
@@ -200,6 +206,10 @@ def test_key_never_appears_in_log_lines(
         (
             NeuroConfig(backend="openai", endpoint="http://x/v1", model="m", api_key_env="NOPE"),
             "neuro.api_key_env names NOPE, but that environment variable is not set",
+        ),
+        (
+            NeuroConfig(backend="openai", endpoint="localhost:11434", model="m"),
+            "neuro.endpoint must be an http:// or https:// URL, not 'localhost:11434'",
         ),
         (
             NeuroConfig(backend="openai", endpoint="http://x/v1", model="m", timeout_s=0),

@@ -37,6 +37,7 @@ _ESCAPE_RE = re.compile(r"^([ \t]*)(,*(?:\*|#\+))", re.MULTILINE)
 _TAGS_RE = re.compile(r"([ \t]+)(:[\w@#%:]+:)[ \t]*$")
 _TAG_RE = re.compile(r"[\w@#%]+")
 _KEY_RE = re.compile(r"[^\s:][^\s]*")
+_TODO_RE = re.compile(r"[^\s*]\S*")
 _TIMESTAMP_RE = re.compile(r"[<\[][^\]>\n]+[\]>](?:--?-?[<\[][^\]>\n]+[\]>])?")
 
 
@@ -62,6 +63,7 @@ class AppendChild:
     tags: tuple[str, ...] = ()
     todo: str | None = None
     level: int | None = None  # stars; None means one deeper than the parent
+    planning: tuple[tuple[str, str], ...] = ()  # (SCHEDULED, <2024-01-02 Tue>), ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +289,12 @@ class _Planner:
             _check_property(key, value)
         for tag in edit.tags:
             _check_tag(tag)
+        for keyword, stamp in edit.planning:
+            _check_planning(keyword, stamp)
+        if edit.todo is not None and not _TODO_RE.fullmatch(edit.todo):
+            raise ValueError(f"invalid TODO keyword {edit.todo!r}")
+        if edit.level is not None and edit.level < 1:
+            raise ValueError(f"a headline needs at least one star, not {edit.level}")
         identity = _identity(edit)
         planned = self.children.setdefault(edit.headline, [])
         if any(_identity(c) == identity for c in planned) or self._has_child(edit, identity):
@@ -343,10 +351,14 @@ class _Planner:
         head = f"{stars} {todo}{one_line(edit.title)}"
         if edit.tags:
             tags = ":" + ":".join(edit.tags) + ":"
-            head = head.rstrip() + " " * max(1, TAGS_COLUMN - _width(head) - len(tags)) + tags
+            head = head.rstrip()
+            head += " " * max(1, TAGS_COLUMN - _width(head) - len(tags)) + tags
+        lines = [head]
+        if edit.planning:
+            lines.append(" ".join(f"{keyword}: {stamp}" for keyword, stamp in edit.planning))
         props = [edit.identity, *(p for p in edit.properties if p[0] != edit.identity[0])]
         drawer = [_property_line(k, _check_property(k, v)) for k, v in props]
-        lines = [head, ":PROPERTIES:", *drawer, ":END:"]
+        lines += [":PROPERTIES:", *drawer, ":END:"]
         body = _clean(edit.body).rstrip("\n")
         if body:
             lines.extend(escape_body(body).split("\n"))

@@ -20,7 +20,7 @@ from orgrouter.io.transaction import (
     clean_stale_temps,
     write_snapshot,
 )
-from orgrouter.org.edit import AppendChild, SetProperty, edit_bytes
+from orgrouter.org.edit import AppendChild, Edit, SetProperty, edit_bytes
 
 OLD_NS = 1_600_000_000_123_456_789
 
@@ -144,7 +144,7 @@ def test_crlf_bom_and_missing_final_newline_survive_an_edit(tmp_path: Path) -> N
     data = b"\xef\xbb\xbf* Req @agent\r\nbody"
     path = _file(tmp_path / "w.org", data, 0o664)
     snap = read_org_file(path)
-    edits = [
+    edits: list[Edit] = [
         SetProperty(3, "ORGROUTER_STATUS", "done"),
         AppendChild(3, "R", ("ORGROUTER_RESULT", "1")),
     ]

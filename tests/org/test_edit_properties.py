@@ -78,10 +78,10 @@ def documents(draw: st.DrawFn) -> Doc:
 
 
 VALUES = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\0"),
+    alphabet=st.characters(codec="utf-8", blacklist_characters="\r\n\0"),
     max_size=12,
 )
-ANY_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)
+ANY_TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=60)
 
 
 @st.composite

@@ -1,0 +1,154 @@
+"""Edit planning: splices, escaping, validation, and the cases golden files do not show."""
+
+from __future__ import annotations
+
+import pytest
+
+from orgrouter.org.edit import (
+    AddTag,
+    AppendChild,
+    SetPlanning,
+    SetProperty,
+    Splice,
+    apply_splices,
+    edit_bytes,
+    escape_body,
+    headline_lines,
+    one_line,
+    plan_edits,
+    shift_offset,
+)
+
+
+def test_apply_splices_in_reverse_safe_order() -> None:
+    data = b"0123456789"
+    splices = [Splice(8, 9, b"E"), Splice(2, 2, b"a"), Splice(2, 2, b"b"), Splice(0, 1, b"")]
+    assert apply_splices(data, splices) == b"1ab234567E9"
+
+
+@pytest.mark.parametrize(
+    "splices",
+    [
+        [Splice(2, 5, b"x"), Splice(4, 6, b"y")],
+        [Splice(2, 5, b"x"), Splice(3, 3, b"y")],
+        [Splice(0, 11, b"")],
+        [Splice(5, 4, b"")],
+    ],
+)
+def test_overlapping_or_outside_splices_are_refused(splices: list[Splice]) -> None:
+    with pytest.raises(ValueError, match="splice"):
+        apply_splices(b"0123456789", splices)
+
+
+def test_shift_offset() -> None:
+    splices = [Splice(2, 2, b"ab"), Splice(5, 7, b"Z")]
+    assert [shift_offset(o, splices) for o in (0, 2, 3, 5, 7, 9)] == [0, 4, 5, 7, 8, 10]
+
+
+def test_escape_body_as_org_does() -> None:
+    text = "* h\n  ** h\n#+TITLE: t\n,* e\n,,#+x\n*bold*\nkeep * this\n#not keyword\n"
+    assert escape_body(text) == (
+        ",* h\n  ,** h\n,#+TITLE: t\n,,* e\n,,,#+x\n,*bold*\nkeep * this\n#not keyword\n"
+    )
+
+
+def test_one_line() -> None:
+    assert one_line("  a\r\nb\rc\n\x00d ") == "a b c \ufffdd"
+
+
+def test_unchanged_returns_the_same_bytes_object() -> None:
+    data = b"* a\n:PROPERTIES:\n:K: v\n:END:\n"
+    assert edit_bytes(data, [SetProperty(0, "k", " v\t")]) is data
+    assert edit_bytes(data, []) is data
+
+
+def test_later_edit_of_the_same_property_wins() -> None:
+    data = b"* a\n:PROPERTIES:\n:K: v\n:END:\n"
+    edits = [SetProperty(0, "K", "x"), SetProperty(0, "K", "y")]
+    assert edit_bytes(data, edits) == b"* a\n:PROPERTIES:\n:K: y\n:END:\n"
+    assert edit_bytes(data, [*edits, SetProperty(0, "K", "v")]) is data
+    new = [SetProperty(0, "N", "1"), SetProperty(0, "n", "2")]
+    assert edit_bytes(b"* a\n", new) == b"* a\n:PROPERTIES:\n:n:        2\n:END:\n"
+
+
+def test_planning_replace_and_add() -> None:
+    data = b"* a\nSCHEDULED: <2024-01-01 Mon> CLOSED: [2024-01-02 Tue]\n"
+    edits = [
+        SetPlanning(0, "SCHEDULED", "<2024-02-01 Thu>"),
+        SetPlanning(0, "DEADLINE", "<2024-03-01 Fri>"),
+    ]
+    assert edit_bytes(data, edits) == (
+        b"* a\nSCHEDULED: <2024-02-01 Thu> CLOSED: [2024-01-02 Tue] DEADLINE: <2024-03-01 Fri>\n"
+    )
+
+
+def test_child_with_planning_tags_and_todo() -> None:
+    child = AppendChild(
+        0,
+        "Call back",
+        ("ORGROUTER_RESULT", "x"),
+        todo="TODO",
+        tags=("phone",),
+        planning=(("DEADLINE", "<2024-01-05 Fri>"),),
+        body="Ask about it.",
+    )
+    assert edit_bytes(b"* a\n", [child]) == (
+        b"* a\n** TODO Call back" + b" " * 53 + b":phone:\n"
+        b"DEADLINE: <2024-01-05 Fri>\n:PROPERTIES:\n:ORGROUTER_RESULT: x\n:END:\nAsk about it.\n"
+    )
+
+
+def test_same_identity_twice_in_one_plan_is_appended_once() -> None:
+    edits = [
+        AppendChild(0, "one", ("ID", "1")),
+        AppendChild(0, "again", ("id", " 1 ")),
+    ]
+    assert edit_bytes(b"* a\n", edits) == b"* a\n** one\n:PROPERTIES:\n:ID:       1\n:END:\n"
+
+
+def test_child_moved_deeper_by_the_user_is_still_found() -> None:
+    data = b"* a\n** grouping\n*** moved result\n:PROPERTIES:\n:ORGROUTER_RESULT: 1\n:END:\n"
+    assert edit_bytes(data, [AppendChild(0, "r", ("ORGROUTER_RESULT", "1"))]) is data
+    # ...but not when it sits outside the parent's subtree.
+    data = b"* a\n* b\n:PROPERTIES:\n:ORGROUTER_RESULT: 1\n:END:\n"
+    assert edit_bytes(data, [AppendChild(0, "r", ("ORGROUTER_RESULT", "1"))]) == (
+        b"* a\n** r\n:PROPERTIES:\n:ORGROUTER_RESULT: 1\n:END:\n"
+        b"* b\n:PROPERTIES:\n:ORGROUTER_RESULT: 1\n:END:\n"
+    )
+
+
+def test_five_hundred_levels_deep() -> None:
+    data = b"".join(b"*" * n + b" level %d\n" % n for n in range(1, 501))
+    deepest = headline_lines(data)[-1]
+    out = edit_bytes(data, [AppendChild(deepest.begin, "r", ("ID", "1"))])
+    assert headline_lines(out)[-1].level == 501
+    assert out.startswith(data)
+
+
+def test_one_megabyte_headline_gets_a_tag() -> None:
+    data = b"* " + b"x" * 1_000_000 + b"\nbody\n"
+    out = edit_bytes(data, [AddTag(0, "t")])
+    assert out == b"* " + b"x" * 1_000_000 + b" :t:\nbody\n"
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (SetProperty(0, "two words", "v"), "invalid property key"),
+        (SetProperty(0, ":K", "v"), "invalid property key"),
+        (SetProperty(0, "K:", "v"), "invalid property key"),
+        (SetProperty(0, "K", "a\nb"), "one line"),
+        (SetProperty(0, "K", "a\x00b"), "one line"),
+        (AddTag(0, "no spaces"), "invalid tag"),
+        (AddTag(0, "a:b"), "invalid tag"),
+        (SetPlanning(0, "SOMEDAY", "<2024-01-01>"), "planning keyword"),
+        (SetPlanning(0, "SCHEDULED", "tomorrow"), "invalid timestamp"),
+        (AppendChild(0, "t", ("ID", "1"), todo="TWO WORDS"), "TODO keyword"),
+        (AppendChild(0, "t", ("ID", "1"), level=0), "at least one star"),
+        (AppendChild(0, "t", ("ID", "1"), properties=(("K", "a\nb"),)), "one line"),
+        (SetProperty(1, "K", "v"), "no headline starts at byte 1"),
+    ],
+)
+def test_invalid_edits_are_refused(edit: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        plan_edits(b"* a\n", [edit])  # type: ignore[list-item]

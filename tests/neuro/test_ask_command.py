@@ -85,3 +85,21 @@ def test_ask_with_a_bad_config_exits_2(tmp_path: Path) -> None:
 def test_empty_question_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="no question given"):
         answer_chat("  \n", Config(neuro=NeuroConfig()))
+
+
+def test_ask_uses_the_agents_own_model_settings(chat_server: ChatServer, tmp_path: Path) -> None:
+    (tmp_path / "orgrouter.toml").write_text(
+        '[neuro]\nbackend = "rules"\n\n'
+        "[agents.coder.neuro]\n"
+        'backend = "openai"\n'
+        f'endpoint = "{chat_server.url}"\n'
+        'model = "qwen2.5-coder:7b"\n',
+        encoding="utf-8",
+    )
+    chat_server.reply('(:type :DELEGATION :payload (:skill "explain" :text "explain closures"))')
+    chat_server.reply("A closure keeps its scope.")
+    done = orgrouter(tmp_path, "--agent", "coder", "explain closures")
+    assert (done.returncode, done.stdout) == (0, "* Explanation\nA closure keeps its scope.\n")
+    assert {r.json()["model"] for r in chat_server.received} == {"qwen2.5-coder:7b"}
+    offline = orgrouter(tmp_path, "explain closures")
+    assert offline.stdout.startswith("* No model configured\n")

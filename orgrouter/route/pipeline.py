@@ -183,13 +183,22 @@ def _route_request(
         note = Result(title="Handled directly: specialist rate limit reached", body=gate.reason)
         emitted.append(kernel.Emitted(note, "router", "", 0))
     plan = RequestPlan(request)
-    for number, item in enumerate(emitted, 1):
+    # Results nobody edited give way to the new ones: those of an older instruction,
+    # or all of them when --force routes an unchanged one again.
+    ours = request.hash + "/"
+    plan.stale = [
+        w.identity
+        for w in written
+        if not w.edited and (env.force or not w.identity.startswith(ours))
+    ]
+    kept = [w for w in written if w.identity not in plan.stale]
+    first = max((_number(w.identity, request.hash) for w in kept), default=0) + 1
+    for number, item in enumerate(emitted, first):
         plan.results.append(
             NewResult(result_identity(request.hash, number), item.result, _intent_label(item))
         )
     _plan_retags(document, plan, outcome.retags)
-    plan.stale = [w.identity for w in written if not w.identity.startswith(request.hash + "/")]
-    _, pending = decisions([w for w in written if w.identity.startswith(request.hash)], _agent(env))
+    _, pending = decisions([w for w in kept if w.identity.startswith(ours)], _agent(env))
     status = request_status((e.result.kind for e in emitted), pending)
     plan.properties = [(STATUS_KEY, status), (HASH_KEY, request.hash)]
     report.status = status

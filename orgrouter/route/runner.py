@@ -151,7 +151,8 @@ def run_route(
     try:
         state = StateDB.open(options.state_path) if options.state_path is not None else None
         prefilter = prefilter_for(config)
-        cache = ScanCache(state, prefilter.signature)
+        # --force reads every file again: a settled file may hold requests to redo.
+        cache = ScanCache(None if options.force else state, prefilter.signature)
         router = Router(config, options, root, state)
         log = _event_log(options, state)
         log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))

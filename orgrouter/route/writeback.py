@@ -36,6 +36,7 @@ from orgrouter.org.edit import (
     Splice,
     apply_splices,
     plan_edits,
+    shift_offset,
 )
 from orgrouter.route.request import HASH_KEY, RESULT_KEY, STATUS_KEY, FoundRequest
 from orgrouter.skills.base import Result
@@ -157,13 +158,31 @@ def result_check(data: bytes, begin: int, head: Head, end: int) -> str:
 
 
 def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> bytes:
-    """Return ``data`` with every plan's edits made (the same bytes when none change)."""
+    """Return ``data`` with every plan's edits made (the same bytes when none change).
+
+    Stale results go first, so a result routed again can take their place; every
+    later step plans against the bytes the step before produced.
+    """
+    removals: list[Splice] = []
+    stale = {identity for plan in plans for identity in plan.stale}
+    if stale:
+        removals = _removals(data, newline, stale)
+        data = _apply(data, removals)
+
+    def moved(offset: int) -> int:
+        return shift_offset(offset, removals)
+
+    gone = [(s.begin, s.end) for s in removals]
     edits: list[Edit] = []
     for plan in plans:
-        begin = plan.request.entry.begin
+        begin = moved(plan.request.entry.begin)
         edits.extend(SetProperty(begin, key, value) for key, value in plan.properties)
-        edits.extend(AddTag(at, tag) for at, tag in plan.tags)
-        edits.extend(SetProperty(at, key, value) for at, key, value in plan.marks)
+        edits.extend(AddTag(moved(at), tag) for at, tag in plan.tags if not _inside(at, gone))
+        edits.extend(
+            SetProperty(moved(at), key, value)
+            for at, key, value in plan.marks
+            if not _inside(at, gone)
+        )
         edits.extend(_append(begin, new) for new in plan.results)
     data = _apply(data, plan_edits(data, edits, newline=newline))
     new = {n.identity: n.result for plan in plans for n in plan.results}
@@ -181,10 +200,12 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
             for head in located.values()
         ]
         data = _apply(data, plan_edits(data, checks, newline=newline))
-    stale = {identity for plan in plans for identity in plan.stale}
-    if stale:
-        data = _apply(data, _removals(data, newline, stale))
     return data
+
+
+def _inside(offset: int, ranges: Sequence[tuple[int, int]]) -> bool:
+    """Return whether ``offset`` falls in one of the removed ``ranges``."""
+    return any(begin <= offset < end for begin, end in ranges)
 
 
 def _append(parent: int, new: NewResult) -> AppendChild:

@@ -20,7 +20,9 @@ def run_cli(args: list[str], tmp: Path, stdin: bytes = b"") -> tuple[int, bytes,
     }
     result = CliRunner().invoke(cli, args, input=stdin, env=env, standalone_mode=False)
     if isinstance(result.exception, OrgRouterError):
-        return result.exception.exit_code, result.stdout_bytes, result.stderr
+        # What orgrouter.cli.main prints for it, as the user would see it.
+        message = f"orgrouter: error: {result.exception}\n"
+        return result.exception.exit_code, result.stdout_bytes, result.stderr + message
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     code = result.return_value if isinstance(result.return_value, int) else 0

@@ -1,0 +1,278 @@
+"""``orgrouter route`` from the command line: modes, exit codes, edits, approvals."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from route_cli import run_cli
+
+from orgrouter.runlock import RunLock
+
+NOW = "2026-11-30T09:00"
+MEETING = b"""\
+* Kickoff
+We met to plan the launch. Marketing wants it before the holidays.
+
+Action items:
+- Alice drafts the press release
+** @agent create todos for the action items
+"""
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "meeting.org").write_bytes(MEETING)
+    (root / "plain.org").write_bytes(b"* Nothing to do here\nJust text.\n")
+    return root
+
+
+def route(tmp: Path, *args: str, stdin: bytes = b"") -> tuple[int, bytes, str]:
+    state = ["--state", str(tmp / "state.db")]
+    return run_cli(["route", "--now", NOW, *state, *args], tmp, stdin=stdin)
+
+
+def test_json_one_object_per_request(notes: Path, tmp_path: Path) -> None:
+    code, out, _err = route(tmp_path, "--json", "-q", str(notes))
+    assert code == 0
+    (line,) = out.decode().splitlines()
+    record = json.loads(line)
+    assert list(record) == [
+        "file",
+        "line",
+        "agent",
+        "instruction",
+        "gate",
+        "intents",
+        "results",
+        "status",
+    ]
+    assert (record["file"], record["line"], record["agent"], record["status"]) == (
+        str(notes / "meeting.org"),
+        6,
+        "agent",
+        "done",
+    )
+    assert record["instruction"] == "create todos for the action items"
+    assert record["gate"]["primary_skill"] == "todo"
+    assert [i["skill"] for i in record["intents"]] == ["todo"]
+    assert record["results"] == [
+        {
+            "title": "Alice drafts the press release",
+            "kind": "result",
+            "skill": "todo",
+            "intent": "create todos for the action items",
+            "agent": None,
+            "order": 1,
+        }
+    ]
+    # A settled file is passed over from its stat alone: nothing to report.
+    assert route(tmp_path, "--json", str(notes)) == (0, b"", "")
+    code, out, _err = route(tmp_path, "--json", "--state", str(tmp_path / "cold.db"), str(notes))
+    record = json.loads(out)
+    assert (record["status"], record["gate"], record["results"]) == ("unchanged", None, [])
+
+
+def test_diff_writes_nothing(notes: Path, tmp_path: Path) -> None:
+    code, out, err = route(tmp_path, "--diff", str(notes))
+    assert code == 0
+    assert (notes / "meeting.org").read_bytes() == MEETING
+    diff = out.decode()
+    assert diff.startswith(f"--- a/{(notes / 'meeting.org').as_posix()}\n+++ b/")
+    assert "+*** TODO Alice drafts the press release\n" in diff
+    assert err.endswith("1 file would change.\n")
+
+
+def test_check_then_write_then_quiet(notes: Path, tmp_path: Path) -> None:
+    assert route(tmp_path, "--check", str(notes))[0] == 1
+    assert route(tmp_path, "--dry-run", str(notes))[0] == 0
+    assert (notes / "meeting.org").read_bytes() == MEETING
+    code, out, err = route(tmp_path, str(notes))
+    assert (code, out) == (0, b"")
+    assert err == (
+        f"routed {notes / 'meeting.org'}: 1 request, 1 result\n"
+        "2 files scanned (1 unchanged since the last run), 1 request routed, "
+        "1 result written, 1 file changed.\n"
+    )
+    assert route(tmp_path, "--check", str(notes))[0] == 0
+    assert route(tmp_path, str(notes)) == (0, b"", "")  # cron: silent when nothing to do
+
+
+def test_bad_file_fails_alone(notes: Path, tmp_path: Path) -> None:
+    (notes / "broken.org").write_bytes(b"* @agent hello\n\xff\xfe bad bytes\n")
+    code, _out, err = route(tmp_path, "-q", str(notes))
+    assert code == 3
+    assert f"error: {notes / 'broken.org'}:2:1: invalid UTF-8" in err
+    assert b"TODO Alice" in (notes / "meeting.org").read_bytes()
+
+
+def test_lock_held_exits_75(notes: Path, tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "xdg-state"), "HOME": str(tmp_path)}
+    with RunLock(notes, env):
+        code, _out, err = route(tmp_path, str(notes))
+    assert code == 75
+    assert err.startswith("orgrouter: error: ") and "lock" in err
+    assert (notes / "meeting.org").read_bytes() == MEETING
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--now", "yesterday"], "is not an ISO 8601 time"),
+        (["--stdin", "x.org"], "--stdin reads one document from stdin"),
+        (["--file-name", "x.org"], "--file-name goes with --stdin"),
+        (["--stdin", "--json"], "--json does not apply"),
+    ],
+)
+def test_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    code, _out, _err = run_cli(["route", *args], tmp_path)
+    assert code == 2
+
+
+def test_unknown_config_key_exits_2(notes: Path, tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text("[agent]\nnmae = 'otto'\n")
+    code, _out, _err = route(tmp_path, "--config", str(tmp_path / "bad.toml"), str(notes))
+    assert code == 2
+
+
+def test_emacs_lock_skips_then_next_run_routes(notes: Path, tmp_path: Path) -> None:
+    lock = notes / ".#meeting.org"
+    os.symlink("user@host.1234:1700000000", lock)
+    code, _out, err = route(tmp_path, "-v", str(notes))
+    assert code == 0
+    assert (notes / "meeting.org").read_bytes() == MEETING
+    assert "skipped" in err and "Emacs" in err
+    lock.unlink()
+    assert route(tmp_path, "-q", str(notes))[0] == 0
+    assert b"TODO Alice" in (notes / "meeting.org").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"no headline, no newline",
+        b"\xef\xbb\xbf* BOM\r\n* and CRLF\r\n",
+        b"* x @agents bob@agent.org ~@agent~\n#+begin_src org\n* @agent code\n#+end_src\n",
+    ],
+)
+def test_stdin_identical_bytes_when_nothing_to_do(tmp_path: Path, data: bytes) -> None:
+    assert route(tmp_path, "--stdin", stdin=data) == (0, data, "")
+
+
+def test_stdin_routes_and_check(tmp_path: Path) -> None:
+    code, out, err = route(tmp_path, "--stdin", stdin=MEETING)
+    assert code == 0
+    assert out.startswith(MEETING[:-1]) and b"*** TODO Alice drafts the press release\n" in out
+    assert err == "routed 1 request(s), 1 result(s)\n"
+    assert route(tmp_path, "--stdin", "--check", stdin=MEETING)[:2] == (1, b"")
+    assert route(tmp_path, "--stdin", "--check", stdin=out)[:2] == (0, b"")
+
+
+def test_edited_result_is_kept_when_instruction_changes(notes: Path, tmp_path: Path) -> None:
+    path = notes / "meeting.org"
+    assert route(tmp_path, "-q", str(path))[0] == 0
+    text = path.read_text()
+    text = text.replace("TODO Alice drafts the press release", "TODO Alice drafts the PR by Friday")
+    text = text.replace("create todos for the action items", "create todos for booking the venue")
+    path.write_text(text)
+    assert route(tmp_path, "-q", "--now", "2026-12-01T10:00", str(path))[0] == 0
+    routed = path.read_text()
+    assert "*** TODO Alice drafts the PR by Friday\n" in routed  # the user's edit survives
+    assert "*** TODO booking the venue\n" in routed
+    assert routed.count(":ORGROUTER_RESULT:") == 2
+
+
+def test_unedited_result_replaced_and_force(notes: Path, tmp_path: Path) -> None:
+    path = notes / "meeting.org"
+    route(tmp_path, "-q", str(path))
+    path.write_text(path.read_text().replace("for the action items", "for calling Bob"))
+    route(tmp_path, "-q", str(path))
+    routed = path.read_text()
+    assert "Alice drafts" not in routed.split("** @agent", 1)[1]  # the stale result went
+    assert routed.count(":ORGROUTER_RESULT:") == 1
+    code, _out, _err = route(tmp_path, "-q", "--force", "--now", "2026-12-02T08:00", str(path))
+    forced = path.read_text()
+    assert code == 0 and forced.count(":ORGROUTER_RESULT:") == 1
+    assert ":ORGROUTER_RUN: 2026-12-02T08:00:00\n" in forced
+
+
+def test_approval_flow(tmp_path: Path) -> None:
+    path = tmp_path / "cleanup.org"
+    path.write_bytes(b"* Drafts\n** @agent delete the old drafts\n** @agent send the memo\n")
+    assert route(tmp_path, "-q", str(path))[0] == 0
+    text = path.read_text()
+    assert text.count("*** WAITING Approve: ") == 2
+    assert ":ORGROUTER_STATUS: waiting\n" in text
+    assert route(tmp_path, "--check", str(path))[0] == 0  # waiting is not work
+    text = text.replace("WAITING Approve: delete", "APPROVED Approve: delete")
+    text = text.replace("WAITING Approve: send", "REJECTED Approve: send")
+    path.write_text(text)
+    assert route(tmp_path, "--check", str(path))[0] == 1
+    assert route(tmp_path, "-q", str(path))[0] == 0
+    done = path.read_text()
+    assert "*** Approved, but nothing was done: no skill can delete\n" in done
+    assert done.count(":ORGROUTER_STATUS: approved\n") == 1
+    assert done.count(":ORGROUTER_STATUS: rejected\n") == 1
+    assert done.count(":ORGROUTER_STATUS: done\n") == 2
+    before = path.stat().st_mtime_ns
+    assert route(tmp_path, "-q", str(path)) == (0, b"", "")
+    assert path.stat().st_mtime_ns == before
+
+
+class _Chat(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint that records what it was sent."""
+
+    seen: ClassVar[list[str]] = []
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        type(self).seen.append(body)
+        reply = {
+            "choices": [{"message": {"role": "assistant", "content": "An answer."}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 2},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+@pytest.fixture
+def chat_server() -> Iterator[str]:
+    _Chat.seen = []
+    server = HTTPServer(("127.0.0.1", 0), _Chat)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_private_subtree_never_reaches_the_model(tmp_path: Path, chat_server: str) -> None:
+    config = tmp_path / "orgrouter.toml"
+    config.write_text(f'[neuro]\nbackend = "openai"\nendpoint = "{chat_server}"\nmodel = "m"\n')
+    path = tmp_path / "n.org"
+    path.write_bytes(
+        b"* Diary :@personal:\nMy secret diagnosis.\n** @agent explain what this means\n"
+        b"* Work\nThe quarterly numbers.\n** @agent explain what this means\n"
+    )
+    code, _out, err = route(tmp_path, "-q", "--config", str(config), str(path))
+    assert (code, err) == (0, "")
+    text = path.read_text()
+    assert "Not sent to a model: private" in text
+    assert "An answer." in text
+    assert _Chat.seen and all("secret" not in body for body in _Chat.seen)

@@ -25,9 +25,17 @@ from orgrouter.babel.headers import Params, is_lisp_value, parse_mode
 from orgrouter.babel.noweb import NowebContext, NowebRefused, expand, expands_when_tangling
 from orgrouter.org.blocks import SrcBlock, parse_header_args, read_value
 
-# org-babel-tangle-lang-exts as `emacs -Q' has it (only ob-emacs-lisp loaded); other
-# languages use their own name as the extension, exactly as Emacs writes them.
-LANG_EXTS: dict[str, str] = {"emacs-lisp": "el", "elisp": "el"}
+# org-babel-tangle-lang-exts once each language's ob-LANG.el is loaded (Org 9.5.5), as
+# in a user's Emacs, plus "shell" -> "sh" (TANGLE.md). Under `emacs -Q' only the Lisp
+# entries exist and a `:tangle yes' python block goes to NAME.python; no corpus file in
+# the conformance manifest depends on that. Other languages use their own name.
+LANG_EXTS: dict[str, str] = {
+    "emacs-lisp": "el", "elisp": "el", "C++": "cpp", "D": "d", "LilyPond": "ly",
+    "awk": "awk", "clojure": "clj", "clojurescript": "cljs", "fortran": "F90",
+    "groovy": "groovy", "haskell": "hs", "java": "java", "julia": "jl", "latex": "tex",
+    "lisp": "lisp", "lua": "lua", "maxima": "max", "ocaml": "ml", "perl": "pl",
+    "processing": "pde", "python": "py", "ruby": "rb", "sed": "sed", "shell": "sh",
+}  # fmt: skip
 LINK_COMMENTS = frozenset({"both", "link", "yes", "noweb"})
 _NUMBER_RE = re.compile(r"^[ \t]*[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?[ \t]*$")
 _END_SRC_RE = re.compile(r"#\+end_src", re.IGNORECASE)

@@ -128,3 +128,16 @@ def test_invalid_utf8_names_the_line() -> None:
     with pytest.raises(InputError) as caught:
         Document.from_bytes(Path("x.org"), b"ok\n\xff\n")
     assert str(caught.value) == "x.org:2: not valid UTF-8"
+
+
+def test_tangle_yes_uses_the_language_extension() -> None:
+    # Org's ob-LANG files register these; under `emacs -Q' (the oracle) only the Lisp
+    # ones are loaded, so Emacs -Q would write note.python and note.shell.
+    text = "".join(
+        f"#+begin_src {lang} :tangle yes\n{lang}\n#+end_src\n"
+        for lang in ("python", "shell", "sh", "emacs-lisp", "C++", "nosuch")
+    )
+    assert sorted(contents(plan(text))) == [
+        "note.cpp", "note.el", "note.nosuch", "note.py", "note.sh",
+    ]  # fmt: skip
+    assert contents(plan(text))["note.sh"] == "shell\n\nsh\n"

@@ -72,12 +72,12 @@ class _Builder:
             contents = self._body(head, start, last)
         return Node(
             "section",
-            lines.byte(lines.start(start)),
-            lines.byte(lines.start(limit)),
+            lines.byte_at(start),
+            lines.byte_at(limit),
             lines.line(lines.start(start)),
             {
-                "contents-begin": lines.byte(lines.start(start)),
-                "contents-end": lines.byte(lines.start(last)),
+                "contents-begin": lines.byte_at(start),
+                "contents-end": lines.byte_at(last),
                 "post-blank": limit - last,
             },
             contents,
@@ -119,8 +119,8 @@ class _Builder:
             "commentedp": parsed.commented,
             "archivedp": parsed.archived,
             "tags": list(parsed.tags),
-            "contents-begin": None if empty else lines.byte(lines.start(subtree_start)),
-            "contents-end": None if empty else lines.byte(lines.start(last)),
+            "contents-begin": None if empty else lines.byte_at(subtree_start),
+            "contents-end": None if empty else lines.byte_at(last),
             "pre-blank": 0 if empty else subtree_start - line_index - 1,
             "post-blank": subtree_limit - (last if not empty else line_index + 1),
         }
@@ -128,7 +128,7 @@ class _Builder:
         node = Node(
             "headline",
             entry.begin,
-            lines.byte(lines.start(subtree_limit)),
+            lines.byte_at(subtree_limit),
             entry.line,
             properties,
         )
@@ -148,7 +148,8 @@ class _Builder:
             for entry in head.planning.entries:
                 properties[entry.keyword.lower()] = entry.timestamp
         if head.drawer is not None:
-            properties["node-properties"] = {p.key.upper(): p.value for p in head.drawer.properties}
+            # Pairs, not a mapping: keys may repeat, and any key stays valid Lisp.
+            properties["node-properties"] = [[p.key, p.value] for p in head.drawer.properties]
 
     def _body(self, head: Head, start: int, limit: int) -> list[Node]:
         """Parse a headline's section: planning, property drawer, then elements."""
@@ -166,7 +167,7 @@ class _Builder:
             planning = Node(
                 "planning",
                 head.planning.begin,
-                lines.byte(lines.start(after)),
+                lines.byte_at(after),
                 head.planning.line,
                 {"post-blank": blank},
             )

@@ -138,6 +138,14 @@ class ElementParser:
             props[key.replace("_", "-")] = value
         return Node(type_, lines.byte(begin), lines.byte(end), lines.line(begin), props)
 
+    def _span(self, type_: str, first: int, following: int, **properties: object) -> Node:
+        """Make a node for lines [first, following) (indices, so no offset search)."""
+        lines = self.lines
+        props = {key.replace("_", "-"): value for key, value in properties.items()}
+        return Node(
+            type_, lines.byte_at(first), lines.byte_at(following), lines.line_at(first), props
+        )
+
     def skip_blank(self, index: int, limit: int) -> int:
         """Return the first line index from ``index`` that is not blank (or ``limit``)."""
         contents = self.contents
@@ -220,7 +228,7 @@ class ElementParser:
             return self._keyword(first, limit)
         node, following = self._unaffiliated(first, index, limit, pending)
         if affiliated:
-            node.properties["post-affiliated"] = self.lines.byte(self.lines.start(index))
+            node.properties["post-affiliated"] = self.lines.byte_at(index)
             _attach_affiliated(node, affiliated)
         return node, following
 
@@ -276,20 +284,14 @@ class ElementParser:
         """Make a one-line element starting (after affiliated lines) at ``start``."""
         at = first if start is None else start
         following, blank = self.end_after(at + 1, limit)
-        lines = self.lines
-        node = self._node(
-            type_, lines.start(first), lines.start(following), post_blank=blank, **props
-        )
+        node = self._span(type_, first, following, post_blank=blank, **props)
         return node, following
 
     def _lines_element(self, type_: str, first: int, stop: int, limit: int) -> tuple[Node, int]:
         """Make an element of lines [first, stop) with its value."""
         following, blank = self.end_after(stop, limit)
-        lines = self.lines
         value = "\n".join(self.contents[first:stop])
-        node = self._node(
-            type_, lines.start(first), lines.start(following), post_blank=blank, value=value
-        )
+        node = self._span(type_, first, following, post_blank=blank, value=value)
         return node, following
 
     def _comment(self, index: int, limit: int) -> tuple[Node, int]:
@@ -308,11 +310,8 @@ class ElementParser:
     def _closed(self, type_: str, first: int, close: int, limit: int) -> tuple[Node, int]:
         """Make an element whose closing line is ``close`` (a LaTeX environment)."""
         following, blank = self.end_after(close + 1, limit)
-        lines = self.lines
         value = "\n".join(self.contents[first : close + 1])
-        node = self._node(
-            type_, lines.start(first), lines.start(following), post_blank=blank, value=value
-        )
+        node = self._span(type_, first, following, post_blank=blank, value=value)
         return node, following
 
     # --- "#+" lines: blocks, calls, dynamic blocks, keywords ------------------------
@@ -358,7 +357,7 @@ class ElementParser:
             )
         if _KEYWORD_RE.match(line):
             node, following = self._keyword(index, limit)
-            node.begin = self.lines.byte(self.lines.start(first))
+            node.begin = self.lines.byte_at(first)
             node.line = self.lines.line(self.lines.start(first))
             return node, following
         return None
@@ -392,20 +391,16 @@ class ElementParser:
             rest = begin_line.split(None, 1)
             if kind == "EXAMPLE":
                 props = {"switches": rest[1].strip() if len(rest) > 1 else None}
-        node = self._node(
-            _LESSER_BLOCKS[kind], lines.start(first), lines.start(following), post_blank=blank
-        )
+        node = self._span(_LESSER_BLOCKS[kind], first, following, post_blank=blank)
         node.properties.update(props)
         if kind == "VERSE":
             # A verse block's contents are Org objects, so it does have contents.
             empty = index + 1 >= close
-            node.properties["contents-begin"] = (
-                None if empty else lines.byte(lines.start(index + 1))
-            )
-            node.properties["contents-end"] = None if empty else lines.byte(lines.start(close))
+            node.properties["contents-begin"] = None if empty else lines.byte_at(index + 1)
+            node.properties["contents-end"] = None if empty else lines.byte_at(close)
         # Org gives lesser blocks no contents, only a value: the body's span.
-        node.properties["value-begin"] = lines.byte(lines.start(index + 1))
-        node.properties["value-end"] = lines.byte(lines.start(close))
+        node.properties["value-begin"] = lines.byte_at(index + 1)
+        node.properties["value-end"] = lines.byte_at(close)
         node.properties["value"] = value
         return node, following
 
@@ -422,13 +417,13 @@ class ElementParser:
         """Make a greater element spanning lines [index, close]; queue its contents."""
         following, blank = self.end_after(close + 1, limit)
         lines = self.lines
-        node = self._node(type_, lines.start(first), lines.start(following), **props)
+        node = self._span(type_, first, following, **props)
         # Org: contents are the lines between the two delimiters, blank or not.
         empty = index + 1 >= close
         node.properties.update(
             {
-                "contents-begin": None if empty else lines.byte(lines.start(index + 1)),
-                "contents-end": None if empty else lines.byte(lines.start(close)),
+                "contents-begin": None if empty else lines.byte_at(index + 1),
+                "contents-end": None if empty else lines.byte_at(close),
                 "post-blank": blank,
             }
         )
@@ -455,7 +450,7 @@ class ElementParser:
         node = Node(
             "property-drawer",
             drawer.begin,
-            lines.byte(lines.start(following)),
+            lines.byte_at(following),
             drawer.line,
             {"post-blank": blank},
         )
@@ -497,10 +492,10 @@ class ElementParser:
         last = stop
         while last > index + 1 and skippable(contents[last - 1]):
             last -= 1
-        node = self._node(
+        node = self._span(
             "footnote-definition",
-            lines.start(index),
-            lines.start(stop),
+            index,
+            stop,
             label=label.group(1),
             post_blank=stop - last,
         )
@@ -515,9 +510,9 @@ class ElementParser:
                 node.properties["contents-begin"] = None
                 node.properties["contents-end"] = None
                 return node, stop
-            node.properties["contents-begin"] = lines.byte(lines.start(inner))
+            node.properties["contents-begin"] = lines.byte_at(inner)
             pending.append((node.contents, inner, last, None, None))
-        node.properties["contents-end"] = lines.byte(lines.start(last))
+        node.properties["contents-end"] = lines.byte_at(last)
         return node, stop
 
     def _table_el(self, index: int, limit: int) -> bool:
@@ -551,16 +546,16 @@ class ElementParser:
             stop += 1
         following, blank = self.end_after(stop, limit)
         lines = self.lines
-        node = self._node(
+        node = self._span(
             "table",
-            lines.start(first),
-            lines.start(following),
+            first,
+            following,
             type="org" if org else "table.el",
             tblfm=formulas,
             post_blank=blank,
         )
-        node.properties["contents-begin"] = lines.byte(lines.start(index))
-        node.properties["contents-end"] = lines.byte(lines.start(table_end))
+        node.properties["contents-begin"] = lines.byte_at(index)
+        node.properties["contents-end"] = lines.byte_at(table_end)
         return node, following
 
     # --- paragraphs --------------------------------------------------------------------
@@ -596,11 +591,11 @@ class ElementParser:
             # start, so it matches at once: a paragraph of blank lines (it happens
             # where a drawer or block's contents begin with a blank line).
             following = self.skip_blank(index, limit)
-            node = self._node("paragraph", self.lines.start(first), self.lines.start(following))
+            node = self._span("paragraph", first, following)
             node.properties.update(
                 {
-                    "contents-begin": self.lines.byte(self.lines.start(index)),
-                    "contents-end": self.lines.byte(self.lines.start(index + 1)),
+                    "contents-begin": self.lines.byte_at(index),
+                    "contents-end": self.lines.byte_at(index + 1),
                     "post-blank": following - index,
                     "value": "",
                 }
@@ -620,7 +615,7 @@ class ElementParser:
         node.properties.update(
             {
                 "contents-begin": lines.byte(contents_begin),
-                "contents-end": lines.byte(lines.start(last)),
+                "contents-end": lines.byte_at(last),
                 "post-blank": blank,
                 "value": lines.text[contents_begin : lines.start(last)],
             }
@@ -724,10 +719,10 @@ class ElementParser:
             kind = "descriptive"
         else:
             kind = "unordered"
-        node = self._node("plain-list", lines.start(first), lines.start(following), type=kind)
+        node = self._span("plain-list", first, following, type=kind)
         node.properties.update(
             {
-                "contents-begin": lines.byte(lines.start(index)),
+                "contents-begin": lines.byte_at(index),
                 "contents-end": lines.byte(contents_end),
                 "post-blank": blank,
             }
@@ -771,7 +766,7 @@ class ElementParser:
         stop = end_index
         while stop > item.index + 1 and skippable(self.contents[stop - 1]):
             stop -= 1
-        contents_end: int | None = lines.byte(lines.start(stop))
+        contents_end: int | None = lines.byte_at(stop)
         if rest.strip(" \t\r"):
             offset = text_start + (len(rest) - len(rest.lstrip(" \t")))
             pending.append((node.contents, item.index, stop, None, offset))
@@ -779,7 +774,7 @@ class ElementParser:
         else:
             inner = self.skip_blank(item.index + 1, end_index)
             if inner < end_index:
-                node.properties["contents-begin"] = lines.byte(lines.start(inner))
+                node.properties["contents-begin"] = lines.byte_at(inner)
                 pending.append((node.contents, inner, stop, None, None))
             else:
                 node.properties["contents-begin"] = None

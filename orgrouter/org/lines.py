@@ -66,6 +66,14 @@ class Lines:
         """Return the index of the line holding file byte ``byte_offset``."""
         return max(bisect_right(self.byte_starts, byte_offset) - 1, 0)
 
+    def byte_at(self, index: int) -> int:
+        """Return the file byte offset where line ``index`` starts (or the end)."""
+        return self.byte_starts[index] if index < len(self.byte_starts) else self.byte_end
+
+    def line_at(self, index: int) -> int:
+        """Return the 1-based file line number of line ``index``."""
+        return self.first_line + index
+
     def byte(self, offset: int) -> int:
         """Return the file byte offset of character ``offset``."""
         if offset >= self.end:

@@ -1,0 +1,115 @@
+"""Document: outline, inherited tags, lazy and per-subtree AST, robustness."""
+
+from __future__ import annotations
+
+import pytest
+
+from orgrouter.errors import InputError
+from orgrouter.org.ast import to_json, to_plain, to_sexp
+from orgrouter.org.document import Document, OutlineEntry
+
+TEXT = b"#+FILETAGS: :f:shared:\n* A :a:shared:\ntext\n** B :b:\n*** C :a:c:\n** D\n* E\n* F :f:\n"
+
+
+def test_outline_parents_and_subtree_ends() -> None:
+    doc = Document(TEXT, "t.org")
+    assert doc.entries == [
+        OutlineEntry(0, 23, 38, 69, None, 1, 2),
+        OutlineEntry(1, 43, 52, 64, 0, 2, 4),
+        OutlineEntry(2, 52, 64, 64, 1, 3, 5),
+        OutlineEntry(3, 64, 69, 69, 0, 2, 6),
+        OutlineEntry(4, 69, 73, 73, None, 1, 7),
+        OutlineEntry(5, 73, 81, 81, None, 1, 8),
+    ]
+    assert [doc.find(offset) for offset in (0, 23, 42, 43, 80)] == [None, 0, 0, 1, 5]
+
+
+def test_inherited_tags_follow_org_get_tags_order() -> None:
+    doc = Document(TEXT, "t.org")
+    # File tags, then ancestors from the top, then own; a repeat keeps its last place.
+    assert [doc.tags(i) for i in range(6)] == [
+        ("f", "a", "shared"),
+        ("f", "a", "shared", "b"),
+        ("f", "shared", "b", "a", "c"),
+        ("f", "a", "shared"),
+        ("f", "shared"),
+        ("shared", "f"),
+    ]
+
+
+def test_crlf_files_are_read_as_emacs_visits_them() -> None:
+    data = b"* top :a:\r\n** TODO child :b:\r\n"
+    visiting = Document(data)
+    assert visiting.newline == b"\r\n"
+    assert [h.tags for h in visiting.headlines()] == [["a"], ["b"]]
+    assert visiting.tags(1) == ("a", "b")
+    # The oracle's utf-8-unix reading keeps the CR as text: no tags then.
+    raw = Document(data, newline=b"\n")
+    assert [h.raw for h in raw.headlines()] == ["top :a:", "child :b:"]
+    assert [h.tags for h in raw.headlines()] == [[], []]
+    # Mixed line ends: Emacs keeps LF and shows the CRs.
+    assert Document(b"* a :x:\r\n* b\n").newline == b"\n"
+
+
+def test_subtree_ast_equals_the_same_part_of_the_whole_ast() -> None:
+    doc = Document(TEXT, "t.org")
+    whole = to_plain(doc.ast())
+    contents = whole["contents"]
+    assert isinstance(contents, list)
+    tops = [node for node in contents if node["type"] == "headline"]
+    assert [to_plain(doc.subtree_ast(i)) for i in (0, 4, 5)] == tops
+    b = doc.subtree_ast(1)
+    assert (b.type, b.begin, b.end, b.line, b.properties["raw-value"]) == (
+        "headline", 43, 64, 4, "B",
+    )  # fmt: skip
+    assert [n.properties.get("raw-value") for n in b.find("headline")] == ["B", "C"]
+
+
+def test_invalid_utf8_is_an_input_error_naming_file_and_line() -> None:
+    doc = Document(b"* ok\nbody\n* bad \xff\n", "notes/a.org")
+    with pytest.raises(InputError) as raised:
+        doc.settings  # noqa: B018 - reading settings decodes the whole file
+    assert str(raised.value) == "notes/a.org:3: invalid UTF-8 at byte 16: Org files must be UTF-8"
+
+
+def test_five_hundred_levels_without_recursion() -> None:
+    text = "".join("*" * level + f" h{level} :t{level}:\nbody\n" for level in range(1, 501))
+    doc = Document(text.encode())
+    assert doc.entries[-1].parent == 498
+    assert len(doc.tags(499)) == 500
+    tree = doc.ast()
+    depth = 0
+    node = tree
+    while node.contents and node.contents[-1].type == "headline":
+        node = node.contents[-1]
+        depth += 1
+    assert depth == 500
+    assert to_json(tree).count('"type":"headline"') == 500
+    assert to_sexp(tree).count(":type :HEADLINE") == 500
+
+
+def test_a_one_megabyte_line() -> None:
+    title = "x" * 1_000_000
+    doc = Document(f"* {title} :t:\n{title}\n".encode())
+    assert doc.headline(0).tags == ["t"]
+    paragraph = next(doc.ast().find("paragraph"))
+    assert (paragraph.begin, paragraph.end, paragraph.line) == (1_000_007, 2_000_008, 2)
+
+
+def test_empty_and_blank_documents() -> None:
+    assert to_plain(Document(b"").ast()) == {
+        "type": "org-data",
+        "properties": {"begin": 0, "end": 0, "line": 1},
+        "contents": [],
+    }
+    blank = Document(b"\n\n  \n")
+    assert blank.entries == []
+    assert [n.type for n in blank.ast().walk()] == ["org-data"]
+
+
+def test_byte_offsets_count_utf8_and_bom() -> None:
+    data = "\ufeffé\n* Überschrift :größe:\nç\n".encode()
+    doc = Document(data)
+    assert doc.entries[0].begin == 6
+    paragraph = [n for n in doc.ast().walk() if n.type == "paragraph"]
+    assert [(p.begin, p.end, p.line) for p in paragraph] == [(0, 6, 1), (31, 34, 3)]

@@ -5,10 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from conftest import ChatServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orgrouter.config import NeuroConfig
+from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import NeuroBackend
-from orgrouter.neuro.decompose import DecomposeOutcome, model_decompose, proposable, validate
+from orgrouter.neuro.decompose import (
+    DecomposeOutcome,
+    model_decompose,
+    proposable,
+    read_reply,
+    validate,
+)
 from orgrouter.neuro.factory import make_backend
 from orgrouter.route.decompose import decompose
 from orgrouter.route.rules import default_rules
@@ -187,3 +196,50 @@ def test_risky_model_intents_need_approval_like_rules_ones(chat_server: ChatServ
 def test_only_intent_skills_are_offered_to_the_model() -> None:
     registry = ["router", "guardian", "specialists", "summarize", "summarize-model", "Todo"]
     assert proposable(registry) == ["summarize", "todo"]
+
+
+replies = st.one_of(
+    st.text(max_size=80),
+    st.lists(
+        st.sampled_from(
+            [
+                "(",
+                ")",
+                ":type",
+                ":MULTI-DELEGATION",
+                ":DELEGATION",
+                ":intents",
+                ":payload",
+                ":skill",
+                '"todo"',
+                ":text",
+                '"do it"',
+                ":args",
+                ":depends-on",
+                "nil",
+                "1",
+                "'",
+                "{",
+                "}",
+                "[",
+                "]",
+                '"intents":',
+                ",",
+                '"skill": "todo"',
+                "```",
+            ]
+        ),
+        max_size=30,
+    ).map(" ".join),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(replies, st.sampled_from(["plist", "json"]))
+def test_any_reply_is_intents_or_a_model_error(reply: str, reply_format: Any) -> None:
+    try:
+        proposed = read_reply(reply, reply_format)
+    except ModelError:
+        return
+    accepted, vetoed = validate(proposed, "do it and todo", SKILLS, RULES)
+    assert len(accepted) + len(vetoed) == len(proposed)

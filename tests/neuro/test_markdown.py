@@ -83,3 +83,9 @@ def test_never_a_headline_and_blocks_balance(source: list[str]) -> None:
             else:
                 assert opened.pop() == kind
     assert opened == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_converts_without_a_headline(text: str) -> None:
+    assert HEADLINE.search(markdown_to_org(text)) is None

@@ -197,3 +197,17 @@ def test_a_models_code_block_survives_write_back(chat_server: ChatServer, tmp_pa
     assert done.returncode == 0
     routed = (notes / "meeting.org").read_text()
     assert "\n#+begin_src python\nsquares = [x * x for x in range(3)]\n#+end_src\n" in routed
+
+
+def test_a_file_tagged_private_sends_nothing(chat_server: ChatServer, tmp_path: Path) -> None:
+    notes = setup_notes(tmp_path, chat_server.url)
+    (notes / "meeting.org").write_text(
+        "#+FILETAGS: :@personal:\n* Health\nBlood pressure 120/80.\n** @agent summarize this\n",
+        encoding="utf-8",
+    )
+    done = route(tmp_path, "notes", "--now", "2026-11-30T09:00")
+    assert done.returncode == 0
+    assert chat_server.received == []
+    routed = (notes / "meeting.org").read_text(encoding="utf-8")
+    assert "*** Summary\n" in routed  # the offline, extractive summary
+    assert "120/80" in routed.split("*** Summary\n")[1]

@@ -40,6 +40,7 @@ class Status(enum.Enum):
     """What happened to one staged file."""
 
     WRITTEN = "written"
+    REMOVED = "removed"
     UNCHANGED = "unchanged"  # the bytes were already right: nothing written
     CONFLICT = "conflict"  # changed since read, locked by Emacs, or already exists
     FAILED = "failed"  # could not be written; the original is intact
@@ -57,7 +58,7 @@ class FileOutcome:
     @property
     def ok(self) -> bool:
         """Return whether the file now holds the staged bytes."""
-        return self.status in (Status.WRITTEN, Status.UNCHANGED)
+        return self.status in (Status.WRITTEN, Status.REMOVED, Status.UNCHANGED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,7 @@ class _Staged:
     create: bool  # the file must not exist
     mode: int | None  # for a new file; None: 0o666 less the umask
     mkdirp: bool
+    delete: bool = False  # remove the file (holding expect_sha256) instead
 
 
 def _sha256(data: bytes) -> str:
@@ -180,6 +182,12 @@ class Transaction:
         """Stage a new file that must not exist yet (its parents made when ``mkdirp``)."""
         self._staged.append(_Staged(os.fspath(path), data, None, None, True, mode, mkdirp))
 
+    def delete(self, path: str | os.PathLike[str], *, expect_sha256: str) -> None:
+        """Stage removing a file that must still hold ``expect_sha256`` (a link itself)."""
+        self._staged.append(
+            _Staged(os.fspath(path), b"", None, expect_sha256, False, None, False, delete=True)
+        )
+
     def __len__(self) -> int:
         return len(self._staged)
 
@@ -202,9 +210,21 @@ class Transaction:
         except OSError as exc:
             error = WriteError(f"cannot check the file: {exc.strerror}", path=item.path)
             return FileOutcome(item.path, Status.FAILED, error), None
+        if item.delete:
+            return None, current
         if item.expect_sha256 is not None and _sha256(item.data) == item.expect_sha256:
             return FileOutcome(item.path, Status.UNCHANGED), None
         return None, current
+
+    @staticmethod
+    def _delete(item: _Staged) -> FileOutcome:
+        """Remove a checked file."""
+        try:
+            os.unlink(item.path)
+            _fsync_dir(os.path.dirname(os.path.abspath(item.path)))
+        except OSError as exc:
+            return FileOutcome(item.path, Status.FAILED, _write_error(item.path, exc))
+        return FileOutcome(item.path, Status.REMOVED)
 
     def _verify(self, item: _Staged) -> os.stat_result | None:
         """Raise ConflictError unless ``item`` may be written; return the file's stat."""
@@ -241,6 +261,8 @@ class Transaction:
 
     def _write(self, item: _Staged, current: os.stat_result | None) -> FileOutcome:
         """Write one checked item through a temp file; return its outcome."""
+        if item.delete:
+            return self._delete(item)
         target = os.path.realpath(item.path)
         directory = os.path.dirname(target) or "."
         if item.mkdirp:

@@ -271,3 +271,33 @@ def test_stale_temp_files_of_dead_processes_are_cleaned(tmp_path: Path) -> None:
     assert not stale.exists()
     assert mine.exists() and other.exists()
     assert clean_stale_temps(tmp_path) == []
+
+
+def test_delete_checks_the_hash(tmp_path: Path) -> None:
+    import hashlib
+
+    keep = _file(tmp_path / "keep.toml", b"user's\n")
+    gone = _file(tmp_path / "gone.toml", b"ours\n")
+    transaction = Transaction()
+    transaction.delete(keep, expect_sha256=hashlib.sha256(b"ours\n").hexdigest())
+    transaction.delete(gone, expect_sha256=hashlib.sha256(b"ours\n").hexdigest())
+    transaction.delete(tmp_path / "never.toml", expect_sha256="0" * 64)
+    first, second, third = transaction.commit()
+    assert first.status is Status.CONFLICT
+    assert keep.read_bytes() == b"user's\n"
+    assert second == FileOutcome(str(gone), Status.REMOVED)
+    assert second.ok
+    assert not gone.exists()
+    assert third.status is Status.CONFLICT
+
+
+def test_delete_waits_for_all_or_nothing(tmp_path: Path) -> None:
+    import hashlib
+
+    gone = _file(tmp_path / "gone.toml", b"ours\n")
+    transaction = Transaction()
+    transaction.delete(gone, expect_sha256=hashlib.sha256(b"ours\n").hexdigest())
+    transaction.create(gone.parent / "gone.toml", b"clash\n")
+    outcomes = transaction.commit(all_or_nothing=True)
+    assert [o.status for o in outcomes] == [Status.SKIPPED, Status.CONFLICT]
+    assert gone.read_bytes() == b"ours\n"

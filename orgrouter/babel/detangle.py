@@ -19,8 +19,8 @@ from orgrouter.babel.body import remove_indentation
 from orgrouter.babel.document import Document
 from orgrouter.babel.plan import TargetPlan, plan_document
 from orgrouter.babel.record import TargetRecord, digest
-from orgrouter.babel.run import write_atomic
 from orgrouter.errors import ConflictError, InputError
+from orgrouter.io.transaction import Transaction
 from orgrouter.org.blocks import escape
 
 _BEGIN_RE = re.compile(
@@ -148,7 +148,9 @@ def _detangle_into(
         out = out.replace(b"\n", b"\r\n")  # Document read a CRLF file as LF lines
     if data.startswith(b"\xef\xbb\xbf"):
         out = b"\xef\xbb\xbf" + out
-    if org.read_bytes() != data:
-        raise ConflictError("changed while detangling; run again", path=org)
-    write_atomic(org, out, os.stat(org).st_mode & 0o7777)
+    transaction = Transaction()
+    transaction.replace(org, out, expect_sha256=digest(data))
+    (outcome,) = transaction.commit()
+    if not outcome.ok:
+        raise outcome.error or ConflictError("not written", path=org)
     return messages

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import enum
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from orgrouter.babel.plan import FilePlan, Skipped, TargetPlan, lisp_forms, plan
 from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.babel.safety import refusal
 from orgrouter.errors import EXIT_CHECK_FOUND_WORK, EXIT_FAILED, EXIT_OK, OrgRouterError
+from orgrouter.io.transaction import Status, Transaction
 
 
 class WriteMode(enum.Enum):
@@ -52,6 +52,13 @@ class TangleReport:
     skipped: list[tuple[str, Skipped]] = field(default_factory=list)
     not_evaluated: list[tuple[str, Skipped]] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)  # files that could not be read
+
+    def extend(self, other: TangleReport) -> None:
+        """Add ``other``'s entries to this report."""
+        self.targets += other.targets
+        self.skipped += other.skipped
+        self.not_evaluated += other.not_evaluated
+        self.failed += other.failed
 
     def count(self, action: str) -> int:
         """Return how many targets ended with ``action``."""
@@ -86,20 +93,29 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: Path, data: bytes, mode: int) -> None:
-    """Write ``data`` to ``path`` via a temp file in its directory, then replace."""
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+def _commit(
+    path: Path, old: bytes | None, data: bytes, mode: int | None, mkdirp: bool
+) -> tuple[str, str] | None:
+    """Write ``data`` to ``path`` through the transaction; return (action, reason) on failure.
+
+    ``old`` is what the file held when planned (None: it must not exist yet), so a
+    change made meanwhile is a conflict. ``mode`` is applied after the write.
+    """
+    transaction = Transaction()
+    if old is None:
+        transaction.create(path, data, mode=mode, mkdirp=mkdirp)
+    else:
+        transaction.replace(path, data, expect_sha256=digest(old))
+    (outcome,) = transaction.commit()
+    if not outcome.ok:
+        reason = outcome.error.message if outcome.error is not None else outcome.status.value
+        return ("conflict" if outcome.status is Status.CONFLICT else "failed"), reason
+    if mode is not None and os.stat(path).st_mode & 0o7777 != mode:
+        try:
+            os.chmod(path, mode)
+        except OSError as error:
+            return "failed", f"cannot set mode {mode:04o}: {error.strerror}"
+    return None
 
 
 def _diff(path: Path, old: bytes | None, new: bytes) -> str:
@@ -193,23 +209,14 @@ class Tangler:
             if self.mode is WriteMode.DIFF:
                 result.diff = _diff(Path(shown), old, target.content)
             return result
-        if not real.parent.is_dir():
-            if not target.mkdirp:
-                result.action = "failed"
-                result.reason = f"no directory {real.parent} (add :mkdirp yes to create it)"
-                return result
-            try:
-                real.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                result.action, result.reason = "failed", f"cannot create directory: {error}"
-                return result
-        try:
-            if old == target.content:
-                os.chmod(real, mode)
-            else:
-                write_atomic(real, target.content, mode)
-        except OSError as error:
-            result.action, result.reason = "failed", f"cannot write: {error.strerror or error}"
+        if not real.parent.is_dir() and not target.mkdirp:
+            result.action = "failed"
+            result.reason = f"no directory {real.parent} (add :mkdirp yes to create it)"
+            return result
+        problem = _commit(real, old, target.content, target.mode if old is not None else mode,
+                          target.mkdirp)  # fmt: skip
+        if problem is not None:
+            result.action, result.reason = problem
             return result
         if self.record is not None:
             self.record.remember(str(real), target.content, str(source))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,7 @@ from orgrouter.errors import UsageError
 
 if TYPE_CHECKING:
     from orgrouter.babel.record import TargetRecord
-    from orgrouter.babel.run import TangleReport, WriteMode
+    from orgrouter.babel.run import Tangler, TangleReport, WriteMode
     from orgrouter.config import Config
 
 
@@ -53,30 +54,47 @@ def tangle(
     verbose: bool,
 ) -> int:
     """Write the src blocks of Org files to their :tangle targets (org-babel-tangle)."""
-    from orgrouter.babel.run import Tangler, WriteMode
-    from orgrouter.babel.safety import find_root
-    from orgrouter.configload import load_config
+    from orgrouter.babel.run import TangleReport, WriteMode, discover
 
     if sum([check, show_diff, dry_run]) > 1:
         raise UsageError("choose one of --check, --diff and --dry-run")
-    paths = paths or (Path("."),)
-    notes_root = (root or find_root(paths[0])).resolve()
-    loaded = load_config(notes_root, cli_file=config_file)
-    base = loaded.files[-1].parent if loaded.files else notes_root
-    allowed = [notes_root] + [(base / Path(p).expanduser()).resolve()
-                              for p in loaded.config.tangle.allow]  # fmt: skip
     mode = (
         WriteMode.CHECK if check else WriteMode.DIFF if show_diff
         else WriteMode.DRY_RUN if dry_run else WriteMode.WRITE
     )  # fmt: skip
-    record = _open_record(state_path, notes_root, loaded.config)
-    tangler = Tangler(allowed, mode, force, record)
-    report = tangler.run(paths)
+    report = TangleReport()
+    for notes_root, files in _by_root(discover(paths or (Path("."),)), root).items():
+        tangler = _tangler(notes_root, mode, force, config_file, state_path)
+        report.extend(tangler.run(files))
     if as_json:
         click.echo(json.dumps(_as_json(report), indent=1, ensure_ascii=False))
     else:
         _print_text(report, mode, verbose)
     return report.exit_code(mode)
+
+
+def _by_root(files: Iterable[Path], root: Path | None) -> dict[Path, list[Path]]:
+    """Group Org files by their notes root (--root, else the nearest config root)."""
+    from orgrouter.babel.safety import find_root
+
+    groups: dict[Path, list[Path]] = {}
+    for path in files:
+        groups.setdefault((root or find_root(path)).resolve(), []).append(path)
+    return groups
+
+
+def _tangler(
+    notes_root: Path, mode: WriteMode, force: bool, config_file: str | None, state: str | None
+) -> Tangler:
+    """Return a Tangler confined to ``notes_root`` and its configured tangle.allow."""
+    from orgrouter.babel.run import Tangler
+    from orgrouter.configload import load_config
+
+    loaded = load_config(notes_root, cli_file=config_file)
+    base = loaded.files[-1].parent if loaded.files else notes_root
+    allowed = [notes_root] + [(base / Path(p).expanduser()).resolve()
+                              for p in loaded.config.tangle.allow]  # fmt: skip
+    return Tangler(allowed, mode, force, _open_record(state, notes_root, loaded.config))
 
 
 def _as_json(report: TangleReport) -> dict[str, object]:

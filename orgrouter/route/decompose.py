@@ -209,7 +209,8 @@ class _Lexer:
             after = at + length
             if length and after < len(self.raw) and self.raw[after].text == ",":
                 after += 1  # "first, summarize ..."
-            if not length or not self._is_word(after):
+            mention = after < len(self.raw) and self.raw[after].kind == "mention"
+            if not length or not (self._is_word(after) or mention):
                 break
             at = after
         return at
@@ -297,10 +298,10 @@ class _Lexer:
         step = _match(self.low, after, self.rules.sequence)
         if step and (self.raw[at].text == "," or self._step(after) is not None):
             return "_SEQ", after + step
-        if self._delegation(after) is not None:
+        start = self._skip_fillers(after)
+        if self._delegation(start) is not None:
             # "X and tell @writer to Y": a delegation after a plain clause is a new step.
             return ("_ANDAGENT" if in_delegation else "_SEQ"), after
-        start = self._skip_fillers(after)
         if self._is_word(start) and self._verb(start, strict=True) is not None:
             return "_AND", after
         return None
@@ -366,6 +367,9 @@ class _Lexer:
             return at + 1, True, in_delegation
         if raw[at].kind == "mention" and raw[at].low[1:] in self.selves:
             return at + 1, True, in_delegation  # "@agent summarize": the address itself
+        at = self._skip_fillers(at)  # "hey @coder, ...", "please ask @coder to ..."
+        if at < len(raw) and raw[at].kind == "mention" and raw[at].low[1:] in self.selves:
+            return at + 1, True, in_delegation
         mention = self._delegation(at)
         after_mention = bool(self.out) and self.out[-1][0] in ("MENTION", "_TO", "DELEGATE")
         if mention is not None and after_mention:
@@ -378,11 +382,10 @@ class _Lexer:
                 self._emit("DELEGATE", raw[at].start, raw[mention - 1].end)
             self._emit("MENTION", raw[mention].start, raw[mention].end)
             at = mention + 1
-            if at < len(raw) and (self.low[at] == "to" or raw[at].text == ":"):
+            if at < len(raw) and (self.low[at] in ("to", ",") or raw[at].text in (":", ",")):
                 self._emit("_TO", raw[at].start, raw[at].end)
                 at += 1
             return at, True, True
-        at = self._skip_fillers(at)
         if not self._is_word(at):
             return at, True, in_delegation
         size, head = self._head(at)

@@ -76,6 +76,17 @@ def test_delegation_to_named_agents() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["hey @coder, refactor this", "please ask @coder to refactor this",
+     "Hi @coder: refactor this", "@agent, ask @coder to refactor this"],
+)
+def test_courtesy_before_a_delegation(text: str) -> None:
+    assert [(i.agent, i.verb, i.object) for i in decompose(text, RULES).intents] == [
+        ("coder", "refactor", "this")
+    ]
+
+
 def test_own_address_is_not_a_delegation() -> None:
     result = decompose("@Agent summarize this", RULES, selves=["agent"])
     assert [(i.agent, i.skill, i.start) for i in result.intents] == [(None, "summarize", 7)]
@@ -153,7 +164,8 @@ def test_any_text_decomposes_with_consistent_spans(text: str) -> None:
 @given(st.lists(st.sampled_from(
     ["summarize", "and", "then", "tag", "this", "@writer", "ask", "to", ",", ";", "1)", "2)",
      "delete", "the", "notes", "please", "hi", "after that", "/compact", "?", "@agent", "tell",
-     "@b:", "and then", "3.", "\n", "create", "todos", "for", "list", "pros", "cons", "have"]
+     "@b:", "and then", "3.", "\n", "create", "todos", "for", "list", "pros", "cons", "have",
+     "hey", "@agent,", "please ask", "@c,", "then please", "can you"]
 ), max_size=14))
 def test_word_salad_always_parses(words: list[str]) -> None:
     text = " ".join(words)

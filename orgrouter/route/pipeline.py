@@ -290,7 +290,9 @@ def _context(
     ctx.extra.update(env.shared)
     ctx.extra[router.SELVES] = env.selves()
     ctx.extra[router.SESSION] = document.name
-    ctx.extra[router.LIMITER] = env.limiter
+    # Specialists are model calls: without a model nothing spawns, so nothing counts
+    # against the session's rate window (and the gate handles the request directly).
+    ctx.extra[router.LIMITER] = env.limiter if ctx.backend is not None else None
     ctx.extra[router.SKILL_NAMES] = [s.name for s in env.skills if s.name != "router"]
     return ctx
 
@@ -351,7 +353,9 @@ def _intent_label(item: kernel.Emitted) -> str:
     if not item.intent:
         return f"{item.skill}: (the request)"
     who = f" @{item.agent}" if item.agent else ""
-    return f"{item.order} {item.intent_skill or item.skill}{who}: {' '.join(item.intent.split())}"
+    # An approval is the guardian's answer; anything else answers the intent's skill.
+    skill = item.skill if item.result.kind == "approval" else item.intent_skill or item.skill
+    return f"{item.order} {skill}{who}: {' '.join(item.intent.split())}"
 
 
 def _result_json(item: kernel.Emitted) -> dict[str, Any]:

@@ -79,7 +79,7 @@ class Router:
             loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
             self.warnings.extend(f"warning: {error}" for error in loaded.errors)
             limiter = None
-            if self.state is not None:
+            if self.state is not None and self.options.mode.writes:  # a dry run spends none
                 from orgrouter.route.ratelimit import RateLimiter
 
                 gate = self.config.sensor_gate

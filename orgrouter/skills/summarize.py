@@ -14,6 +14,7 @@ from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result
 from orgrouter.skills.orgtext import read_prose, sentences
 
 MAX_SENTENCES = 3
+_LABEL = re.compile(r"^[\w ]{1,24}:(?:\s|$)")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _STOP_WORDS = (
     "about after again also and any are because been before being but can could did "
@@ -56,8 +57,12 @@ class SummarizeSkill(BaseSkill):
 def extract(section: str, limit: int = MAX_SENTENCES) -> list[str]:
     """Return up to ``limit`` of the section's most central sentences, in order."""
     prose = read_prose(section)
-    candidates = [s for p in prose.paragraphs for s in sentences(p)]
-    candidates += [item.text for item in prose.items if item.text]
+    # "Present: Alice, Bob" and "Action items:" label a list; they say little alone.
+    said = [s for p in prose.paragraphs for s in sentences(p)]
+    told = [s for s in said if not _LABEL.match(s)]
+    candidates = told if len(told) >= limit else said
+    if len(candidates) < limit:  # little prose: list items count as sentences too
+        candidates += [item.text for item in prose.items if item.text]
     if len(candidates) <= limit:
         return candidates
     counts = Counter(w for s in candidates for w in _words(s))

@@ -22,6 +22,7 @@ from orgrouter.skills.dates import find_date, org_timestamp
 from orgrouter.skills.greet import SKILL as GREET
 from orgrouter.skills.schedule import SKILL as SCHEDULE
 from orgrouter.skills.summarize import SKILL as SUMMARIZE
+from orgrouter.skills.summarize import extract
 from orgrouter.skills.tag import SKILL as TAG
 from orgrouter.skills.todo import SKILL as TODO
 
@@ -154,14 +155,29 @@ def test_tag_parent_headline() -> None:
     assert again.retags == (Retag((2,), ("work", "q4_plan")),)
 
 
-def test_summarize_extracts_sentences_in_order() -> None:
+def test_summarize_prefers_prose_sentences() -> None:
     (result,) = _results(_run(SUMMARIZE, "summarize this section", _ctx(MEETING)))
     assert result.title == "Summary"
     assert result.body == (
         "- We met to plan the launch of the new website.\n"
-        "- Engineering says the checkout page is not ready yet.\n"
-        "- Bob fixes the checkout page"
+        "- Marketing wants the launch before the holidays.\n"
+        "- Engineering says the checkout page is not ready yet."
     )
+
+
+def test_summarize_ranks_and_keeps_order_skipping_labels() -> None:
+    section = (
+        "Present: Ann, Ben, Cy, Di.\n\n"
+        "The server crashed twice on Monday. The backup job was slow. "
+        "The crash came from a full disk on the server. Lunch was pizza. "
+        "We moved the server logs to a bigger disk.\n"
+    )
+    assert extract(section) == [
+        "The server crashed twice on Monday.",
+        "The crash came from a full disk on the server.",
+        "We moved the server logs to a bigger disk.",
+    ]
+    assert extract("- only an item\n- and another\n") == ["only an item", "and another"]
 
 
 def test_summarize_private_with_backend_says_so() -> None:

@@ -1,8 +1,8 @@
 """Every file orgrouter writes goes through here: check, then replace atomically.
 
 A :class:`Transaction` stages writes (an existing file with the :class:`Snapshot` it
-was read as, a file whose current bytes must have a given hash, or a new file that must
-not exist yet), then :meth:`Transaction.commit` handles each one on its own:
+was read as, a file whose current bytes must have a given hash, a new file that must not
+exist yet, or a removal of a file that must still have a given hash), then :meth:`Transaction.commit` handles each one on its own:
 
 1. bytes that would not change are not written (the mtime stays);
 2. an Emacs lock (``.#NAME`` beside the file or its symlink) or a file changed since it

@@ -170,3 +170,34 @@ def test_decode_org_for_stdin() -> None:
     with pytest.raises(InputError) as info:
         decode_org(b"a\n\x80", "<stdin>")
     assert str(info.value) == "<stdin>:2:1: invalid UTF-8 at byte 2 (0x80): Org files must be UTF-8"
+
+
+def test_permission_denied_where_root_cannot_be_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tests run as root, whom chmod 000 does not stop: make open() fail the way it
+    # fails for a user without read permission.
+    path = _write(tmp_path / "secret.org", b"* a\n")
+    real_open = os.open
+
+    def deny(name: str, flags: int, mode: int = 0o777) -> int:
+        if name == str(path):
+            raise PermissionError(13, "Permission denied", name)
+        return real_open(name, flags, mode)
+
+    monkeypatch.setattr(os, "open", deny)
+    with pytest.raises(InputError) as info:
+        read_org_file(path)
+    assert str(info.value) == f"{path}: permission denied: cannot read the file"
+
+
+def test_read_error_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _write(tmp_path / "bad-disk.org", b"* a\n")
+
+    def fail(fd: int, size: int) -> bytes:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "read", fail)
+    with pytest.raises(InputError) as info:
+        read_org_file(path)
+    assert str(info.value) == f"{path}: cannot read: Input/output error"

@@ -13,6 +13,7 @@ Offsets are computed on the decoded text and reported as UTF-8 byte offsets.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -127,6 +128,8 @@ class ElementParser:
         self.contents = lines.contents
         self.drawer_at = drawer_at
         self.items: dict[int, _Item] = {}  # list structures computed so far, by line
+        self._closers: list[int] | None = None
+        self._hits: dict[tuple[str, int], list[int]] = {}
 
     # --- positions -------------------------------------------------------------------
 
@@ -154,11 +157,27 @@ class ElementParser:
         return index
 
     def _find(self, pattern: re.Pattern[str], index: int, limit: int) -> int | None:
-        """Return the first line index in [index, limit) matching ``pattern``."""
-        contents = self.contents
-        for position in range(index, limit):
-            if pattern.match(contents[position]):
-                return position
+        """Return the first line index in [index, limit) matching ``pattern``.
+
+        Only closing lines are looked for (``#+END...``, ``:END:``, ``\\end{...}``), so
+        the lines that could match are indexed once and each pattern's hits cached:
+        a file full of unclosed openers stays linear instead of rescanning to the end.
+        """
+        key = (pattern.pattern, pattern.flags)
+        hits = self._hits.get(key)
+        if hits is None:
+            if self._closers is None:
+                self._closers = [
+                    position
+                    for position, line in enumerate(self.contents)
+                    if line.lstrip(_BLANK).startswith(("#", ":")) or "\\end{" in line
+                ]
+            contents = self.contents
+            hits = [position for position in self._closers if pattern.match(contents[position])]
+            self._hits[key] = hits
+        found = bisect_left(hits, index)
+        if found < len(hits) and hits[found] < limit:
+            return hits[found]
         return None
 
     # --- driver ----------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +88,7 @@ def _opaque_spans(text: str) -> list[tuple[int, int]]:
     )
     covered_to = 0
     head_index = 0
+    ends: dict[str, list[tuple[int, int]]] = {}
     for begin, after, kind, name in starts:
         if begin < covered_to:
             continue  # inside a block already found, so just text
@@ -96,17 +98,22 @@ def _opaque_spans(text: str) -> list[tuple[int, int]]:
         if kind == "block":
             if name.upper() not in _OPAQUE_BLOCKS:
                 continue
-            end_re = re.compile(
-                r"^[ \t]*#\+end_" + re.escape(name) + r"[ \t]*$", re.IGNORECASE | re.MULTILINE
-            )
+            pattern = r"^[ \t]*#\+end_" + re.escape(name.lower()) + r"[ \t]*$"
         else:
-            end_re = re.compile(r"\\end\{" + re.escape(name) + r"\}[ \t]*$", re.MULTILINE)
+            pattern = r"\\end\{" + re.escape(name) + r"\}[ \t]*$"
         # Org looks for the closing line only up to the next headline; an unclosed
-        # block is a paragraph and its lines are parsed as usual.
-        end = end_re.search(text, after, limit)
-        if end is not None:
-            spans.append((begin, end.end()))
-            covered_to = end.end()
+        # block is a paragraph and its lines are parsed as usual. Each closing
+        # pattern is searched once for the whole text, so many unclosed openers
+        # cost no rescans.
+        found = ends.get(pattern)
+        if found is None:
+            flags = re.MULTILINE | (re.IGNORECASE if kind == "block" else 0)
+            found = [(m.start(), m.end()) for m in re.finditer(pattern, text, flags)]
+            ends[pattern] = found
+        position = bisect_left(found, (after, -1))
+        if position < len(found) and found[position][1] <= limit:
+            spans.append((begin, found[position][1]))
+            covered_to = found[position][1]
     return spans
 
 

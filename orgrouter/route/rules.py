@@ -83,12 +83,7 @@ class Rules:
     support: Mapping[str, tuple[str, ...]]
     personas: tuple[Persona, ...]
     sources: Mapping[str, str]  # table file name -> where it was read from
-
-    @property
-    def max_phrase(self) -> int:
-        """Return the most words any lexicon phrase has (bounds the longest match)."""
-        phrases = [*self.verbs, *self.generic, *self.nouns, *self.domains]
-        return max((len(phrase) for phrase in phrases), default=1)
+    max_phrase: int  # the most words a verb, noun or domain phrase has (bounds matching)
 
 
 CONFIDENCE_KEYS = (
@@ -399,7 +394,9 @@ def load_rules(rules_dir: Path | None = None) -> Rules:
         table = _read(name, rules_dir)
         sources[name] = table.source
         fields.update(_LOADERS[name](table))
-    return Rules(sources=sources, **fields)
+    phrases = [*fields["verbs"], *fields["generic"], *fields["nouns"], *fields["domains"]]
+    longest = max((len(words) for words in phrases), default=1)
+    return Rules(sources=sources, max_phrase=longest, **fields)
 
 
 _DEFAULT: list[Rules] = []

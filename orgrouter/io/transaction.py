@@ -2,7 +2,8 @@
 
 A :class:`Transaction` stages writes (an existing file with the :class:`Snapshot` it
 was read as, a file whose current bytes must have a given hash, a new file that must not
-exist yet, or a removal of a file that must still have a given hash), then :meth:`Transaction.commit` handles each one on its own:
+exist yet, or a removal of a file that must still have a given hash), then
+:meth:`Transaction.commit` handles each one on its own:
 
 1. bytes that would not change are not written (the mtime stays);
 2. an Emacs lock (``.#NAME`` beside the file or its symlink) or a file changed since it
@@ -283,7 +284,7 @@ class Transaction:
             if item.create:
                 self._link_new(temp, target, item.path)
             else:
-                self._recheck(item, target)
+                self._recheck(item, target, current)
                 os.replace(temp, target)
             _fsync_dir(directory)
         except OrgRouterError as exc:
@@ -321,10 +322,9 @@ class Transaction:
             os.close(fd)
 
     @staticmethod
-    def _recheck(item: _Staged, target: str) -> None:
+    def _recheck(item: _Staged, target: str, checked: os.stat_result | None) -> None:
         """Raise ConflictError if the file changed while the temp file was written."""
-        snapshot = item.snapshot
-        if snapshot is None:
+        if checked is None:
             return
         try:
             now = os.stat(target)
@@ -332,7 +332,8 @@ class Transaction:
             raise ConflictError(
                 "was removed while being written; not written", path=item.path
             ) from None
-        if (now.st_size, now.st_mtime_ns) != (snapshot.size, snapshot.mtime_ns):
+        # The hash was checked against this size and mtime a moment ago.
+        if (now.st_size, now.st_mtime_ns) != (checked.st_size, checked.st_mtime_ns):
             raise ConflictError("changed while being written; not written", path=item.path)
         if emacs_lock(item.path) is not None:
             raise ConflictError("Emacs started editing this file; not written", path=item.path)

@@ -301,3 +301,24 @@ def test_delete_waits_for_all_or_nothing(tmp_path: Path) -> None:
     outcomes = transaction.commit(all_or_nothing=True)
     assert [o.status for o in outcomes] == [Status.SKIPPED, Status.CONFLICT]
     assert gone.read_bytes() == b"ours\n"
+
+
+def test_file_saved_while_the_temp_file_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The user saves in Emacs after the check but before the replace: the window the
+    # second stat closes. Inject that save into the temp-file step.
+    path = _file(tmp_path / "a.org", b"* a\n")
+    snap = read_org_file(path)
+    real_write_temp = Transaction._write_temp
+
+    def write_temp_and_user_saves(*args: object) -> None:
+        real_write_temp(*args)  # type: ignore[arg-type]
+        path.write_bytes(b"* a\nsaved meanwhile\n")
+
+    monkeypatch.setattr(Transaction, "_write_temp", staticmethod(write_temp_and_user_saves))
+    outcome = write_snapshot(snap, b"* a\nours\n")
+    assert outcome.status is Status.CONFLICT
+    assert str(outcome.error) == f"{path}: changed while being written; not written"
+    assert path.read_bytes() == b"* a\nsaved meanwhile\n"
+    assert _temps(tmp_path) == []

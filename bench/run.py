@@ -67,21 +67,29 @@ class Measure:
 
 
 def run_once(argv: list[str], stdin: Path | None, env: dict[str, str]) -> Sample:
-    """Run ``argv`` to completion; return its wall time, CPU time and peak RSS."""
+    """Run ``argv`` to completion through bench/measure.py; return its measurements."""
+    read_end, write_end = os.pipe()
     handle = open(stdin, "rb") if stdin is not None else subprocess.DEVNULL  # noqa: SIM115
     try:
-        start = time.perf_counter()
         proc = subprocess.Popen(
-            argv, stdin=handle, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+            [sys.executable, str(HERE / "measure.py"), str(write_end), "--", *argv],
+            stdin=handle,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            pass_fds=(write_end,),
         )
-        # wait4 gives this child's own rusage (getrusage(CHILDREN) would sum them all).
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        os.close(write_end)
+        with os.fdopen(read_end) as result:
+            text = result.read()
+        proc.wait()
     finally:
         if stdin is not None:
             handle.close()  # type: ignore[union-attr]
-    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode)
+    if not text:
+        raise SystemExit(f"the launcher failed for {argv}")
+    data = json.loads(text)
+    return Sample(data["wall"], data["cpu"], data["max_rss_kb"], data["code"])
 
 
 def orgrouter_program() -> str:

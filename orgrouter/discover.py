@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from pathlib import Path
 
 from orgrouter.config import ScanConfig
 from orgrouter.errors import InputError
+
+_MAGIC = re.compile(r"[*?\[]")
 
 
 @dataclass
@@ -54,6 +57,17 @@ class _Patterns:
         self.exclude_names = [p for p in scan.exclude if "/" not in p]
         self.exclude_paths = [p.strip("/") for p in scan.exclude if "/" in p]
 
+        self.uses_paths = bool(self.include_paths or self.exclude_paths)
+        # The default include, "*.org", is a suffix test: no fnmatch per file.
+        suffixes: list[str] = []
+        self.include_globs: list[str] = []
+        for pattern in self.include_names:
+            if pattern.startswith("*") and not _MAGIC.search(pattern[1:]):
+                suffixes.append(pattern[1:])
+            else:
+                self.include_globs.append(pattern)
+        self.include_suffixes = tuple(suffixes)
+
     def excluded(self, name: str, relative: str) -> bool:
         return any(fnmatch.fnmatchcase(name, p) for p in self.exclude_names) or any(
             fnmatch.fnmatchcase(relative, p) or fnmatch.fnmatchcase(relative + "/", p)
@@ -61,8 +75,10 @@ class _Patterns:
         )
 
     def included(self, name: str, relative: str) -> bool:
-        return any(fnmatch.fnmatchcase(name, p) for p in self.include_names) or any(
-            fnmatch.fnmatchcase(relative, p) for p in self.include_paths
+        return (
+            name.endswith(self.include_suffixes)
+            or any(fnmatch.fnmatchcase(name, p) for p in self.include_globs)
+            or any(fnmatch.fnmatchcase(relative, p) for p in self.include_paths)
         )
 
 
@@ -120,7 +136,7 @@ class _Walker:
         if name.startswith(".") or is_emacs_artifact(name):
             return
         path = directory / name
-        relative = path.relative_to(root).as_posix()
+        relative = path.relative_to(root).as_posix() if self.patterns.uses_paths else name
         if self.patterns.excluded(name, relative):
             return
         try:

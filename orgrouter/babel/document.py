@@ -141,6 +141,14 @@ class Document:
 def _read_headings(text: str, data: bytes, settings: InBufferSettings) -> list[Heading]:
     """Return the document's headlines with what tangling needs from each."""
     todo = settings.todo
+    # Byte offsets come in increasing order: decode only the stretch since the last one.
+    done = [0, 0]  # bytes, characters
+
+    def to_char(offset: int) -> int:
+        done[1] += len(data[done[0] : offset].decode("utf-8"))
+        done[0] = offset
+        return done[1]
+
     ascii_only = len(text) == len(data)
     headings: list[Heading] = []
     stack: list[int] = []
@@ -156,10 +164,8 @@ def _read_headings(text: str, data: bytes, settings: InBufferSettings) -> list[H
             props = _drawer_properties(head.drawer.properties)
             custom_id = _first(head.drawer.properties, "custom_id")
             node_id = _first(head.drawer.properties, "id")
-        begin = line.begin if ascii_only else len(data[: line.begin].decode("utf-8"))
-        body_begin = (
-            head.body_begin if ascii_only else len(data[: head.body_begin].decode("utf-8"))
-        )
+        begin = line.begin if ascii_only else to_char(line.begin)
+        body_begin = head.body_begin if ascii_only else to_char(head.body_begin)
         headings.append(
             Heading(
                 begin_byte=line.begin,

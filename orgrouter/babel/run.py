@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import enum
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,9 @@ from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.babel.safety import refusal
 from orgrouter.errors import EXIT_CHECK_FOUND_WORK, EXIT_FAILED, EXIT_OK, OrgRouterError
 from orgrouter.io.transaction import Status, Transaction
+
+
+_BEGIN_SRC = re.compile(rb"#\+begin_src", re.IGNORECASE)
 
 
 class WriteMode(enum.Enum):
@@ -145,6 +149,8 @@ class Tangler:
         for org in discover(paths):
             try:
                 data = org.read_bytes()
+                if not _BEGIN_SRC.search(data):
+                    continue  # no src block: nothing to tangle, no need to parse
                 doc = Document.from_bytes(org.absolute(), data)
             except OSError as error:
                 report.failed.append(f"{org}: cannot read: {error.strerror or error}")

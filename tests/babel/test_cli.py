@@ -128,10 +128,11 @@ def test_lisp_block_is_reported_and_others_written(notes: Path) -> None:
 
 
 def test_bad_file_does_not_stop_the_run(notes: Path) -> None:
-    (notes / "bad.org").write_bytes(b"\xff\n")
+    (notes / "bad.org").write_bytes(b"#+begin_src sh :tangle x.sh\n\xff\n#+end_src\n")
+    (notes / "plain.org").write_bytes(b"\xff\n")  # no src block: never even decoded
     code, _, err = invoke("tangle", ".")
     assert code == 3
-    assert "bad.org:1: not valid UTF-8" in err
+    assert "bad.org:2: not valid UTF-8" in err and "plain.org" not in err
     assert (notes / "out" / "run.sh").exists()
 
 
@@ -185,3 +186,37 @@ def test_detangle_without_markers_is_an_error(notes: Path) -> None:
         "orgrouter: error: plain.sh: no [[file:...]] link markers to follow "
         "(tangle with :comments link)\n"
     )
+
+
+def test_emacs_lock_on_a_target_is_a_conflict(notes: Path) -> None:
+    invoke("tangle", ".")
+    (notes / "note.org").write_text(NOTE.replace("hello", "bye"))
+    (notes / "out" / ".#run.sh").symlink_to("user@host.1234:1")
+    code, out, _ = invoke("tangle", "--json", ".")
+    assert code == 3
+    (target,) = json.loads(out)["targets"]
+    assert target["action"] == "conflict" and "Emacs is editing this file" in target["reason"]
+    assert (notes / "out" / "run.sh").read_text() == RUN_SH
+
+
+def test_missing_directory_without_mkdirp_fails_that_target_only(notes: Path) -> None:
+    (notes / "note.org").write_text(
+        "#+begin_src sh :tangle missing/a.sh\na\n#+end_src\n"
+        "#+begin_src sh :tangle b.sh\nb\n#+end_src\n"
+    )
+    code, out, _ = invoke("tangle", "--json", ".")
+    assert code == 3
+    results = {t["target"]: t for t in json.loads(out)["targets"]}
+    assert results["missing/a.sh"]["action"] == "failed"
+    assert results["missing/a.sh"]["reason"].endswith("(add :mkdirp yes to create it)")
+    assert results["b.sh"]["action"] == "written"
+
+
+def test_mode_change_alone_is_applied(notes: Path) -> None:
+    invoke("tangle", ".")
+    target = notes / "out" / "run.sh"
+    os.chmod(target, 0o600)
+    code, out, _ = invoke("tangle", "--check", ".")
+    assert code == 1 and out == "would-write: out/run.sh (from note.org)\n"
+    assert invoke("tangle", ".")[0] == 0
+    assert os.stat(target).st_mode & 0o777 == 0o755

@@ -23,7 +23,6 @@ from orgrouter.babel.safety import refusal
 from orgrouter.errors import EXIT_CHECK_FOUND_WORK, EXIT_FAILED, EXIT_OK, OrgRouterError
 from orgrouter.io.transaction import Status, Transaction
 
-
 _BEGIN_SRC = re.compile(rb"#\+begin_src", re.IGNORECASE)
 
 

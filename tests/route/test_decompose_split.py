@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -185,3 +187,19 @@ def test_lark_is_imported_only_when_a_grammar_parse_runs() -> None:
         "assert 'lark' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_real_headlines_always_parse_with_exact_spans(corpus_dir: Path) -> None:
+    # Every tenth corpus file: real titles (links, timestamps, tags, stray '@') never
+    # make the lexer feed the grammar something it refuses.
+    files = sorted(corpus_dir.rglob("*.org"))[::10]
+    titles = [
+        found.group(1)
+        for path in files
+        for found in re.finditer(r"(?m)^\*+ (.*)$", path.read_bytes().decode("utf-8", "replace"))
+    ]
+    assert len(titles) > 500
+    for title in titles:
+        result = decompose(title, RULES)
+        assert result.error is None, title
+        assert all(title[i.start : i.end] == i.text for i in result.intents), title

@@ -279,7 +279,7 @@ class ElementParser:
             if found is not None:
                 return found
         elif _FOOTNOTE_RE.match(line):
-            return self._footnote(index, limit, pending)
+            return self._footnote(first, index, limit, pending)
         if _RULE_RE.match(line):
             return self._single("horizontal-rule", first, limit, start=index)
         if line.startswith("%%("):
@@ -413,10 +413,9 @@ class ElementParser:
         node = self._span(_LESSER_BLOCKS[kind], first, following, post_blank=blank)
         node.properties.update(props)
         if kind == "VERSE":
-            # A verse block's contents are Org objects, so it does have contents.
-            empty = index + 1 >= close
-            node.properties["contents-begin"] = None if empty else lines.byte_at(index + 1)
-            node.properties["contents-end"] = None if empty else lines.byte_at(close)
+            # A verse block's contents are Org objects, so it has contents (maybe empty).
+            node.properties["contents-begin"] = lines.byte_at(index + 1)
+            node.properties["contents-end"] = lines.byte_at(close)
         # Org gives lesser blocks no contents, only a value: the body's span.
         node.properties["value-begin"] = lines.byte_at(index + 1)
         node.properties["value-end"] = lines.byte_at(close)
@@ -490,7 +489,9 @@ class ElementParser:
 
     # --- footnotes, tables -------------------------------------------------------------
 
-    def _footnote(self, index: int, limit: int, pending: list[_Pending]) -> tuple[Node, int]:
+    def _footnote(
+        self, first: int, index: int, limit: int, pending: list[_Pending]
+    ) -> tuple[Node, int]:
         """Parse a footnote definition: it runs to the next one or to two blank lines."""
         label = _FOOTNOTE_RE.match(self.contents[index])
         assert label is not None
@@ -513,7 +514,7 @@ class ElementParser:
             last -= 1
         node = self._span(
             "footnote-definition",
-            index,
+            first,
             stop,
             label=label.group(1),
             post_blank=stop - last,
@@ -573,8 +574,9 @@ class ElementParser:
             tblfm=formulas,
             post_blank=blank,
         )
-        node.properties["contents-begin"] = lines.byte_at(index)
-        node.properties["contents-end"] = lines.byte_at(table_end)
+        # Org parses only its own tables' rows; a table.el table has no contents.
+        node.properties["contents-begin"] = lines.byte_at(index) if org else None
+        node.properties["contents-end"] = lines.byte_at(table_end) if org else None
         return node, following
 
     # --- paragraphs --------------------------------------------------------------------

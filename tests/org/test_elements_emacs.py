@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 from pathlib import Path
 
@@ -72,3 +73,41 @@ def test_corpus_elements_match_emacs(emacs: str, corpus_dir: Path) -> None:
     names = sorted(p.relative_to(corpus_dir).as_posix() for p in corpus_dir.rglob("*.org"))
     problems = _differences(corpus_dir, names, emacs)
     assert problems == [], f"{len(names) - len(problems)}/{len(names)} files equal"
+
+
+# Line fragments for generated documents: every construct, its edge cases (unclosed
+# openers, CRs, form feeds, odd bullets), in random order, so element boundaries meet
+# each other in combinations nobody would write by hand.
+FRAGMENTS = [
+    "* H :a:", "** TODO sub", "*** deep", "text line", "", "", "  ", "- item", "  - nested",
+    "    more text", "1. one", "2) two", "- [X] box", "- term :: desc", "+ plus",
+    "  * star bullet", "   - deeper", "  text at 2", ":PROPERTIES:", ":ID: x", ":END:",
+    "  :END:", ":LOGBOOK:", "  :drawer:", "CLOCK: [2024-01-01 Mon 10:00]",
+    "SCHEDULED: <2024-01-01 Mon>", "DEADLINE: <2024-01-02 Tue> SCHEDULED: <2024-01-01 Mon>",
+    "closed: [2024-01-01]", "#+begin_src python", "#+end_src", "  #+begin_src sh",
+    "  #+end_src", "#+BEGIN_QUOTE", "#+END_QUOTE", "#+begin_example", "#+end_example",
+    "#+begin_center", "#+end_center", "#+begin_comment", "#+end_comment",
+    "#+begin_export html", "#+end_export", "#+begin_foo", "#+end_foo", "#+name: n",
+    "#+header: :x 1", "#+caption: c", "#+caption[s]: c", "#+TITLE: t", "#+results:",
+    "#+attr_html: :x y", "| a | b |", "|---+---|", "#+TBLFM: $1=1", ": fixed", ":",
+    "# comment", "#", "-----", "\\begin{eq}", "\\end{eq}", "[fn:1] note", "[fn:x]",
+    "%%(diary)", "#+BEGIN: dyn", "#+END:", "#+CALL: f()", "#+begin_verse", "#+end_verse",
+    "+-----+", "| x |", "\t- tab item", "\ttext", "#+begin_src", "*bold*", "\x0c", "text\r",
+    "\r", " \r", "#+key[x]: v", "#+foo[x]: v", "10. ten", "a. alpha", "- ", "-", "1.",
+    "  + ", "#+begin_src org", ",* escaped", "#+PROPERTY: a b",
+]  # fmt: skip
+
+
+@pytest.mark.emacs
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [7, 11])
+def test_generated_documents_match_emacs(emacs: str, tmp_path: Path, seed: int) -> None:
+    chance = random.Random(seed)
+    names = []
+    for number in range(200):
+        lines = [chance.choice(FRAGMENTS) for _ in range(chance.randint(1, 60))]
+        name = f"g{number:03d}.org"
+        ending = "\n" if chance.random() < 0.8 else ""
+        (tmp_path / name).write_bytes(("\n".join(lines) + ending).encode("utf-8"))
+        names.append(name)
+    assert _differences(tmp_path, names, emacs) == []

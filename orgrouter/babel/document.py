@@ -21,6 +21,8 @@ _BABEL_BLOCK_RE = re.compile(
     r"^[ \t]*#\+begin_src[ \t]+[^ \f\t\n\r\v]+[^\n]*\n(?:[\s\S]*?\n)??[ \t]*#\+end_src",
     re.IGNORECASE | re.MULTILINE,
 )
+# property name -> (base value, [values of NAME+]) in one drawer
+LocalValues = dict[str, tuple[str | None, list[str]]]
 _STATS_COOKIE_RE = re.compile(r"\[[0-9]*(?:%|/[0-9]*)\]")
 _BLANKS_RE = re.compile(r"[ \t]+")
 
@@ -44,7 +46,7 @@ class Heading:
     parent: int | None
     custom_id: str | None
     node_id: str | None
-    properties: dict[str, tuple[str | None, list[str]]] = field(default_factory=dict)
+    properties: LocalValues = field(default_factory=dict)
     body_begin: int = 0  # character offset after the headline, planning and drawer
 
 
@@ -57,6 +59,7 @@ class Document:
     headings: list[Heading]
     blocks: list[SrcBlock]
     keyword_properties: dict[str, str]
+    file_properties: LocalValues = field(default_factory=dict)
     _heading_starts: list[int] = field(default_factory=list)
 
     @classmethod
@@ -74,7 +77,7 @@ class Document:
         settings = read_settings(text, path)
         headings = _read_headings(text, data, settings)
         props = {key.casefold(): value for key, value in settings.properties.items()}
-        doc = cls(path, text, headings, find_src_blocks(text), props)
+        doc = cls(path, text, headings, find_src_blocks(text), props, _file_drawer(text))
         doc._heading_starts = [h.begin for h in headings]
         return doc
 
@@ -104,6 +107,7 @@ class Document:
         """Return property ``name`` with inheritance (org-entry-get ... 'inherit)."""
         folded = name.casefold()
         levels = [h.properties.get(folded, (None, [])) for h in self.ancestry(index)]
+        levels.append(self.file_properties.get(folded, (None, [])))
         return property_chain_value(levels, self.keyword_properties.get(folded))
 
     def params(self, block: SrcBlock) -> Params:
@@ -158,10 +162,10 @@ def _read_headings(text: str, data: bytes, settings: InBufferSettings) -> list[H
         while stack and headings[stack[-1]].level >= line.level:
             stack.pop()
         head = locate_head(data, line)
-        props: dict[str, tuple[str | None, list[str]]] = {}
+        props: LocalValues = {}
         custom_id = node_id = None
         if head.drawer is not None:
-            props = _drawer_properties(head.drawer.properties)
+            props = _drawer_properties([(p.key, p.value) for p in head.drawer.properties])
             custom_id = _first(head.drawer.properties, "custom_id")
             node_id = _first(head.drawer.properties, "id")
         begin = line.begin if ascii_only else to_char(line.begin)
@@ -186,6 +190,29 @@ def _read_headings(text: str, data: bytes, settings: InBufferSettings) -> list[H
     return headings
 
 
+# A property drawer before the first headline, after comment lines only (Org 9.5's
+# org-get-property-block at point-min).
+_FILE_DRAWER_RE = re.compile(
+    r"(?:[ \t]*#(?: .*)?\n)*[ \t]*:PROPERTIES:[ \t]*\n((?:[ \t]*:\S+:(?: .*)?[ \t]*\n)*?)"
+    r"[ \t]*:END:[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PROPERTY_LINE_RE = re.compile(r"[ \t]*:(\S+):(?:[ \t]+(.*?))?[ \t]*$")
+
+
+def _file_drawer(text: str) -> LocalValues:
+    """Return the properties of the drawer at the top of the file, if there is one."""
+    match = _FILE_DRAWER_RE.match(text)
+    if match is None:
+        return {}
+    pairs = []
+    for line in match.group(1).splitlines():
+        prop = _PROPERTY_LINE_RE.match(line)
+        if prop is not None:
+            pairs.append((prop.group(1), prop.group(2) or ""))
+    return _drawer_properties(pairs)
+
+
 def _first(properties: tuple[Property, ...], key: str) -> str | None:
     for prop in properties:
         if prop.key.casefold() == key:
@@ -193,15 +220,12 @@ def _first(properties: tuple[Property, ...], key: str) -> str | None:
     return None
 
 
-def _drawer_properties(
-    properties: tuple[Property, ...],
-) -> dict[str, tuple[str | None, list[str]]]:
+def _drawer_properties(properties: list[tuple[str, str]]) -> LocalValues:
     """Return {name: (base value, [+ values])} the way org--property-local-values reads."""
-    out: dict[str, tuple[str | None, list[str]]] = {}
+    out: LocalValues = {}
     seen_base: set[str] = set()
-    for prop in properties:
-        key = prop.key.casefold()
-        value = prop.value
+    for raw_key, value in properties:
+        key = raw_key.casefold()
         if key.endswith("+"):
             name = key[:-1]
             base, extra = out.get(name, (None, []))

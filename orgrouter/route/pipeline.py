@@ -257,7 +257,7 @@ def _context(
 ) -> Context:
     """Return the context skills see for ``request``."""
     entry = request.entry
-    tags = document.tags(request.index)
+    tags = inherited_tags(document, request.index)
     private = any(tag in env.config.privacy.tags for tag in tags)
     parent = entry.parent
     results = tuple(_ref(w, request.line) for w in written)
@@ -295,6 +295,23 @@ def _context(
     ctx.extra[router.LIMITER] = env.limiter if ctx.backend is not None else None
     ctx.extra[router.SKILL_NAMES] = [s.name for s in env.skills if s.name != "router"]
     return ctx
+
+
+def inherited_tags(document: Document, index: int) -> tuple[str, ...]:
+    """Return a headline's tags with inheritance (file tags, ancestors, its own).
+
+    ``Document.tags`` computes every headline's tags at once; a route needs the few
+    requests' only, so this walks their ancestors (the same order: the most local
+    place of a repeated tag wins).
+    """
+    chain: list[str] = []
+    at: int | None = index
+    while at is not None:
+        chain[:0] = document.headline(at).tags
+        at = document.entries[at].parent
+    ordered = [*document.settings.filetags, *chain]
+    kept = [tag for n, tag in enumerate(ordered) if tag not in ordered[n + 1 :]]
+    return tuple(kept)
 
 
 def _compact_scope(

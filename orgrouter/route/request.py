@@ -118,24 +118,23 @@ def is_result(document: Document, head: Head) -> bool:
 def find_requests(document: Document, names: Sequence[str]) -> list[FoundRequest]:
     """Return every request in ``document``, in file order."""
     pattern = _address_re(names)
+    data = document.data
     blocks: list[tuple[int, int]] | None = None
     found: list[FoundRequest] = []
-    commented: set[int] = set()
     for entry in document.entries:
-        headline = document.headline(entry.index)
-        if headline.commented or (entry.parent is not None and entry.parent in commented):
-            commented.add(entry.index)
-            continue
-        if not pattern.search(headline.raw):
+        if data.find(b"@", entry.begin, entry.end) < 0:
             continue  # the cheap test first: most headlines name nobody
+        headline = document.headline(entry.index)
+        if not pattern.search(headline.raw) or _commented(document, entry):
+            continue
         address = find_address(headline.raw, names)
         if address is None:
             continue
         if blocks is None:
-            blocks = [(m.start(), m.end()) for m in _BLOCK.finditer(document.data)]
+            blocks = [(m.start(), m.end()) for m in _BLOCK.finditer(data)]
         if any(start < entry.begin < end for start, end in blocks):
             continue
-        head = locate_head(document.data, entry.scan_line, newline=document.newline)
+        head = locate_head(data, entry.scan_line, newline=document.newline)
         if is_result(document, head):
             continue
         instruction = _LEADING_PUNCT.sub("", headline.raw[address.end :]).strip()
@@ -144,6 +143,16 @@ def find_requests(document: Document, names: Sequence[str]) -> list[FoundRequest
             instruction, items = body_instruction(document, entry, head)
         found.append(FoundRequest(document, entry.index, address.agent, instruction, items, head))
     return found
+
+
+def _commented(document: Document, entry: OutlineEntry) -> bool:
+    """Return whether a headline or one of its ancestors is ``COMMENT``ed out."""
+    index: int | None = entry.index
+    while index is not None:
+        if document.headline(index).commented:
+            return True
+        index = document.entries[index].parent
+    return False
 
 
 def body_instruction(

@@ -22,8 +22,10 @@ exact, and the caller writes the final bytes once.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import Head, locate_head
@@ -38,6 +40,7 @@ from orgrouter.org.edit import (
     plan_edits,
     shift_offset,
 )
+from orgrouter.org.scan import HeadlineLine
 from orgrouter.route.request import HASH_KEY, RESULT_KEY, STATUS_KEY, FoundRequest
 from orgrouter.skills.base import Result
 
@@ -47,6 +50,8 @@ RUN_KEY = "ORGROUTER_RUN"
 CHECK_KEY = "ORGROUTER_CHECK"
 APPROVAL_KEY = "ORGROUTER_APPROVAL"  # on approval results: the held intent, as JSON
 MARK = b":" + RESULT_KEY.encode("ascii") + b":"
+MAX_LINES_ABOVE = 3  # drawer line, planning line, headline
+_STARS = re.compile(rb"(\*+) ")
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,7 @@ def _written(document: Document, index: int) -> Written | None:
         return None
     end = _content_end(document.data, entry.begin, entry.subtree_end)
     recorded = head.drawer.get(CHECK_KEY)
-    check = result_check(document.data, entry.begin, head, end)
+    check = result_check(document.data, head)
     headline = document.headline(index)
     line = document.line_text(index)
     words = line[entry.level :].split(None, 1)
@@ -148,13 +153,9 @@ def _content_end(data: bytes, begin: int, end: int) -> int:
     return end if newline < 0 else newline + 1
 
 
-def result_check(data: bytes, begin: int, head: Head, end: int) -> str:
+def result_check(data: bytes, head: Head) -> str:
     """Return the hash of a result's text as written, its property drawer left out."""
-    drawer = head.drawer
-    assert drawer is not None
-    text = data[begin : drawer.begin] + data[drawer.end : end]
-    canonical = text.replace(b"\r\n", b"\n").rstrip()
-    return hashlib.sha256(canonical).hexdigest()[:16]
+    return _check_with(data, head, b"")
 
 
 def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> bytes:
@@ -186,21 +187,18 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
         edits.extend(_append(begin, new) for new in plan.results)
     data = _apply(data, plan_edits(data, edits, newline=newline))
     new = {n.identity: n.result for plan in plans for n in plan.results}
-    if new:
-        located = _locate(data, newline, new)
-        planning = [
-            SetPlanning(at.headline.begin, *_split_planning(new[identity].planning))
-            for identity, at in located.items()
-            if new[identity].planning
-        ]
-        data = _apply(data, plan_edits(data, planning, newline=newline))
-        located = _locate(data, newline, new)
-        checks = [
-            SetProperty(head.headline.begin, CHECK_KEY, _check_at(data, head))
-            for head in located.values()
-        ]
-        data = _apply(data, plan_edits(data, checks, newline=newline))
-    return data
+    finishing: list[Edit] = []
+    for identity, head in _locate(data, newline, new).items():
+        planning = new[identity].planning
+        line = b""
+        if planning:
+            keyword, timestamp = _split_planning(planning)
+            finishing.append(SetPlanning(head.headline.begin, keyword, timestamp))
+            # What SetPlanning inserts right below the headline: part of the text.
+            line = f"{keyword}: {timestamp}".encode() + newline
+        check = _check_with(data, head, line)
+        finishing.append(SetProperty(head.headline.begin, CHECK_KEY, check))
+    return _apply(data, plan_edits(data, finishing, newline=newline))
 
 
 def _inside(offset: int, ranges: Sequence[tuple[int, int]]) -> bool:
@@ -256,43 +254,76 @@ def _apply(data: bytes, splices: list[Splice]) -> bytes:
 
 
 def _locate(data: bytes, newline: bytes, identities: Iterable[str]) -> dict[str, Head]:
-    """Return the head of each result headline named by ``identities``."""
+    """Return the head of each result headline named by ``identities``.
+
+    Only the few lines above each ``:ORGROUTER_RESULT:`` are looked at, never the
+    whole outline: this runs after every step of a write-back, on files of any size.
+    """
     wanted = set(identities)
-    document = Document(data, newline=newline)
     found: dict[str, Head] = {}
     position = data.find(MARK)
     while position >= 0 and len(found) < len(wanted):
-        index = document.find(position)
+        headline = _headline_above(data, position)
         position = data.find(MARK, position + len(MARK))
-        if index is None:
+        if headline is None:
             continue
-        entry = document.entries[index]
-        head = locate_head(data, entry.scan_line, newline=newline)
+        head = locate_head(data, headline, newline=newline)
         prop = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
         if prop is not None and prop.value in wanted:
             found.setdefault(prop.value, head)
     return found
 
 
-def _check_at(data: bytes, head: Head) -> str:
-    """Return the check hash of the freshly written result at ``head``."""
-    document = Document(data, newline=head.newline)
-    index = document.find(head.headline.begin)
-    assert index is not None
-    entry = document.entries[index]
-    return result_check(data, entry.begin, head, _content_end(data, entry.begin, entry.subtree_end))
+def _headline_above(data: bytes, position: int) -> HeadlineLine | None:
+    """Return the headline line at or above ``position`` (a drawer sits right below it)."""
+    start = data.rfind(b"\n", 0, position) + 1
+    for _ in range(MAX_LINES_ABOVE):
+        match = _STARS.match(data, start)
+        if match is not None:
+            newline = data.find(b"\n", start)
+            end = len(data) if newline < 0 else newline + 1
+            line = data.count(b"\n", 0, start) + 1
+            return HeadlineLine(start, end, len(match.group(1)), line)
+        if start == 0:
+            return None
+        start = data.rfind(b"\n", 0, start - 1) + 1
+    return None
+
+
+def _subtree_end(data: bytes, headline: HeadlineLine) -> int:
+    """Return the offset of the next headline of the same or a higher level, or the end."""
+    match = _next_at_most(headline.level).search(data, headline.end)
+    return len(data) if match is None else match.start()
+
+
+@cache
+def _next_at_most(level: int) -> re.Pattern[bytes]:
+    """Return the pattern of a headline line of ``level`` stars or fewer."""
+    return re.compile(rb"^\*{1,%d} " % level, re.MULTILINE)
+
+
+def _check_with(data: bytes, head: Head, planning: bytes) -> str:
+    """Return the check of the result at ``head`` once ``planning`` is inserted below it."""
+    drawer = head.drawer
+    assert drawer is not None
+    begin = head.headline.begin
+    end = _content_end(data, begin, _subtree_end(data, head.headline))
+    text = data[begin : head.headline.end] + planning + data[head.headline.end : drawer.begin]
+    canonical = (text + data[drawer.end : end]).replace(b"\r\n", b"\n").rstrip()
+    return hashlib.sha256(canonical).hexdigest()[:16]
 
 
 def _removals(data: bytes, newline: bytes, identities: set[str]) -> list[Splice]:
     """Return the splices removing the unedited results named by ``identities``."""
-    document = Document(data, newline=newline)
     splices: list[Splice] = []
-    for identity, head in _locate(data, newline, identities).items():
-        index = document.find(head.headline.begin)
-        assert index is not None
-        written = _written(document, index)
-        if written is not None and not written.edited and written.identity == identity:
-            splices.append(Splice(written.begin, written.end, b""))
+    for head in _locate(data, newline, identities).values():
+        drawer = head.drawer
+        recorded = drawer.get(CHECK_KEY) if drawer is not None else None
+        if recorded is None or recorded.value != _check_with(data, head, b""):
+            continue  # edited since it was written: the user's now, and it stays
+        begin = head.headline.begin
+        end = _content_end(data, begin, _subtree_end(data, head.headline))
+        splices.append(Splice(begin, end, b""))
     return splices
 
 

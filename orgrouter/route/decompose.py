@@ -515,15 +515,30 @@ class _Builder:
         return self._intent(head, start, end, obj, agent)
 
     def _by_noun(self, head: Head, words: list[str]) -> Head:
-        """Pick a generic verb's skill from the nouns of its object, before a preposition."""
+        """Pick a generic verb's skill from the nouns of its object.
+
+        What it is turned "into" (or made "as") decides first ("turn this email into a
+        todo"); else the nouns before the first preposition ("create todos for X").
+        """
+        rules = self.rules
         for at, word in enumerate(words):
-            if word in self.rules.prepositions:
-                break
+            if word in rules.targets:
+                skill = self._noun_in(words[at + 1 :], stop=False)
+                if skill is not None:
+                    return Head("generic_noun", head.verb, skill)
+        skill = self._noun_in(words, stop=True)
+        return head if skill is None else Head("generic_noun", head.verb, skill)
+
+    def _noun_in(self, words: list[str], stop: bool) -> str | None:
+        """Return the skill of the first noun in ``words`` (up to a preposition if ``stop``)."""
+        for at, word in enumerate(words):
+            if stop and word in self.rules.prepositions:
+                return None
             for size in range(min(self.rules.max_phrase, len(words) - at), 0, -1):
                 skill = self.rules.nouns.get(tuple(words[at : at + size]))
                 if skill is not None:
-                    return Head("generic_noun", head.verb, skill)
-        return head
+                    return skill
+        return None
 
     def _intent(self, head: Head, start: int, end: int, obj: str, agent: str | None) -> Intent:
         rules = self.rules

@@ -124,7 +124,8 @@ def _max_level(levels: Sequence[str]) -> str:
 
 def domain_tags(text: str, rules: Rules) -> list[str]:
     """Return the domains whose words ``text`` uses, in order of first use."""
-    words = [t.low for t in tokenize(text) if t.kind == "word"]
+    # "tomorrow's standup" uses the word "tomorrow": a possessive does not hide it.
+    words = [t.low.removesuffix("'s") for t in tokenize(text) if t.kind == "word"]
     found: list[str] = []
     for at in range(len(words)):
         for size in range(min(rules.max_phrase, len(words) - at), 0, -1):

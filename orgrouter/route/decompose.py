@@ -410,6 +410,7 @@ def _parser() -> Lark:
 
         # lark's original one-argument interface: it hands over whatever was parsed.
         def lex(self, data: Any) -> Iterator[Token]:  # type: ignore[override]
+            """Yield the prepared tokens unchanged."""
             yield from data
 
     grammar = resources.files("orgrouter.route").joinpath("decompose.lark").read_text("utf-8")

@@ -190,6 +190,7 @@ def pick_personas(
     """Return the ``count`` personas that best match the request, ties in file order."""
 
     def fit(persona: Persona) -> int:
+        """Score a persona: shared domains count double, shared skills once."""
         score = 2 * len(set(persona.domains) & set(tags)) + len(set(persona.skills) & set(chain))
         return score + (2 if persona.innovation and mode == INNOVATION else 0)
 

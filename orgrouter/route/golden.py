@@ -125,6 +125,7 @@ def _case(entry: Any, path: Path, text: str, index: int) -> Case:
     line = _line_of(text, anchor) or _line_of(text, "[[case]]")
 
     def bad(message: str) -> ConfigError:
+        """Return an error about this case, at its line."""
         return ConfigError(f"golden case {index + 1}: {message}", path=path, line=line)
 
     if not isinstance(entry, dict):
@@ -213,6 +214,7 @@ def check(case: Case, rules: Rules) -> CaseResult:
     details: list[str] = []
 
     def compare(name: str, expected: Any, actual: Any) -> None:
+        """Record ``name`` as mismatched unless ``actual`` is what was expected."""
         if _null(expected) != actual and not (expected == "" and actual == ""):
             mismatched.append(name)
             details.append(f"{name}: expected {_null(expected)!r}, got {actual!r}")

@@ -32,7 +32,9 @@ def read_text(text: str) -> str:
 
 
 @click.command()
-@click.argument("text")
+@click.argument("text", required=False)
+@click.option("--item", "items", multiple=True,
+              help="A body list item (repeatable), instead of TEXT.")
 @click.option("--session", default="cli", show_default=True,
               help="The conversation whose spawn window this request counts against.")
 @click.option("--origin", type=click.Choice(["user", "result", "delegation"]), default="user",
@@ -48,7 +50,8 @@ def read_text(text: str) -> str:
 @click.option("--now", "now_text", help="Fix the clock (ISO 8601); default $ORGROUTER_NOW.")
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors.")
 def classify(
-    text: str,
+    text: str | None,
+    items: tuple[str, ...],
     session: str,
     origin: str,
     rules_dir: str | None,
@@ -69,7 +72,9 @@ def classify(
     from orgrouter.route.rules import configured_rules
     from orgrouter.state import StateDB, resolve_state_path
 
-    request = read_text(text)
+    if (text is None) == (not items):
+        raise UsageError("give either TEXT (- for stdin) or one or more --item")
+    request = read_text(text or "")
     config = load_config(Path.cwd(), cli_file=config_file).config
     rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
     now = parse_now(now_text or os.environ.get("ORGROUTER_NOW"))
@@ -77,7 +82,7 @@ def classify(
     gate = config.sensor_gate
     if no_rate_limit or origin != "user":
         result = run_gate(request, rules, config=gate, origin=origin,  # type: ignore[arg-type]
-                          now=now, selves=selves)
+                          items=items or None, now=now, selves=selves)
     else:
         path = resolve_state_path(state_path, os.environ, config, Path.cwd())
         with StateDB.open(path) as db:
@@ -85,5 +90,5 @@ def classify(
                 db, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
             )
             result = run_gate(request, rules, config=gate, origin="user", limiter=limiter,
-                              session=session, now=now, selves=selves)
+                              items=items or None, session=session, now=now, selves=selves)
     click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

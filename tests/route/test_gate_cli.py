@@ -61,6 +61,15 @@ def test_classify_uses_config_for_min_confidence_and_rules_dir(here: Path) -> No
     assert (data["clarify"], data["chain"]) == (True, ["explain"])
 
 
+def test_classify_body_items(here: Path) -> None:
+    done = _run(["classify", "--no-rate-limit", "--item", "call bob", "--item", "tag it"], here)
+    data = json.loads(done.stdout)
+    assert (data["chain"], data["understood"]) == (
+        ["ask", "tag"], ["ask: call bob [0.90]", "tag: tag it [0.90]"]
+    )
+    assert _run(["classify"], here).returncode == 2
+
+
 def test_classify_bad_clock_and_bad_rules_exit_2(here: Path) -> None:
     bad_now = _run(["classify", "--now", "yesterday", "x"], here)
     assert bad_now.returncode == 2

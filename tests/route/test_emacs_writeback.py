@@ -81,7 +81,11 @@ def test_emacs_sees_results_as_children(
     for entry in seen:
         assert entry["parent_hash"] is not None, entry  # a child of its request
         assert entry["level"] == entry["parent_level"] + 1  # type: ignore[operator]
-    planned = re.findall(r"^(SCHEDULED|DEADLINE): (<[^>]+>)", text, re.MULTILINE)
+    planned = re.findall(  # results' planning lines (not the user's own)
+        r"^(SCHEDULED|DEADLINE): (<[^>]+>)\r?\n:PROPERTIES:\r?\n:ORGROUTER_RESULT:",
+        text,
+        re.MULTILINE,
+    )
     from_emacs = [
         (key.upper(), entry[key])
         for entry in seen

@@ -362,7 +362,7 @@ class _Lexer:
 
     def _clause_start(self, at: int, in_delegation: bool) -> tuple[int, bool, bool]:
         """Emit what starts a clause at ``at``; return (next index, clause_start, in_deleg)."""
-        raw = self.raw
+        raw, begin = self.raw, at
         if raw[at].kind == "punct":
             return at + 1, True, in_delegation
         if raw[at].kind == "mention" and raw[at].low[1:] in self.selves:
@@ -387,7 +387,7 @@ class _Lexer:
                 at += 1
             return at, True, True
         if not self._is_word(at):
-            return at, True, in_delegation
+            return max(at, begin + 1), True, in_delegation  # always move on
         size, head = self._head(at)
         start = raw[at].start
         end = raw[at + size - 1].end if size else start

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -203,3 +204,18 @@ def test_real_headlines_always_parse_with_exact_spans(corpus_dir: Path) -> None:
         result = decompose(title, RULES)
         assert result.error is None, title
         assert all(title[i.start : i.end] == i.text for i in result.intents), title
+
+
+def test_emacs_reads_the_sexp_as_the_seed_router_expects(emacs: str) -> None:
+    text = 'ask @coder to refactor "the parser" and @writer to polish the intro; then tag it'
+    sexp = decompose(text, RULES).to_sexp()
+    program = (
+        f"(let* ((action (car (read-from-string {json.dumps(sexp)}))) "
+        "(intents (plist-get action :intents))) "
+        "(princ (format \"%S %d %S %S %S\" (plist-get action :type) (length intents) "
+        "(mapcar (lambda (i) (plist-get i :skill)) intents) "
+        "(plist-get (car intents) :agent) (plist-get (nth 2 intents) :depends-on))))"
+    )
+    done = subprocess.run([emacs, "--batch", "-Q", "--eval", program], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout == ':MULTI-DELEGATION 3 (:rewrite :rewrite :tag) "coder" (1 2)'

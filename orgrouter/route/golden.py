@@ -204,12 +204,17 @@ def _gate_value(result: GateResult, name: str) -> Any:
     return getattr(result, name)
 
 
-def check(case: Case, rules: Rules) -> CaseResult:
-    """Replay one case and compare every field it names."""
-    result = classify(
+def gate_for(case: Case, rules: Rules) -> GateResult:
+    """Return what the gate says about ``case``, exactly as the replay sees it."""
+    return classify(
         case.text, rules, config=SensorGateConfig(), origin=case.origin,  # type: ignore[arg-type]
         items=case.items or None,
     )
+
+
+def check(case: Case, rules: Rules) -> CaseResult:
+    """Replay one case and compare every field it names."""
+    result = gate_for(case, rules)
     mismatched: list[str] = []
     details: list[str] = []
 

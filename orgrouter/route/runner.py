@@ -25,7 +25,10 @@ from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.report import Report
 
 if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds work
+    from orgrouter.eventlog import EventLog
+    from orgrouter.io.text import Snapshot
     from orgrouter.route.pipeline import DocumentOutcome, RequestReport, RouteEnv
+    from orgrouter.scancache import ScanCache
 
 
 class WriteMode(enum.Enum):
@@ -164,7 +167,7 @@ def run_route(
             elif scanned.status == "failed" and scanned.error is not None:
                 report.fail(scanned.error)
             elif scanned.status == "candidate" and scanned.snapshot is not None:
-                _route_file(scanned.snapshot, router, report, options, cache)
+                route_file(scanned.snapshot, router, report, options, cache)
         for warning in router.warnings:
             report.emit(warning)
         if options.mode.writes:
@@ -179,17 +182,17 @@ def run_route(
             state.close()
 
 
-def _event_log(options: RunOptions, state: Any) -> Any:
+def _event_log(options: RunOptions, state: Any) -> EventLog:
     """Return the run's event log (JSON lines with --log, and the state database)."""
     from orgrouter.eventlog import EventLog
 
     return EventLog(log_path=options.log_path, db=state)
 
 
-def _route_file(
-    snapshot: Any, router: Router, report: Report, options: RunOptions, cache: Any
+def route_file(
+    snapshot: Snapshot, router: Router, report: Report, options: RunOptions, cache: ScanCache
 ) -> None:
-    """Route one candidate file and write, diff or count the outcome."""
+    """Route one candidate file read as ``snapshot``; write, diff or count the outcome."""
     path = snapshot.path
     try:
         outcome = router.route(snapshot.data, path, snapshot.newline)

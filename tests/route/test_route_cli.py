@@ -276,3 +276,39 @@ def test_private_subtree_never_reaches_the_model(tmp_path: Path, chat_server: st
     assert "Not sent to a model: private" in text
     assert "An answer." in text
     assert _Chat.seen and all("secret" not in body for body in _Chat.seen)
+
+
+def test_file_changed_during_run_is_skipped_then_routed(tmp_path: Path) -> None:
+    from orgrouter.config import Config
+    from orgrouter.prefilter import prefilter_for
+    from orgrouter.report import Report
+    from orgrouter.route.runner import Router, RunOptions, route_file
+    from orgrouter.scancache import ScanCache, scan_one
+
+    path = tmp_path / "meeting.org"
+    path.write_bytes(MEETING)
+    config = Config()
+    prefilter = prefilter_for(config)
+    cache = ScanCache(None, prefilter.signature)
+    scanned = scan_one(path, prefilter, cache)
+    assert scanned.snapshot is not None
+    path.write_bytes(MEETING + b"* typed while the run was routing\n")  # the user saves
+    report = Report()
+    options = RunOptions()
+    route_file(scanned.snapshot, Router(config, options, tmp_path, None), report, options, cache)
+    assert [p for p, _reason in report.skipped] == [str(path)]
+    assert "changed" in report.skipped[0][1]
+    assert path.read_bytes() == MEETING + b"* typed while the run was routing\n"
+    assert route(tmp_path, "-q", str(path))[0] == 0
+    assert b"TODO Alice drafts" in path.read_bytes()
+
+
+def test_log_has_events_without_content(notes: Path, tmp_path: Path) -> None:
+    log = tmp_path / "logs" / "route.jsonl"
+    assert route(tmp_path, "-q", "--log", str(log), str(notes))[0] == 0
+    assert route(tmp_path, "-q", "--log", str(log), str(notes))[0] == 0
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["event"] for e in events] == ["run_start", "run_end", "run_start", "run_end"]
+    assert (events[1]["requests_routed"], events[1]["results_written"]) == (1, 1)
+    assert (events[3]["requests_routed"], events[3]["cached"]) == (0, 2)
+    assert "Alice" not in log.read_text() and "action items" not in log.read_text()

@@ -1,0 +1,137 @@
+"""``route_document`` on its own: guardian, rate limit, escaping, failures, /compact."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+from orgrouter.config import Config
+from orgrouter.neuro.backend import Completion, Message
+from orgrouter.route.pipeline import RouteEnv, route_document
+from orgrouter.route.ratelimit import RateLimiter
+from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result
+from orgrouter.skills.registry import load_skills
+from orgrouter.state import StateDB
+
+NOW = datetime(2026, 11, 30, 9, 0)
+DESIGN = b"* @agent design a secure payment API with a database schema and a deployment plan\n"
+
+
+def _env(**fields: object) -> RouteEnv:
+    config = Config()
+    env = RouteEnv(config=config, skills=load_skills(config).skills, now=NOW)
+    for name, value in fields.items():
+        setattr(env, name, value)
+    return env
+
+
+class Verbatim(BaseSkill):
+    """A skill whose answer tries to create structure (as a model's might)."""
+
+    name = "verbatim"
+    priority = 90
+
+    def trigger(self, stimulus: object, ctx: Context) -> bool:
+        return getattr(stimulus, "sensor", "") == "delegation"
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        body = "* not a headline\n#+begin_src sh\nrm -rf /\n#+end_src\n  ** nor this"
+        return Emit((Result(title="Line one\nline two", body=body),))
+
+
+class Broken(Verbatim):
+    name = "broken"
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        raise KeyError("missing")
+
+
+def test_write_outside_root_waits_for_approval() -> None:
+    data = b"* @agent export this section to /etc/notes.txt\n"
+    out = route_document(data, "n.org", _env()).data.decode()
+    assert "** WAITING Approve: export this section to /etc/notes.txt\n" in out
+    assert "Held for approval: writes outside the notes root. Nothing has run.\n" in out
+
+
+def test_result_text_cannot_create_structure() -> None:
+    env = _env()
+    env.skills = [Verbatim(), *env.skills]
+    out = route_document(b"* @agent do the thing\n", "n.org", env).data.decode()
+    assert "** Line one line two\n" in out
+    assert out.endswith(
+        ",* not a headline\n,#+begin_src sh\nrm -rf /\n,#+end_src\n  ,** nor this\n"
+    )
+
+
+def test_a_failing_skill_becomes_an_error_result() -> None:
+    env = _env()
+    env.skills = [Broken(), *env.skills]
+    outcome = route_document(b"* @agent summarize this\n", "n.org", env)
+    text = outcome.data.decode()
+    assert "** Error in skill broken\n" in text and "KeyError: 'missing'" in text
+    assert ":ORGROUTER_STATUS: error\n" in text
+    assert outcome.deferred
+    assert [r.status for r in outcome.requests] == ["error"]
+
+
+class Echo:
+    """A model backend that answers every prompt the same."""
+
+    name = "echo"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(self, messages: list[Message], *, purpose: str) -> Completion:
+        self.calls += 1
+        return Completion("A plan.", 3, 2)
+
+
+def test_over_the_spawn_limit_is_handled_directly(tmp_path: Path) -> None:
+    state = StateDB.open(tmp_path / "state.db")
+    limiter = RateLimiter(state, limit=5, window_s=300)
+    assert not limiter.request("n.org", 5, NOW.timestamp() - 10).limited  # window full
+    model = Echo()
+    env = _env(limiter=limiter, state=state, backend_for=lambda _agent: model)
+    outcome = route_document(DESIGN, "n.org", env)
+    text = outcome.data.decode()
+    assert "** Handled directly: specialist rate limit reached\n" in text
+    assert "rate limit: 5 of 5 spawns used in this session's window; handled directly" in text
+    (report,) = outcome.requests
+    assert report.gate is not None and report.gate["spawn"]["skip"] == "rate_limit"
+    state.close()
+
+
+def test_no_spawn_accounting_without_a_model(tmp_path: Path) -> None:
+    state = StateDB.open(tmp_path / "state.db")
+    limiter = RateLimiter(state, limit=5, window_s=300)
+    outcome = route_document(DESIGN, "n.org", _env(limiter=limiter, state=state))
+    assert b"rate limit" not in outcome.data
+    assert limiter.used("n.org", NOW.timestamp()) == 0
+    state.close()
+
+
+def test_standalone_compact_covers_the_whole_file() -> None:
+    data = b"""\
+* @agent summarize this
+:PROPERTIES:
+:ORGROUTER_HASH: 948adc3bedbbe1af
+:END:
+Text.
+** Old
+:PROPERTIES:
+:ORGROUTER_RESULT: 948adc3bedbbe1af/1
+:ORGROUTER_RUN: 2026-11-01T09:00:00
+:END:
+** New
+:PROPERTIES:
+:ORGROUTER_RESULT: 948adc3bedbbe1af/2
+:ORGROUTER_RUN: 2026-11-02T09:00:00
+:END:
+* @agent /compact
+"""
+    out = route_document(data, "n.org", _env()).data.decode()
+    assert re.search(r"^\*\* Old +:ARCHIVE:$", out, re.MULTILINE)
+    assert "** New\n" in out
+    assert "** Compacted: archived 1 earlier result\n" in out

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orgrouter.config import AgentConfig, Config
 from orgrouter.prefilter import make_prefilter, prefilter_for
+from orgrouter.route.request import find_address
 
 AGENT = make_prefilter([], ["APPROVED", "REJECTED"])
 
@@ -72,3 +75,55 @@ def test_signature_changes_with_names() -> None:
     assert make_prefilter(["hal"], ["APPROVED"]).signature != AGENT.signature
     assert make_prefilter([], ["APPROVED", "REJECTED"]).signature == AGENT.signature
     assert make_prefilter(["@Hal", "hal"], []).addresses == ("agent", "hal")
+
+
+TITLE_PIECES = st.sampled_from(
+    [
+        "@agent",
+        "@Agent",
+        "@AGENT",
+        "@hal",
+        "@HAL",
+        "@ärger",
+        "@ÄRGER",
+        "agent",
+        "@",
+        ".",
+        "_",
+        "x",
+        " ",
+        "é",
+        "ß",
+        "-",
+        ":",
+        "~",
+        "=",
+        "bob",
+        "[[",
+        "]]",
+        "\t",
+        "\r",
+        "@agents",
+        "1",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    pieces=st.lists(TITLE_PIECES, max_size=8),
+    stars=st.integers(min_value=1, max_value=4),
+    before=st.sampled_from(["", "text\n", "\ufeff", "#+TITLE: t\n"]),
+)
+def test_never_misses_what_the_router_calls_an_address(
+    pieces: list[str],
+    stars: int,
+    before: str,
+) -> None:
+    """Whenever the router finds an address in a headline title, the prefilter matched."""
+    names = ("agent", "hal", "ärger")
+    title = "".join(pieces)
+    data = (before + "*" * stars + " " + title + "\nbody\n").encode("utf-8")
+    prefilter = make_prefilter(["hal", "Ärger"], ["APPROVED", "REJECTED"])
+    if find_address(title, names) is not None:
+        assert prefilter.matches(data), data

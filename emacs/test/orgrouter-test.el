@@ -18,7 +18,7 @@
   (or (getenv "ORGROUTER_TEST_EXECUTABLE") "orgrouter"))
 
 (defconst orgrouter-test-request-text
-  "#+TITLE: Groceries\n\n* Notes\nsome text to keep\nmore text\n\n* @agent create a todo to buy milk\n")
+  "#+TITLE: Groceries\n\n* Notes\nsome text to keep\nmore text, café ☕\n\n* @agent create a todo to buy milk\n")
 
 (defconst orgrouter-test-plain-text
   "#+TITLE: Plain\n\n* Notes\nnothing addressed to anyone here\n")
@@ -101,6 +101,23 @@
         (should (= (mark t) (save-excursion (goto-char point-before) (line-beginning-position))))
         (should (invisible-p (point)))
         (should (buffer-modified-p))))))
+
+(ert-deftest orgrouter-test-route-buffer-routes-the-whole-of-a-narrowed-buffer ()
+  (skip-unless (orgrouter-test--route-available-p))
+  (orgrouter-test--with-org-buffer orgrouter-test-request-text
+    (let ((expected (orgrouter-test--expected-output
+                     orgrouter-test-request-text (orgrouter--file-name))))
+      (goto-char (point-min))
+      (search-forward "* Notes")
+      (org-narrow-to-subtree)
+      (let ((narrowed (buffer-string)))
+        (orgrouter-route-buffer)
+        (orgrouter-test--wait-for (lambda () orgrouter-test--statuses))
+        (should (equal orgrouter-test--statuses '(changed)))
+        (should (equal (buffer-string) narrowed))
+        (should (buffer-narrowed-p))
+        (widen)
+        (should (equal (buffer-string) expected))))))
 
 (ert-deftest orgrouter-test-route-buffer-with-nothing-to-do-leaves-it-alone ()
   (skip-unless (orgrouter-test--route-available-p))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orgrouter.errors import EXIT_LOCKED, LockedError
+from orgrouter.errors import EXIT_LOCKED, LockedError, StateError
 from orgrouter.runlock import RunLock, lock_path
 
 
@@ -70,3 +70,13 @@ def test_lock_held_by_another_process(tmp_path: Path) -> None:
         holder.communicate()
     with RunLock(root, env) as lock:
         assert lock.held
+
+
+def test_unusable_state_dir_is_a_state_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    with pytest.raises(StateError) as info:
+        RunLock(tmp_path, {"XDG_STATE_HOME": str(blocker)}).acquire()
+    assert str(info.value).startswith(f"{blocker}/orgrouter/locks/")
+    assert "cannot create the run lock" in str(info.value)
+    assert info.value.exit_code == 3

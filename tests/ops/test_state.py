@@ -14,6 +14,8 @@ from orgrouter.config import Config, StateConfig
 from orgrouter.errors import StateError
 from orgrouter.state import (
     StateDB,
+    describe,
+    reset_state,
     resolve_state_path,
     root_key,
     split_statements,
@@ -181,3 +183,29 @@ def test_root_key_is_stable_and_distinguishes_roots(tmp_path: Path) -> None:
 def test_sqlite_connection_is_plain(tmp_path: Path) -> None:
     with StateDB.open(tmp_path / "s.sqlite3") as db:
         assert isinstance(db.conn, sqlite3.Connection)
+
+
+def test_a_directory_in_place_of_the_database_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    path.mkdir()
+    with pytest.raises(StateError) as info:
+        StateDB.open(path)
+    assert str(info.value).startswith(f"{path}: the state database is not writable")
+    assert "--state PATH or ORGROUTER_STATE" in str(info.value)
+
+
+def test_describe_and_reset(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    with StateDB.open(path) as db:
+        db.ensure_schema("widgets", 1, DDL_V1)
+        db.conn.execute("INSERT INTO widgets (name) VALUES ('a')")
+        db.conn.commit()
+        facts = describe(db)
+    assert facts["path"] == str(path)
+    assert facts["schemas"] == {"widgets": 1}
+    assert facts["tables"] == {"schema_versions": 1, "widgets": 1}
+    assert isinstance(facts["size_bytes"], int) and facts["size_bytes"] > 0
+    path.write_bytes(b"corrupt" * 100)
+    with reset_state(path) as db:
+        assert db.tables() == ["schema_versions"]
+    assert not Path(f"{path}-journal").exists()

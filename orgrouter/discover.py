@@ -48,14 +48,17 @@ class _Patterns:
 
     A pattern without ``/`` matches a file or directory name anywhere in the tree; a
     pattern with ``/`` matches the path relative to the root it was found under
-    (``*`` crosses ``/``, as in fnmatch). Matching is case-sensitive, as on Linux.
+    (``*`` crosses ``/``, as in fnmatch; a leading ``**/`` may also match nothing).
+    Matching is case-sensitive, as on Linux.
     """
 
     def __init__(self, scan: ScanConfig) -> None:
-        self.include_names = [p for p in scan.include if "/" not in p]
-        self.include_paths = [p.strip("/") for p in scan.include if "/" in p]
-        self.exclude_names = [p for p in scan.exclude if "/" not in p]
-        self.exclude_paths = [p.strip("/") for p in scan.exclude if "/" in p]
+        include = _expand_globstar(scan.include)
+        exclude = _expand_globstar(scan.exclude)
+        self.include_names = [p for p in include if "/" not in p]
+        self.include_paths = [p.strip("/") for p in include if "/" in p]
+        self.exclude_names = [p for p in exclude if "/" not in p]
+        self.exclude_paths = [p.strip("/") for p in exclude if "/" in p]
 
         self.uses_paths = bool(self.include_paths or self.exclude_paths)
         # The default include, "*.org", is a suffix test: no fnmatch per file.
@@ -80,6 +83,17 @@ class _Patterns:
             or any(fnmatch.fnmatchcase(name, p) for p in self.include_globs)
             or any(fnmatch.fnmatchcase(relative, p) for p in self.include_paths)
         )
+
+
+def _expand_globstar(patterns: list[str]) -> list[str]:
+    """Read a leading ``**/`` as "at any depth, the top included", as git and rsync do."""
+    expanded: list[str] = []
+    for pattern in patterns:
+        expanded.append(pattern)
+        while pattern.startswith("**/"):
+            pattern = pattern[3:]
+            expanded.append(pattern)
+    return expanded
 
 
 def discover(paths: Sequence[str | os.PathLike[str]], scan: ScanConfig) -> Discovery:

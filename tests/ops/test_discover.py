@@ -143,3 +143,10 @@ def test_common_root(tmp_path: Path) -> None:
     touch(tmp_path / "a" / "c" / "y.org")
     assert common_root([tmp_path / "a/b/x.org", tmp_path / "a/c"]) == tmp_path.resolve() / "a"
     assert common_root([tmp_path / "a/b/x.org"]) == tmp_path.resolve() / "a" / "b"
+
+
+def test_leading_globstar_matches_at_the_top_too(tmp_path: Path) -> None:
+    for name in ["a.org", "x/b.org", "x/y/c.org", "drafts/d.org", "x/drafts/e.org"]:
+        touch(tmp_path / name)
+    scan = ScanConfig(include=["**/*.org"], exclude=["**/drafts/*"])
+    assert rel(tmp_path, discover([tmp_path], scan).files) == ["a.org", "x/b.org", "x/y/c.org"]

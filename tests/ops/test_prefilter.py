@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -127,3 +129,20 @@ def test_never_misses_what_the_router_calls_an_address(
     prefilter = make_prefilter(["hal", "Ärger"], ["APPROVED", "REJECTED"])
     if find_address(title, names) is not None:
         assert prefilter.matches(data), data
+
+
+def test_agrees_with_the_router_on_every_corpus_headline(corpus_dir: Path) -> None:
+    """On real notes, a file the prefilter passes over has no addressed headline."""
+    names = ("agent",)
+    checked = passed_over = 0
+    for path in sorted(corpus_dir.rglob("*.org")):
+        data = path.read_bytes()
+        if AGENT.matches(data):
+            continue
+        passed_over += 1
+        text = data.decode("utf-8", "replace")
+        for line in text.splitlines():
+            if line.startswith("*") and line.lstrip("*").startswith(" "):
+                checked += 1
+                assert find_address(line.lstrip("*"), names) is None, (path, line)
+    assert passed_over > 1000 and checked > 10_000

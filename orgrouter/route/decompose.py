@@ -23,8 +23,15 @@ if TYPE_CHECKING:
 
 FAILED_TEXT = "Router failed to classify."
 
+# Quoted text, Org links, =verbatim=, ~code~ and `code` are one opaque word each: the
+# punctuation and "and"s inside them split nothing ("translate "oui, ça va?" ...").
+_OPAQUE = (
+    r'"[^"\n]*"|“[^”\n]*”|\[\[[^\]\n]*\](?:\[[^\]\n]*\])?\]|`[^`\n]+`'
+    r"|(?<![\w'])'[^'\n]+'(?![\w'])|(?<!\S)[=~][^\s=~][^\n]*?[=~](?=[\s,.;:!?)]|$)"
+)
 _RAW = re.compile(
-    r"(?P<num>(?<!\S)\d{1,2}[.)](?=\s))"
+    rf"(?P<opaque>{_OPAQUE})"
+    r"|(?P<num>(?<!\S)\d{1,2}[.)](?=\s))"
     r"|(?P<mention>(?<![\w.@])@[^\W_][\w-]*)"
     r"|(?P<punct>[;!?\n,]|\.(?=\s|$)|:(?=\s|$))"
     r"|(?P<word>[^\s,;!?]+?)(?=[,;!?]|[.:](?=\s|$)|\s|$)"
@@ -141,7 +148,11 @@ class Decomposition:
 
 def tokenize(text: str) -> list[Raw]:
     """Split ``text`` into words, mentions, step numbers and punctuation."""
-    return [Raw(m.lastgroup or "word", m.group(), m.start(), m.end()) for m in _RAW.finditer(text)]
+    return [
+        Raw("word" if m.lastgroup in (None, "opaque") else m.lastgroup, m.group(), m.start(),
+            m.end())
+        for m in _RAW.finditer(text)
+    ]
 
 
 def _match(words: Sequence[str], at: int, phrases: Sequence[Phrase]) -> int:
@@ -248,8 +259,9 @@ class _Lexer:
         if found is not None:
             return found
         word = self.low[at]
-        if word in self.rules.questions:
-            return 1, Head("question", word, self.rules.questions[word])
+        asked = word.removesuffix("'s")  # "what's", "where's"
+        if asked in self.rules.questions:
+            return 1, Head("question", asked, self.rules.questions[asked])
         noun_at = at + 1 if word in self.rules.determiners and self._is_word(at + 1) else at
         for size in range(min(self.rules.max_phrase, len(self.low) - noun_at), 0, -1):
             skill = self.rules.nouns.get(tuple(self.low[noun_at : noun_at + size]))

@@ -153,6 +153,27 @@ def test_tokenize_keeps_paths_urls_and_sentence_ends_apart() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('translate "oui, ça va?" into English and then explain it',
+         [("translate", '"oui, ça va?" into English'), ("explain", "it")]),
+        ("summarize [[file:a.org::*B][the b; c]] and tag it",
+         [("summarize", "[[file:a.org::*B][the b; c]]"), ("tag", "it")]),
+        ("tag =a, b= and ~c; d~", [("tag", "=a, b= and ~c; d~")]),
+        ("run `make; make install` then tag it", [("ask", "`make; make install`"), ("tag", "it")]),
+        ("don't forget to tag 'this, then that'", [("tag", "'this, then that'")]),
+    ],
+)
+def test_quotes_code_and_links_split_nothing(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [(i.skill, i.object) for i in decompose(text, RULES).intents] == expected
+
+
+def test_contracted_question_words() -> None:
+    intent = decompose("where's the tax folder?", RULES).intents[0]
+    assert (intent.skill, intent.verb, intent.basis) == ("search", "where", "question")
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=list("ab @1).,;:!?\n\t'\"-~é東"), max_size=40))
 def test_any_text_decomposes_with_consistent_spans(text: str) -> None:

@@ -22,13 +22,15 @@ _SPLIT = re.compile(r"\s*[,;]\s*(?:and\s+|then\s+)?", re.IGNORECASE)
 _AND = re.compile(r"\s+(?:and|then)\s+(?=\S+\s+\S)", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:TODO|action(?: item)?|AI|next step|follow[- ]up)\s*[:\-]\s*", re.I)
 _LEAD_TODO = re.compile(r"^TODO\s+")
+_INFINITIVE = re.compile(r"^to\s+", re.IGNORECASE)  # "... and to pay rent"
 _DANGLING = re.compile(r"\s+(?:on|at|by|for|due|before|until)$", re.IGNORECASE)
 _DUE = re.compile(r"\b(?:due|by|before|deadline)\b", re.IGNORECASE)
 _ACTION_CONTEXT = re.compile(r"action|todo|to do|next step|follow[- ]?up|tasks", re.I)
 _VERB_PREFIX = re.compile(
-    r"^(?:please\s+)?(?:remind me (?:to|about)|create|make|add|write|turn|generate|"
-    r"extract|list)?\s*"
-    r"(?:a\s+)?(?:todos?|to-dos?|tasks?|action items?)?\s*(?:for|from|out of|of|:)?\s*",
+    r"^(?:please\s+)?(?:(?:remind me (?:to|about)|create|make|add|write|turn|generate|"
+    r"extract|list)\b)?\s*"
+    r"(?:a\s+)?(?:(?:todos?|to-dos?|tasks?|action items?)\b)?\s*"
+    r"(?:(?:for|from|out of|of|to)\b|:)?\s*",
     re.IGNORECASE,
 )
 
@@ -84,7 +86,7 @@ def named_items(text: str) -> list[str]:
     if all(word in _POINTERS for word in words):
         return []
     parts = [piece for part in _SPLIT.split(text) for piece in _AND.split(part)]
-    return _unique(part.strip(" .") for part in parts if part.strip(" ."))
+    return _unique(_INFINITIVE.sub("", part.strip(" .")) for part in parts if part.strip(" ."))
 
 
 def action_items(section: str) -> list[str]:

@@ -204,3 +204,16 @@ def test_compact_archives_all_but_latest_run() -> None:
 def test_greet() -> None:
     (result,) = _results(_run(GREET, "hello", _ctx()))
     assert result.title == "Hello"
+
+
+@pytest.mark.parametrize(
+    ("text", "titles"),
+    [
+        ("create a todo to water the plants", ["water the plants"]),
+        ("add tomato sauce", ["tomato sauce"]),
+        ("address the open issue", ["address the open issue"]),
+        ("remind me to call Bob and to pay rent", ["call Bob", "pay rent"]),
+    ],
+)
+def test_todo_verb_prefix_only_whole_words(text: str, titles: list[str]) -> None:
+    assert [r.title for r in _results(_run(TODO, text, _ctx()))] == titles

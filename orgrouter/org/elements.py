@@ -17,7 +17,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from orgrouter.org.blocks import SRC_BEGIN_RE, parse_header_args
+from orgrouter.org.blocks import SRC_BEGIN_RE, parse_header_args, unescape
 from orgrouter.org.drawer import PropertyDrawer
 from orgrouter.org.lines import Lines
 from orgrouter.org.node import Node
@@ -35,8 +35,12 @@ _LATEX_BEGIN_RE = re.compile(r"[ \t]*\\begin\{([A-Za-z0-9*]+)\}")
 _DRAWER_RE = re.compile(r"[ \t]*:((?:\w|[-_])+):[ \t]*$")
 _DRAWER_END_RE = re.compile(r"[ \t]*:END:[ \t]*$", re.IGNORECASE)
 _FIXED_WIDTH_RE = re.compile(r"[ \t]*:(?: |$)")
+_FIXED_MARK_RE = re.compile(r"^[ \t]*: ?")
+_COMMENT_MARK_RE = re.compile(r"^[ \t]*# ?")
 _HASH_PLUS_RE = re.compile(r"[ \t]*#\+")
 _BLOCK_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_(\S+)", re.IGNORECASE)
+_EXPORT_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_EXPORT(?:[ \t]+(\S+))?[ \t]*$", re.IGNORECASE)
+_EXAMPLE_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_EXAMPLE(?: +(.*))?", re.IGNORECASE)
 _CALL_RE = re.compile(r"[ \t]*#\+CALL:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
 _DYNAMIC_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN:? ", re.IGNORECASE)
 _DYNAMIC_NAME_RE = re.compile(r"[ \t]*#\+BEGIN:[ \t]+(\S+)(?:[ \t]+(.*))?", re.IGNORECASE)
@@ -273,7 +277,7 @@ class ElementParser:
             stop = index
             while stop < limit and _FIXED_WIDTH_RE.match(self.contents[stop]):
                 stop += 1
-            return self._lines_element("fixed-width", first, stop, limit)
+            return self._lines_element("fixed-width", first, index, stop, limit)
         if _HASH_PLUS_RE.match(line):
             found = self._hash_plus(first, index, limit, pending)
             if found is not None:
@@ -306,10 +310,18 @@ class ElementParser:
         node = self._span(type_, first, following, post_blank=blank, **props)
         return node, following
 
-    def _lines_element(self, type_: str, first: int, stop: int, limit: int) -> tuple[Node, int]:
-        """Make an element of lines [first, stop) with its value."""
+    def _lines_element(
+        self, type_: str, first: int, start: int, stop: int, limit: int
+    ) -> tuple[Node, int]:
+        """Make a comment or fixed-width element of lines [start, stop)."""
         following, blank = self.end_after(stop, limit)
-        value = "\n".join(self.contents[first:stop])
+        marker = _COMMENT_MARK_RE if type_ == "comment" else _FIXED_MARK_RE
+        value = "\n".join(marker.sub("", line, count=1) for line in self.contents[start:stop])
+        lines = self.lines
+        if type_ == "fixed-width" and lines.text[lines.start(stop) - 1] == "\n":
+            # Org counts fixed-width post-blank from the end of its last line, so the
+            # line's own newline adds one.
+            blank += 1
         node = self._span(type_, first, following, post_blank=blank, value=value)
         return node, following
 
@@ -317,7 +329,7 @@ class ElementParser:
         stop = index
         while stop < limit and _COMMENT_RE.match(self.contents[stop]):
             stop += 1
-        return self._lines_element("comment", index, stop, limit)
+        return self._lines_element("comment", index, index, stop, limit)
 
     def _keyword(self, index: int, limit: int) -> tuple[Node, int]:
         line = self.contents[index]
@@ -353,9 +365,7 @@ class ElementParser:
                 return self._lesser_block(kind, first, index, close, limit)
             if kind in _GREATER_BLOCKS:
                 return self._container(kind.lower() + "-block", first, index, close, limit, pending)
-            return self._container(
-                "special-block", first, index, close, limit, pending, block_type=name
-            )
+            return self._container("special-block", first, index, close, limit, pending, type=name)
         match = _CALL_RE.match(line)
         if match:
             return self._single("babel-call", first, limit, start=index, value=match.group(1))
@@ -404,12 +414,12 @@ class ElementParser:
                 ],
             }
         elif kind == "EXPORT":
-            rest = begin_line.split(None, 1)
-            props = {"export-type": rest[1].split()[0].upper() if len(rest) > 1 else None}
-        elif kind in ("EXAMPLE", "COMMENT", "VERSE"):
-            rest = begin_line.split(None, 1)
-            if kind == "EXAMPLE":
-                props = {"switches": rest[1].strip() if len(rest) > 1 else None}
+            # Org names the back-end only when it is the line's one word.
+            backend = _EXPORT_BEGIN_RE.match(begin_line)
+            props = {"type": backend.group(1).upper() if backend and backend.group(1) else None}
+        elif kind == "EXAMPLE":
+            switches_match = _EXAMPLE_BEGIN_RE.match(begin_line)
+            props = {"switches": switches_match.group(1) if switches_match else None}
         node = self._span(_LESSER_BLOCKS[kind], first, following, post_blank=blank)
         node.properties.update(props)
         if kind == "VERSE":
@@ -419,7 +429,8 @@ class ElementParser:
         # Org gives lesser blocks no contents, only a value: the body's span.
         node.properties["value-begin"] = lines.byte_at(index + 1)
         node.properties["value-end"] = lines.byte_at(close)
-        node.properties["value"] = value
+        # Org removes the escaping commas (",*" -> "*") except in comment blocks.
+        node.properties["value"] = value if kind in ("COMMENT", "VERSE") else unescape(value)
         return node, following
 
     def _container(
@@ -479,7 +490,7 @@ class ElementParser:
                     prop.begin,
                     prop.end,
                     prop.line,
-                    {"key": prop.key, "value": prop.value},
+                    {"key": prop.key, "value": prop.value, "post-blank": 0},
                 )
             )
         empty = not drawer.properties
@@ -523,14 +534,18 @@ class ElementParser:
         if rest.strip(_BLANK):
             text_start = lines.start(index) + label.end() + len(rest) - len(rest.lstrip(_BLANK))
             node.properties["contents-begin"] = lines.byte(text_start)
+            node.properties["pre-blank"] = 0
             pending.append((node.contents, index, last, None, text_start))
         else:
             inner = self.skip_blank(index + 1, stop)
             if inner >= stop:
                 node.properties["contents-begin"] = None
                 node.properties["contents-end"] = None
+                node.properties["pre-blank"] = 0
                 return node, stop
             node.properties["contents-begin"] = lines.byte_at(inner)
+            # Org counts these lines from the first affiliated keyword.
+            node.properties["pre-blank"] = inner - first
             pending.append((node.contents, inner, last, None, None))
         node.properties["contents-end"] = lines.byte_at(last)
         return node, stop
@@ -788,6 +803,8 @@ class ElementParser:
         while stop > item.index + 1 and skippable(self.contents[stop - 1]):
             stop -= 1
         contents_end: int | None = lines.byte_at(stop)
+        pre_blank = 0
+        post_blank = end_index - stop
         if rest.strip(" \t\r"):
             offset = text_start + (len(rest) - len(rest.lstrip(" \t")))
             pending.append((node.contents, item.index, stop, None, offset))
@@ -797,10 +814,14 @@ class ElementParser:
             if inner < end_index:
                 node.properties["contents-begin"] = lines.byte_at(inner)
                 pending.append((node.contents, inner, stop, None, None))
+                pre_blank = inner - item.index
             else:
                 node.properties["contents-begin"] = None
                 contents_end = None
+                post_blank = end_index - item.index
         node.properties["contents-end"] = contents_end
+        node.properties["pre-blank"] = pre_blank
+        node.properties["post-blank"] = post_blank
         return node
 
 

@@ -1,4 +1,4 @@
-"""Element spans agree with Emacs's own org-element (type, begin, end, contents)."""
+"""Elements agree with Emacs's own org-element: type, spans and main properties."""
 
 from __future__ import annotations
 
@@ -16,21 +16,49 @@ DUMPER = DATA / "emacs" / "elements.el"
 
 Span = list[object]
 
+# The properties the dumper writes per type (see elements.el), besides post-blank.
+PROPERTIES = {
+    "headline": ["raw-value", "todo-keyword", "todo-type", "priority", "tags", "commentedp",
+                 "archivedp", "pre-blank"],
+    "keyword": ["key", "value"],
+    "src-block": ["language", "switches", "parameters", "value", "name", "header"],
+    "example-block": ["switches", "value"],
+    "export-block": ["type", "value"],
+    "comment-block": ["value"],
+    "special-block": ["type"],
+    "item": ["bullet", "checkbox", "counter", "tag", "pre-blank"],
+    "plain-list": ["type"],
+    "drawer": ["drawer-name"],
+    "dynamic-block": ["block-name", "arguments"],
+    "table": ["type"],
+    "node-property": ["key", "value"],
+    "footnote-definition": ["label", "pre-blank"],
+    "fixed-width": ["value"],
+    "comment": ["value"],
+    "planning": ["scheduled", "deadline", "closed"],
+}  # fmt: skip
+
+
+def _lisp(value: object) -> object:
+    """Return ``value`` as the dumper writes Lisp's: false and () are both nil."""
+    return None if value is False or value == [] else value
+
 
 def _ours(path: Path) -> list[Span]:
     # The dumper reads files as utf-8-unix, so a CR stays part of the line here too.
     document = Document(path.read_bytes(), path, newline=b"\n")
-    return [
-        [
-            node.type,
-            node.begin,
-            node.end,
-            node.properties.get("contents-begin"),
-            node.properties.get("contents-end"),
-        ]
-        for node in document.ast().walk()
-        if node.type != "org-data"
-    ]
+    spans: list[Span] = []
+    for node in document.ast().walk():
+        if node.type == "org-data":
+            continue
+        got = node.properties
+        properties = {"post-blank": got.get("post-blank")}
+        properties.update((key, _lisp(got.get(key))) for key in PROPERTIES.get(node.type, []))
+        spans.append(
+            [node.type, node.begin, node.end, got.get("contents-begin"), got.get("contents-end"),
+             properties]
+        )  # fmt: skip
+    return spans
 
 
 def _emacs(emacs: str, directory: Path, names: list[str]) -> dict[str, list[Span]]:
@@ -40,8 +68,20 @@ def _emacs(emacs: str, directory: Path, names: list[str]) -> dict[str, list[Span
         capture_output=True,
         check=True,
     )
-    records = (json.loads(line) for line in result.stdout.decode("utf-8").splitlines())
-    return {record["file"]: [list(span) for span in record["elements"]] for record in records}
+    found: dict[str, list[Span]] = {}
+    for line in result.stdout.decode("utf-8").split("\n"):
+        if not line:
+            continue
+        record = json.loads(line)
+        spans = [list(span) for span in record["elements"]]
+        for span in spans:
+            properties = span[5]
+            assert isinstance(properties, dict)
+            if properties.get("header"):
+                # org-element keeps #+HEADER values last first; we keep document order.
+                properties["header"] = properties["header"][::-1]
+        found[record["file"]] = spans
+    return found
 
 
 def _differences(directory: Path, names: list[str], emacs: str) -> list[str]:

@@ -1,15 +1,56 @@
 ;;; elements.el --- dump org-element's elements of Org files as JSON lines  -*- lexical-binding: t -*-
 ;; emacs -Q --batch -l elements.el FILE...
-;; One line per file: {"file": NAME, "elements": [[TYPE, BEGIN, END, CB, CE], ...]}
+;; One line per file: {"file": NAME, "elements": [[TYPE, BEGIN, END, CB, CE, PROPS], ...]}
 ;; where BEGIN/END/CB/CE are 0-based byte offsets (CB/CE null without contents), in
-;; org-element-map order (document order, parents first).  Files are read as
-;; utf-8-unix, like the headline oracle.  table-row elements are left out.
+;; org-element-map order (document order, parents first), and PROPS holds the
+;; properties listed in `elements-props' for that type (timestamps as their raw
+;; text, symbols and characters as strings).  Files are read as utf-8-unix, like the
+;; headline oracle.  table-row elements are left out.
 (require 'org)
 (require 'org-element)
 (require 'json)
 (setq enable-local-variables nil)
 
+(defconst elements-props
+  '((headline :raw-value :todo-keyword :todo-type :priority :tags :commentedp :archivedp
+              :pre-blank)
+    (keyword :key :value)
+    (src-block :language :switches :parameters :value :name :header)
+    (example-block :switches :value)
+    (export-block :type :value)
+    (comment-block :value)
+    (special-block :type)
+    (item :bullet :checkbox :counter :tag :pre-blank)
+    (plain-list :type)
+    (drawer :drawer-name)
+    (dynamic-block :block-name :arguments)
+    (table :type)
+    (node-property :key :value)
+    (footnote-definition :label :pre-blank)
+    (fixed-width :value)
+    (comment :value)
+    (planning :scheduled :deadline :closed))
+  "Properties compared per element type, besides :post-blank for every element.")
+
 (defun elements-byte (pos) (and pos (1- (position-bytes pos))))
+
+(defun elements-value (v)
+  (cond ((null v) nil)
+        ((eq v t) t)
+        ((and (consp v) (eq (car v) 'timestamp)) (org-element-property :raw-value v))
+        ((symbolp v) (symbol-name v))
+        ((stringp v) (substring-no-properties v))
+        ((consp v) (vconcat (mapcar #'elements-value v)))
+        (t v)))
+
+(defun elements-props-of (e)
+  (let ((out (list (cons "post-blank" (org-element-property :post-blank e)))))
+    (dolist (p (cdr (assq (org-element-type e) elements-props)))
+      (let ((v (org-element-property p e)))
+        (when (and (eq p :priority) v) (setq v (char-to-string v)))
+        (when (memq p '(:commentedp :archivedp)) (setq v (and v t)))
+        (push (cons (substring (symbol-name p) 1) (elements-value v)) out)))
+    (nreverse out)))
 
 (dolist (name command-line-args-left)
   (with-temp-buffer
@@ -24,7 +65,8 @@
                         (elements-byte (org-element-property :begin e))
                         (elements-byte (org-element-property :end e))
                         (elements-byte (org-element-property :contents-begin e))
-                        (elements-byte (org-element-property :contents-end e)))
+                        (elements-byte (org-element-property :contents-end e))
+                        (elements-props-of e))
                 out)))
       (princ (json-encode `((file . ,name) (elements . ,(vconcat (nreverse out))))))
       (terpri))))

@@ -312,3 +312,27 @@ def test_log_has_events_without_content(notes: Path, tmp_path: Path) -> None:
     assert (events[1]["requests_routed"], events[1]["results_written"]) == (1, 1)
     assert (events[3]["requests_routed"], events[3]["cached"]) == (0, 2)
     assert "Alice" not in log.read_text() and "action items" not in log.read_text()
+
+
+def test_unchanged_tree_loads_no_parser_or_model_client(notes: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    state = str(tmp_path / "state.db")
+    assert route(tmp_path, "-q", str(notes))[0] == 0
+    program = (
+        "import sys\n"
+        "from orgrouter.cli import main\n"
+        "try:\n"
+        f"    main(['route', '-q', '--state', {state!r}, {str(notes)!r}])\n"
+        "except SystemExit as done:\n"
+        "    assert done.code == 0, done.code\n"
+        "heavy = ('lark', 'orgparse', 'httpx', 'orgrouter.route.pipeline')\n"
+        "print([name for name in heavy if name in sys.modules])\n"
+    )
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "xdg-state")}
+    env = {k: v for k, v in env.items() if not k.startswith("ORGROUTER_")}
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, env=env, check=True
+    )
+    assert (done.stdout, done.stderr) == ("[]\n", "")

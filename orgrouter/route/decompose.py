@@ -167,6 +167,8 @@ def _edits_within(a: str, b: str, limit: int) -> bool:
     """Return whether ``a`` becomes ``b`` in at most ``limit`` edits (transpositions count 1)."""
     if abs(len(a) - len(b)) > limit:
         return False
+    if limit == 1:
+        return _one_edit(a, b)
     previous2: list[int] = []
     previous = list(range(len(b) + 1))
     for i, char_a in enumerate(a, start=1):
@@ -180,6 +182,22 @@ def _edits_within(a: str, b: str, limit: int) -> bool:
             return False
         previous2, previous = previous, current
     return previous[-1] <= limit
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Return whether ``a`` and ``b`` differ by at most one edit or one swap (linear)."""
+    if a == b:
+        return True
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    if len(a) == len(b):
+        if a[start + 1 :] == b[start + 1 :]:
+            return True  # one substitution
+        pair_a, pair_b = a[start : start + 2], b[start : start + 2]
+        return a[start + 2 :] == b[start + 2 :] and pair_a == pair_b[::-1]
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[start + 1 :] == shorter[start:]
 
 
 class _Lexer:
@@ -276,18 +294,15 @@ class _Lexer:
         """Return the verb ``word`` is a typo of, if it is near exactly one spelling."""
         if len(word) < 5 or not word.isalpha():
             return None
-        table = {**self.rules.generic, **self.rules.verbs}
-        best: tuple[int, bool, str] | None = None
         for limit in (1, 2) if len(word) >= 8 else (1,):
-            for key, skill in table.items():
-                if len(key) == 1 and len(key[0]) >= 4 and _edits_within(word, key[0], limit):
-                    # Among equally near spellings, the skill's own name wins, then A-Z.
-                    rank = (limit, key[0] != skill, key[0])
-                    best = rank if best is None or rank < best else best
-            if best is not None:
-                verb = best[2]
-                basis = "fuzzy" if (verb,) in self.rules.verbs else "generic"
-                return Head(basis, verb, table[(verb,)])
+            near = [
+                (verb != skill, verb, skill, basis)  # the skill's own name first, then A-Z
+                for verb, skill, basis in self.rules.spellings
+                if abs(len(verb) - len(word)) <= limit and _edits_within(word, verb, limit)
+            ]
+            if near:
+                _, verb, skill, basis = min(near)
+                return Head(basis, verb, skill)
         return None
 
     def _delegation(self, at: int) -> int | None:

@@ -85,6 +85,7 @@ class Rules:
     personas: tuple[Persona, ...]
     sources: Mapping[str, str]  # table file name -> where it was read from
     max_phrase: int  # the most words a verb, noun or domain phrase has (bounds matching)
+    spellings: tuple[tuple[str, str, str], ...]  # (verb, skill, basis) a typo may mean
 
 
 CONFIDENCE_KEYS = (
@@ -398,7 +399,15 @@ def load_rules(rules_dir: Path | None = None) -> Rules:
         fields.update(_LOADERS[name](table))
     phrases = [*fields["verbs"], *fields["generic"], *fields["nouns"], *fields["domains"]]
     longest = max((len(words) for words in phrases), default=1)
-    return Rules(sources=sources, max_phrase=longest, **fields)
+    spellings = tuple(
+        sorted(
+            (key[0], skill, basis)
+            for basis, table in (("generic", fields["generic"]), ("fuzzy", fields["verbs"]))
+            for key, skill in table.items()
+            if len(key) == 1 and len(key[0]) >= 4
+        )
+    )
+    return Rules(sources=sources, max_phrase=longest, spellings=spellings, **fields)
 
 
 _DEFAULT: list[Rules] = []

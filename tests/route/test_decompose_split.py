@@ -12,7 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orgrouter.route.decompose import FAILED_TEXT, decompose, decompose_items, tokenize
+from orgrouter.route.decompose import (
+    FAILED_TEXT,
+    _edits_within,
+    decompose,
+    decompose_items,
+    tokenize,
+)
 from orgrouter.route.rules import default_rules
 
 RULES = default_rules()
@@ -167,6 +173,25 @@ def test_tokenize_keeps_paths_urls_and_sentence_ends_apart() -> None:
 )
 def test_quotes_code_and_links_split_nothing(text: str, expected: list[tuple[str, str]]) -> None:
     assert [(i.skill, i.object) for i in decompose(text, RULES).intents] == expected
+
+
+def _osa_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance, the textbook dynamic programme."""
+    table = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1,
+                              table[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+    return table[-1][-1]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="abc", max_size=7), st.text(alphabet="abc", max_size=7),
+       st.sampled_from([1, 2]))
+def test_typo_distance_matches_the_textbook(a: str, b: str, limit: int) -> None:
+    assert _edits_within(a, b, limit) == (_osa_distance(a, b) <= limit)
 
 
 def test_contracted_question_words() -> None:

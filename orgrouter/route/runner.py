@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
-from orgrouter.errors import ConfigError, OrgRouterError
+from orgrouter.errors import ConfigError, InputError, OrgRouterError
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.report import Report
 
@@ -89,6 +89,12 @@ class Router:
                 limiter = RateLimiter(
                     self.state, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
                 )
+            from orgrouter.route.rules import configured_rules
+            from orgrouter.skills.router import RULES
+
+            # A broken rules table is the run's configuration error (exit 2), found
+            # before any note is touched, never an error result written into one.
+            rules = configured_rules(self.config.rules.dir, base=self.options.config_dir)
             self._env = RouteEnv(
                 config=self.config,
                 skills=loaded.skills,
@@ -98,6 +104,7 @@ class Router:
                 limiter=limiter,
                 backend_for=self.backend_for,
                 force=self.options.force,
+                shared={RULES: rules},
             )
         self._env.file_agent = file_agent
         return self._env
@@ -123,7 +130,11 @@ class Router:
         from orgrouter.configload import agent_keyword_in_bytes
         from orgrouter.route.pipeline import route_document
 
-        env = self.env(agent_keyword_in_bytes(data, path))
+        try:
+            file_agent = agent_keyword_in_bytes(data, path)
+        except ConfigError as error:  # a bad keyword in one note fails that note only
+            raise InputError(error.message, path=error.path, line=error.line) from None
+        env = self.env(file_agent)
         return route_document(data, path, env, newline=newline)
 
 

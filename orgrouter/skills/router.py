@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orgrouter.skills.base import (
@@ -61,10 +60,10 @@ class RouterSkill(BaseSkill):
     def neuro(self, stimulus: Stimulus, ctx: Context) -> object:
         """Return the gate's verdict and the intents (a model's, when one may be used)."""
         from orgrouter.route.gate import REJECTED, classify
-        from orgrouter.route.rules import load_rules
+        from orgrouter.route.rules import configured_rules
 
         stimulus = proposal_stimulus(stimulus)
-        rules = ctx.extra.get(RULES) or load_rules(_rules_dir(ctx))
+        rules = ctx.extra.get(RULES) or configured_rules(ctx.config.rules.dir)
         ctx.extra[RULES] = rules
         selves: Sequence[str] = ctx.extra.get(SELVES, ("agent",))
         items = stimulus.payload.get("items") or None
@@ -117,11 +116,6 @@ class RouterSkill(BaseSkill):
                 for intent in proposal.intents
             )
         )
-
-
-def _rules_dir(ctx: Context) -> Path | None:
-    """Return the user's rules directory, or None for the package's tables."""
-    return Path(ctx.config.rules.dir) if ctx.config.rules.dir else None
 
 
 def _not_understood(gate: GateResult) -> Result:

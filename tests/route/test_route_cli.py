@@ -336,3 +336,22 @@ def test_unchanged_tree_loads_no_parser_or_model_client(notes: Path, tmp_path: P
         [sys.executable, "-c", program], capture_output=True, text=True, env=env, check=True
     )
     assert (done.stdout, done.stderr) == ("[]\n", "")
+
+
+def test_bad_agent_keyword_fails_that_note_only(notes: Path, tmp_path: Path) -> None:
+    (notes / "odd.org").write_bytes(b"#+TITLE: x\n#+ORGROUTER_AGENT: 42 bad\n* @agent hello\n")
+    code, _out, err = route(tmp_path, "-q", str(notes))
+    assert code == 3
+    assert f"error: {notes / 'odd.org'}:2: #+ORGROUTER_AGENT: '42 bad' is not an agent name" in err
+    assert b"TODO Alice" in (notes / "meeting.org").read_bytes()
+
+
+def test_broken_rules_table_is_a_config_error_not_a_result(notes: Path, tmp_path: Path) -> None:
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "verbs.toml").write_text("[skills.tag\n")
+    (tmp_path / "c.toml").write_text(f"[rules]\ndir = {str(rules)!r}\n")
+    code, _out, err = route(tmp_path, "--config", str(tmp_path / "c.toml"), str(notes))
+    assert code == 2
+    assert f"{rules / 'verbs.toml'}:1: invalid TOML in routing table" in err
+    assert (notes / "meeting.org").read_bytes() == MEETING

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from orgrouter.org.drawer import Head, PropertyDrawer, locate_head
-from orgrouter.org.elements import ElementParser, skippable
+from orgrouter.org.elements import ElementParser
 from orgrouter.org.lines import Lines
 from orgrouter.org.node import Node
 from orgrouter.org.scan import HeadlineLine
+from orgrouter.org.syntax import skippable
 from orgrouter.sexp import Keyword, dumps
 
 if TYPE_CHECKING:

@@ -13,176 +13,49 @@ Offsets are computed on the decoded text and reported as UTF-8 byte offsets.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from orgrouter.org.blocks import SRC_BEGIN_RE, parse_header_args, unescape
 from orgrouter.org.drawer import PropertyDrawer
-from orgrouter.org.lines import Lines
+from orgrouter.org.lists import ListParser
 from orgrouter.org.node import Node
-
-# `org-element--affiliated-re': dual keywords may carry [secondary] text.
-_AFFILIATED_RE = re.compile(
-    r"[ \t]*#\+(?:(CAPTION|RESULTS)(?:\[(.*)\])?|"
-    r"(DATA|HEADERS?|LABEL|NAME|PLOT|RESNAME|RESULT|SOURCE|SRCNAME|TBLNAME)|"
-    r"(ATTR_[-_A-Za-z0-9]+)):[ \t]*(.*?)[ \t]*$",
-    re.IGNORECASE,
+from orgrouter.org.region import Pending
+from orgrouter.org.syntax import (
+    AFFILIATED_RE,
+    BLANK,
+    BLOCK_BEGIN_RE,
+    CALL_RE,
+    CLOCK_RE,
+    COMMENT_MARK_RE,
+    COMMENT_RE,
+    DRAWER_END_RE,
+    DRAWER_RE,
+    DUAL_BRACKET_RE,
+    DYNAMIC_BEGIN_RE,
+    DYNAMIC_END_RE,
+    DYNAMIC_NAME_RE,
+    EXAMPLE_BEGIN_RE,
+    EXPORT_BEGIN_RE,
+    FIXED_MARK_RE,
+    FIXED_WIDTH_RE,
+    FOOTNOTE_RE,
+    GREATER_BLOCKS,
+    HASH_PLUS_RE,
+    ITEM_RE,
+    KEYWORD_RE,
+    LATEX_BEGIN_RE,
+    LESSER_BLOCKS,
+    RULE_RE,
+    SEPARATE_RE,
+    TABLE_EL_RULE_RE,
+    TABLE_RE,
+    TBLFM_RE,
+    blank,
+    skippable,
 )
-_COMMENT_RE = re.compile(r"[ \t]*#(?: |$)")
-_CLOCK_RE = re.compile(r"[ \t]*CLOCK:")
-_LATEX_BEGIN_RE = re.compile(r"[ \t]*\\begin\{([A-Za-z0-9*]+)\}")
-_DRAWER_RE = re.compile(r"[ \t]*:((?:\w|[-_])+):[ \t]*$")
-_DRAWER_END_RE = re.compile(r"[ \t]*:END:[ \t]*$", re.IGNORECASE)
-_FIXED_WIDTH_RE = re.compile(r"[ \t]*:(?: |$)")
-_FIXED_MARK_RE = re.compile(r"^[ \t]*: ?")
-_COMMENT_MARK_RE = re.compile(r"^[ \t]*# ?")
-_HASH_PLUS_RE = re.compile(r"[ \t]*#\+")
-_BLOCK_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_(\S+)", re.IGNORECASE)
-_EXPORT_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_EXPORT(?:[ \t]+(\S+))?[ \t]*$", re.IGNORECASE)
-_EXAMPLE_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_EXAMPLE(?: +(.*))?", re.IGNORECASE)
-_CALL_RE = re.compile(r"[ \t]*#\+CALL:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
-_DYNAMIC_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN:? ", re.IGNORECASE)
-_DYNAMIC_NAME_RE = re.compile(r"[ \t]*#\+BEGIN:[ \t]+(\S+)(?:[ \t]+(.*))?", re.IGNORECASE)
-_DYNAMIC_END_RE = re.compile(r"[ \t]*#\+END:?[ \t]*$", re.IGNORECASE)
-_KEYWORD_RE = re.compile(r"[ \t]*#\+(\S*):")
-_DUAL_BRACKET_RE = re.compile(r"[ \t]*#\+(\S+)\[.*\]:", re.IGNORECASE)
-_FOOTNOTE_RE = re.compile(r"\[fn:([-_\w]+)\]")
-_RULE_RE = re.compile(r"[ \t]*-{5,}[ \t]*$")
-_TABLE_RE = re.compile(r"[ \t]*\|")
-_TABLE_EL_RULE_RE = re.compile(r"[ \t]*\+(?:-+\+)+[ \t]*$")
-_TBLFM_RE = re.compile(r"[ \t]*#\+TBLFM: +(.*?)[ \t]*$", re.IGNORECASE)
-# `org-item-re' with Org's defaults: no alphabetical bullets; "*" needs indentation.
-_ITEM_RE = re.compile(r"(?:[ \t]*(?:[-+]|[0-9]+[.)])|[ \t]+\*)(?:[ \t]+|$)")
-# `org-list-full-item-re': bullet, counter, checkbox, description tag.
-_FULL_ITEM_RE = re.compile(
-    r"[ \t]*((?:[-+*]|(?:[0-9]+|[A-Za-z])[.)])(?:[ \t]+|$))"
-    r"(?:\[@(?:start:)?([0-9]+|[A-Za-z])\][ \t]*)?"
-    r"(?:(\[[ X-]\])(?:[ \t]+|$))?"
-    r"(?:(.*)[ \t]+::(?:[ \t]+|$))?"
-)
-# `org-element-paragraph-separate' (case-insensitive, as org-element parses).
-_SEPARATE_RE = re.compile(
-    r"(?:\*+ |\[fn:[-_\w]+\]|%%\(|[ \t]*(?:$|\||\+(?:-+\+)+[ \t]*$"
-    r"|#(?: |$|\+(?:BEGIN_\S+|\S+(?:\[.*\])?:[ \t]*))"
-    r"|:(?: |$|[-_\w]+:[ \t]*$)|-{5,}[ \t]*$|\\begin\{([A-Za-z0-9*]+)\}|CLOCK:"
-    r"|(?:[-+*]|[0-9]+[.)])(?:[ \t]|$)))",
-    re.IGNORECASE,
-)
-_BLANK = " \t"
-_CHECKBOX = {"[ ]": "off", "[X]": "on", "[-]": "trans"}
-_GREATER_BLOCKS = frozenset({"CENTER", "QUOTE"})
-_LESSER_BLOCKS = {
-    "COMMENT": "comment-block",
-    "EXAMPLE": "example-block",
-    "EXPORT": "export-block",
-    "SRC": "src-block",
-    "VERSE": "verse-block",
-}
-
-# (target list, first line, limit line, mode, character offset where the first line's
-# parsing starts when it is not the line's start: an item's text after its bullet).
-_Pending = tuple[list[Node], int, int, str | None, int | None]
 
 
-@dataclass(slots=True)
-class _Item:
-    """One entry of a list structure (`org-element--list-struct')."""
-
-    index: int  # line index of the bullet line
-    indent: int  # the bullet's column
-    bullet: str
-    counter: str | None
-    checkbox: str | None
-    tag: str | None
-    end: int = -1  # character offset where the item ends
-
-
-def _blank(content: str) -> bool:
-    """Return whether a line is empty for Org's regexps (``[ \t]*$``)."""
-    return content.strip(_BLANK) == ""
-
-
-def skippable(content: str) -> bool:
-    """Return whether `skip-chars-forward' " \r\t\n" passes the whole line."""
-    return content.strip(" \t\r") == ""
-
-
-def _indent(content: str) -> int:
-    """Return the column of the first non-blank character (tabs to multiples of 8)."""
-    column = 0
-    for char in content:
-        if char == " ":
-            column += 1
-        elif char == "\t":
-            column = (column // 8 + 1) * 8
-        else:
-            break
-    return column
-
-
-class ElementParser:
+class ElementParser(ListParser):
     """Parse elements from the lines of one document region."""
-
-    def __init__(
-        self, lines: Lines, drawer_at: Callable[[int], PropertyDrawer | None] | None = None
-    ) -> None:
-        """Prepare to parse ``lines``; ``drawer_at`` finds a file-level property drawer."""
-        self.lines = lines
-        self.contents = lines.contents
-        self.drawer_at = drawer_at
-        self.items: dict[int, _Item] = {}  # list structures computed so far, by line
-        self._closers: list[int] | None = None
-        self._hits: dict[tuple[str, int], list[int]] = {}
-
-    # --- positions -------------------------------------------------------------------
-
-    def _node(self, type_: str, begin: int, end: int, **properties: object) -> Node:
-        """Make a node from character offsets (converted to bytes and a line number)."""
-        lines = self.lines
-        props: dict[str, object] = {}
-        for key, value in properties.items():
-            props[key.replace("_", "-")] = value
-        return Node(type_, lines.byte(begin), lines.byte(end), lines.line(begin), props)
-
-    def _span(self, type_: str, first: int, following: int, **properties: object) -> Node:
-        """Make a node for lines [first, following) (indices, so no offset search)."""
-        lines = self.lines
-        props = {key.replace("_", "-"): value for key, value in properties.items()}
-        return Node(
-            type_, lines.byte_at(first), lines.byte_at(following), lines.line_at(first), props
-        )
-
-    def skip_blank(self, index: int, limit: int) -> int:
-        """Return the first line index from ``index`` that is not blank (or ``limit``)."""
-        contents = self.contents
-        while index < limit and skippable(contents[index]):
-            index += 1
-        return index
-
-    def _find(self, pattern: re.Pattern[str], index: int, limit: int) -> int | None:
-        """Return the first line index in [index, limit) matching ``pattern``.
-
-        Only closing lines are looked for (``#+END...``, ``:END:``, ``\\end{...}``), so
-        the lines that could match are indexed once and each pattern's hits cached:
-        a file full of unclosed openers stays linear instead of rescanning to the end.
-        """
-        key = (pattern.pattern, pattern.flags)
-        hits = self._hits.get(key)
-        if hits is None:
-            if self._closers is None:
-                self._closers = [
-                    position
-                    for position, line in enumerate(self.contents)
-                    if line.lstrip(_BLANK).startswith(("#", ":")) or "\\end{" in line
-                ]
-            contents = self.contents
-            hits = [position for position in self._closers if pattern.match(contents[position])]
-            self._hits[key] = hits
-        found = bisect_left(hits, index)
-        if found < len(hits) and hits[found] < limit:
-            return hits[found]
-        return None
 
     # --- driver ----------------------------------------------------------------------
 
@@ -191,10 +64,10 @@ class ElementParser:
     ) -> list[Node]:
         """Return the elements of lines [first, limit), greater elements filled in."""
         top: list[Node] = []
-        pending: list[_Pending] = [(top, first, limit, mode, offset)]
+        pending: list[Pending] = [(top, first, limit, mode, offset)]
         while pending:
             target, index, stop, level_mode, start = pending.pop()
-            found: list[_Pending] = []
+            found: list[Pending] = []
             target.extend(self._level(index, stop, level_mode, start, found))
             pending.extend(reversed(found))
         return top
@@ -205,7 +78,7 @@ class ElementParser:
         limit: int,
         mode: str | None,
         start: int | None,
-        pending: list[_Pending],
+        pending: list[Pending],
     ) -> list[Node]:
         """Parse one level of elements; queue the insides of greater elements."""
         nodes: list[Node] = []
@@ -222,31 +95,31 @@ class ElementParser:
         return nodes
 
     def _element(
-        self, index: int, limit: int, mode: str | None, pending: list[_Pending]
+        self, index: int, limit: int, mode: str | None, pending: list[Pending]
     ) -> tuple[Node, int]:
         """Parse the element starting at line ``index``; return it and the next line."""
         line = self.contents[index]
-        if _COMMENT_RE.match(line):
+        if COMMENT_RE.match(line):
             return self._comment(index, limit)
         if mode in ("top-comment", "property-drawer") and (
-            index == 0 or not _blank(self.contents[index - 1])
+            index == 0 or not blank(self.contents[index - 1])
         ):
             drawer = self._property_drawer(index, limit)
             if drawer is not None:
                 return drawer
-        if _CLOCK_RE.match(line):
-            return self._single("clock", index, limit, value=line.strip(_BLANK))
+        if CLOCK_RE.match(line):
+            return self._single("clock", index, limit, value=line.strip(BLANK))
         # From here on, elements may have affiliated keywords.
         first = index
         affiliated: list[tuple[str, str, str | None]] = []
         while index < limit:
-            match = _AFFILIATED_RE.match(self.contents[index])
+            match = AFFILIATED_RE.match(self.contents[index])
             if match is None:
                 break
             key = (match.group(1) or match.group(3) or match.group(4)).upper()
             affiliated.append((key, match.group(5), match.group(2)))
             index += 1
-        if affiliated and (index >= limit or _blank(self.contents[index])):
+        if affiliated and (index >= limit or blank(self.contents[index])):
             # Orphaned affiliated keywords are plain keywords.
             return self._keyword(first, limit)
         node, following = self._unaffiliated(first, index, limit, pending)
@@ -256,50 +129,45 @@ class ElementParser:
         return node, following
 
     def _unaffiliated(
-        self, first: int, index: int, limit: int, pending: list[_Pending]
+        self, first: int, index: int, limit: int, pending: list[Pending]
     ) -> tuple[Node, int]:
         """Parse the element at ``index`` whose affiliated keywords start at ``first``."""
         line = self.contents[index]
-        match = _LATEX_BEGIN_RE.match(line)
+        match = LATEX_BEGIN_RE.match(line)
         if match:
             end_re = re.compile(r".*\\end\{" + re.escape(match.group(1)) + r"\}[ \t]*$")
             close = self._find(end_re, index, limit)
             if close is not None:
                 return self._closed("latex-environment", first, close, limit)
-        match = _DRAWER_RE.match(line)
+        match = DRAWER_RE.match(line)
         if match:
-            close = self._find(_DRAWER_END_RE, index + 1, limit)
+            close = self._find(DRAWER_END_RE, index + 1, limit)
             if close is not None:
                 return self._container(
                     "drawer", first, index, close, limit, pending, drawer_name=match.group(1)
                 )
-        if _FIXED_WIDTH_RE.match(line):
+        if FIXED_WIDTH_RE.match(line):
             stop = index
-            while stop < limit and _FIXED_WIDTH_RE.match(self.contents[stop]):
+            while stop < limit and FIXED_WIDTH_RE.match(self.contents[stop]):
                 stop += 1
             return self._lines_element("fixed-width", first, index, stop, limit)
-        if _HASH_PLUS_RE.match(line):
+        if HASH_PLUS_RE.match(line):
             found = self._hash_plus(first, index, limit, pending)
             if found is not None:
                 return found
-        elif _FOOTNOTE_RE.match(line):
+        elif FOOTNOTE_RE.match(line):
             return self._footnote(first, index, limit, pending)
-        if _RULE_RE.match(line):
+        if RULE_RE.match(line):
             return self._single("horizontal-rule", first, limit, start=index)
         if line.startswith("%%("):
             return self._single("diary-sexp", first, limit, start=index, value=line)
-        if _TABLE_RE.match(line) or self._table_el(index, limit):
+        if TABLE_RE.match(line) or self._table_el(index, limit):
             return self._table(first, index, limit)
-        if _ITEM_RE.match(line):
+        if ITEM_RE.match(line):
             return self._plain_list(first, index, limit, pending)
         return self._paragraph(first, limit, index, None)
 
     # --- simple elements -------------------------------------------------------------
-
-    def end_after(self, stop: int, limit: int) -> tuple[int, int]:
-        """Return (line index after the blank lines from ``stop``, their count)."""
-        following = self.skip_blank(stop, limit)
-        return following, following - stop
 
     def _single(
         self, type_: str, first: int, limit: int, *, start: int | None = None, **props: object
@@ -315,7 +183,7 @@ class ElementParser:
     ) -> tuple[Node, int]:
         """Make a comment or fixed-width element of lines [start, stop)."""
         following, blank = self.end_after(stop, limit)
-        marker = _COMMENT_MARK_RE if type_ == "comment" else _FIXED_MARK_RE
+        marker = COMMENT_MARK_RE if type_ == "comment" else FIXED_MARK_RE
         value = "\n".join(marker.sub("", line, count=1) for line in self.contents[start:stop])
         lines = self.lines
         if type_ == "fixed-width" and lines.text[lines.start(stop) - 1] == "\n":
@@ -327,13 +195,13 @@ class ElementParser:
 
     def _comment(self, index: int, limit: int) -> tuple[Node, int]:
         stop = index
-        while stop < limit and _COMMENT_RE.match(self.contents[stop]):
+        while stop < limit and COMMENT_RE.match(self.contents[stop]):
             stop += 1
         return self._lines_element("comment", index, index, stop, limit)
 
     def _keyword(self, index: int, limit: int) -> tuple[Node, int]:
         line = self.contents[index]
-        match = _KEYWORD_RE.match(line)
+        match = KEYWORD_RE.match(line)
         key = match.group(1).upper() if match else ""
         value = line[match.end() :].strip(" \t\r\n") if match else line
         return self._single("keyword", index, limit, key=key, value=value)
@@ -348,32 +216,32 @@ class ElementParser:
     # --- "#+" lines: blocks, calls, dynamic blocks, keywords ------------------------
 
     def _hash_plus(
-        self, first: int, index: int, limit: int, pending: list[_Pending]
+        self, first: int, index: int, limit: int, pending: list[Pending]
     ) -> tuple[Node, int] | None:
         """Parse a ``#+`` line's element, or None when it is a paragraph."""
         line = self.contents[index]
-        match = _BLOCK_BEGIN_RE.match(line)
+        match = BLOCK_BEGIN_RE.match(line)
         if match:
             name = match.group(1)
-            end_name = name.upper() if name.upper() in _LESSER_BLOCKS else name
+            end_name = name.upper() if name.upper() in LESSER_BLOCKS else name
             end_re = re.compile(r"[ \t]*#\+END_" + re.escape(end_name) + r"[ \t]*$", re.I)
             close = self._find(end_re, index + 1, limit)
             if close is None:
                 return None  # an unclosed block is a paragraph
             kind = name.upper()
-            if kind in _LESSER_BLOCKS:
+            if kind in LESSER_BLOCKS:
                 return self._lesser_block(kind, first, index, close, limit)
-            if kind in _GREATER_BLOCKS:
+            if kind in GREATER_BLOCKS:
                 return self._container(kind.lower() + "-block", first, index, close, limit, pending)
             return self._container("special-block", first, index, close, limit, pending, type=name)
-        match = _CALL_RE.match(line)
+        match = CALL_RE.match(line)
         if match:
             return self._single("babel-call", first, limit, start=index, value=match.group(1))
-        if _DYNAMIC_BEGIN_RE.match(line):
-            close = self._find(_DYNAMIC_END_RE, index + 1, limit)
+        if DYNAMIC_BEGIN_RE.match(line):
+            close = self._find(DYNAMIC_END_RE, index + 1, limit)
             if close is None:
                 return None
-            name = _DYNAMIC_NAME_RE.match(line)
+            name = DYNAMIC_NAME_RE.match(line)
             return self._container(
                 "dynamic-block",
                 first,
@@ -384,7 +252,7 @@ class ElementParser:
                 block_name=name.group(1) if name else None,
                 arguments=(name.group(2) or "").strip() or None if name else None,
             )
-        if _KEYWORD_RE.match(line):
+        if KEYWORD_RE.match(line):
             node, following = self._keyword(index, limit)
             node.begin = self.lines.byte_at(first)
             node.line = self.lines.line(self.lines.start(first))
@@ -415,12 +283,12 @@ class ElementParser:
             }
         elif kind == "EXPORT":
             # Org names the back-end only when it is the line's one word.
-            backend = _EXPORT_BEGIN_RE.match(begin_line)
+            backend = EXPORT_BEGIN_RE.match(begin_line)
             props = {"type": backend.group(1).upper() if backend and backend.group(1) else None}
         elif kind == "EXAMPLE":
-            switches_match = _EXAMPLE_BEGIN_RE.match(begin_line)
+            switches_match = EXAMPLE_BEGIN_RE.match(begin_line)
             props = {"switches": switches_match.group(1) if switches_match else None}
-        node = self._span(_LESSER_BLOCKS[kind], first, following, post_blank=blank)
+        node = self._span(LESSER_BLOCKS[kind], first, following, post_blank=blank)
         node.properties.update(props)
         if kind == "VERSE":
             # A verse block's contents are Org objects, so it has contents (maybe empty).
@@ -440,7 +308,7 @@ class ElementParser:
         index: int,
         close: int,
         limit: int,
-        pending: list[_Pending],
+        pending: list[Pending],
         **props: object,
     ) -> tuple[Node, int]:
         """Make a greater element spanning lines [index, close]; queue its contents."""
@@ -501,21 +369,21 @@ class ElementParser:
     # --- footnotes, tables -------------------------------------------------------------
 
     def _footnote(
-        self, first: int, index: int, limit: int, pending: list[_Pending]
+        self, first: int, index: int, limit: int, pending: list[Pending]
     ) -> tuple[Node, int]:
         """Parse a footnote definition: it runs to the next one or to two blank lines."""
-        label = _FOOTNOTE_RE.match(self.contents[index])
+        label = FOOTNOTE_RE.match(self.contents[index])
         assert label is not None
         contents = self.contents
         stop = index + 1
         while stop < limit:
             line = contents[stop]
-            if _FOOTNOTE_RE.match(line):
+            if FOOTNOTE_RE.match(line):
                 # End before the affiliated keywords of the next definition.
-                while stop - 1 > index and _AFFILIATED_RE.match(contents[stop - 1]):
+                while stop - 1 > index and AFFILIATED_RE.match(contents[stop - 1]):
                     stop -= 1
                 break
-            if _blank(line) and stop + 1 < limit and _blank(contents[stop + 1]):
+            if blank(line) and stop + 1 < limit and blank(contents[stop + 1]):
                 stop = self.skip_blank(stop, limit)
                 break
             stop += 1
@@ -531,8 +399,8 @@ class ElementParser:
             post_blank=stop - last,
         )
         rest = contents[index][label.end() :]
-        if rest.strip(_BLANK):
-            text_start = lines.start(index) + label.end() + len(rest) - len(rest.lstrip(_BLANK))
+        if rest.strip(BLANK):
+            text_start = lines.start(index) + label.end() + len(rest) - len(rest.lstrip(BLANK))
             node.properties["contents-begin"] = lines.byte(text_start)
             node.properties["pre-blank"] = 0
             pending.append((node.contents, index, last, None, text_start))
@@ -553,28 +421,28 @@ class ElementParser:
     def _table_el(self, index: int, limit: int) -> bool:
         """Return whether a table.el table (full rule lines) starts at ``index``."""
         contents = self.contents
-        if not _TABLE_EL_RULE_RE.match(contents[index]) or index + 1 >= limit:
+        if not TABLE_EL_RULE_RE.match(contents[index]) or index + 1 >= limit:
             return False
         stop = index + 1
         while stop < limit:
-            line = contents[stop].lstrip(_BLANK)
+            line = contents[stop].lstrip(BLANK)
             if not line or line[0] not in "+|":
                 break
             stop += 1
-        return stop - 1 > index and bool(_TABLE_EL_RULE_RE.match(contents[stop - 1]))
+        return stop - 1 > index and bool(TABLE_EL_RULE_RE.match(contents[stop - 1]))
 
     def _table(self, first: int, index: int, limit: int) -> tuple[Node, int]:
-        org = bool(_TABLE_RE.match(self.contents[index]))
+        org = bool(TABLE_RE.match(self.contents[index]))
         stop = index
         while stop < limit:
-            line = self.contents[stop].lstrip(_BLANK)
+            line = self.contents[stop].lstrip(BLANK)
             if not line or line[0] not in ("|" if org else "|+"):
                 break
             stop += 1
         table_end = stop
         formulas: list[str] = []
         while stop < limit:
-            match = _TBLFM_RE.match(self.contents[stop])
+            match = TBLFM_RE.match(self.contents[stop])
             if match is None:
                 break
             formulas.append(match.group(1))
@@ -599,23 +467,23 @@ class ElementParser:
     def _separates(self, position: int, limit: int) -> bool:
         """Return whether line ``position`` ends a paragraph (Org's double checks)."""
         line = self.contents[position]
-        match = _SEPARATE_RE.match(line)
+        match = SEPARATE_RE.match(line)
         if match is None:
             return False
-        if _DRAWER_RE.match(line):
+        if DRAWER_RE.match(line):
             # Org searches from this very line, so an ":END:" line separates too.
-            return self._find(_DRAWER_END_RE, position, limit) is not None
-        block = _BLOCK_BEGIN_RE.match(line)
+            return self._find(DRAWER_END_RE, position, limit) is not None
+        block = BLOCK_BEGIN_RE.match(line)
         if block:
             end_re = re.compile(
                 r"[ \t]*#\+END_" + re.escape(block.group(1)) + r"[ \t]*$", re.IGNORECASE
             )
             return self._find(end_re, position + 1, limit) is not None
-        latex = _LATEX_BEGIN_RE.match(line)
+        latex = LATEX_BEGIN_RE.match(line)
         if latex:
             end_re = re.compile(r".*\\end\{" + re.escape(latex.group(1)) + r"\}[ \t]*$")
             return self._find(end_re, position, limit) is not None
-        dual = _DUAL_BRACKET_RE.match(line)
+        dual = DUAL_BRACKET_RE.match(line)
         if dual:
             return dual.group(1).upper() in ("CAPTION", "RESULTS")
         return True
@@ -657,172 +525,6 @@ class ElementParser:
             }
         )
         return node, following
-
-    # --- lists -------------------------------------------------------------------------
-
-    def _list_struct(self, index: int, limit: int) -> list[_Item]:
-        """Compute every item of the list at ``index`` and where each one ends."""
-        contents = self.contents
-        lines = self.lines
-        done: list[_Item] = []
-        open_items: list[_Item] = []
-        position = index
-        while True:
-            if position >= limit:
-                end = self._trimmed_start(limit, index)
-                for item in open_items:
-                    item.end = end
-                break
-            line = contents[position]
-            if _blank(line) and position + 1 < limit and _blank(contents[position + 1]):
-                for item in open_items:
-                    item.end = lines.start(position)
-                break
-            if _ITEM_RE.match(line):
-                indent = _indent(line)
-                while open_items and indent <= open_items[-1].indent:
-                    item = open_items.pop()
-                    item.end = lines.start(position)
-                    done.append(item)
-                full = _FULL_ITEM_RE.match(line)
-                assert full is not None  # org-item-re lines always match this
-                bullet = full.group(1)
-                tag = full.group(4) if re.search(r"[-+*]", bullet) else None
-                open_items.append(
-                    _Item(position, indent, bullet, full.group(2), full.group(3), tag)
-                )
-                position += 1
-                continue
-            if _blank(line):
-                position += 1
-                continue
-            indent = _indent(line)
-            end = self._trimmed_start(position, index)
-            while open_items and indent <= open_items[-1].indent:
-                item = open_items.pop()
-                item.end = end
-                done.append(item)
-            if not open_items:
-                break
-            block = re.match(r"[ \t]*#\+BEGIN(:|_\S+)", line, re.IGNORECASE)
-            if block:
-                end_re = re.compile(
-                    r"[ \t]*#\+END" + re.escape(block.group(1)) + r"[ \t]*$", re.IGNORECASE
-                )
-                close = self._find(end_re, position + 1, limit)
-                position = position if close is None else close
-            elif _DRAWER_RE.match(line):
-                close = self._find(_DRAWER_END_RE, position + 1, limit)
-                position = position if close is None else close
-            position += 1
-        done.extend(open_items)
-        done.sort(key=lambda item: item.index)
-        return done
-
-    def _trimmed_start(self, position: int, floor: int) -> int:
-        """Return the start of the line after the last non-blank line before ``position``."""
-        while position > floor and skippable(self.contents[position - 1]):
-            position -= 1
-        return self.lines.start(position)
-
-    def _plain_list(
-        self, first: int, index: int, limit: int, pending: list[_Pending]
-    ) -> tuple[Node, int]:
-        # A nested list uses its top list's structure, as org-element passes it down:
-        # an inner item may end past its parent's trimmed contents.
-        by_line = self.items
-        if index not in by_line:
-            by_line.update((item.index, item) for item in self._list_struct(index, limit))
-        lines = self.lines
-        top = by_line[index]
-        siblings = [top]
-        while True:
-            following_item = by_line.get(lines.index_of(siblings[-1].end))
-            if (
-                following_item is None
-                or lines.start(following_item.index) != siblings[-1].end
-                or following_item.indent != top.indent
-            ):
-                break
-            siblings.append(following_item)
-        contents_end = siblings[-1].end
-        end_index = lines.index_of(contents_end) if contents_end < lines.end else len(lines)
-        following, blank = self.end_after(end_index, limit)
-        first_line = self.contents[index].lstrip(_BLANK)
-        if first_line[:1].isalnum():
-            kind = "ordered"
-        elif top.tag is not None:
-            kind = "descriptive"
-        else:
-            kind = "unordered"
-        node = self._span("plain-list", first, following, type=kind)
-        node.properties.update(
-            {
-                "contents-begin": lines.byte_at(index),
-                "contents-end": lines.byte(contents_end),
-                "post-blank": blank,
-            }
-        )
-        for item in siblings:
-            node.contents.append(self._item(item, pending))
-        return node, following
-
-    def _item(self, item: _Item, pending: list[_Pending]) -> Node:
-        lines = self.lines
-        begin = lines.start(item.index)
-        end = item.end
-        line = self.contents[item.index]
-        full = _FULL_ITEM_RE.match(line)
-        assert full is not None
-        after = (
-            full.start(4)
-            if full.group(4) is not None and re.search(r"[.)]", item.bullet)
-            else full.end()
-        )
-        # Org keeps a description tag in ordered lists as body text.
-        end_index = lines.index_of(end) if end < lines.end else len(lines)
-        text_start = begin + after
-        counter = item.counter
-        counter_value: int | None = None
-        if counter is not None:
-            counter_value = (
-                int(counter) if counter.isdigit() else ord(counter.upper()) - ord("A") + 1
-            )
-        node = self._node(
-            "item",
-            begin,
-            end,
-            bullet=item.bullet,
-            checkbox=_CHECKBOX.get(item.checkbox or ""),
-            counter=counter_value,
-            tag=item.tag,
-        )
-        rest = line[after:]
-        # Contents stop before the blank lines that end the item.
-        stop = end_index
-        while stop > item.index + 1 and skippable(self.contents[stop - 1]):
-            stop -= 1
-        contents_end: int | None = lines.byte_at(stop)
-        pre_blank = 0
-        post_blank = end_index - stop
-        if rest.strip(" \t\r"):
-            offset = text_start + (len(rest) - len(rest.lstrip(" \t")))
-            pending.append((node.contents, item.index, stop, None, offset))
-            node.properties["contents-begin"] = lines.byte(offset)
-        else:
-            inner = self.skip_blank(item.index + 1, end_index)
-            if inner < end_index:
-                node.properties["contents-begin"] = lines.byte_at(inner)
-                pending.append((node.contents, inner, stop, None, None))
-                pre_blank = inner - item.index
-            else:
-                node.properties["contents-begin"] = None
-                contents_end = None
-                post_blank = end_index - item.index
-        node.properties["contents-end"] = contents_end
-        node.properties["pre-blank"] = pre_blank
-        node.properties["post-blank"] = post_blank
-        return node
 
 
 def _attach_affiliated(node: Node, affiliated: list[tuple[str, str, str | None]]) -> None:

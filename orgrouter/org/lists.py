@@ -1,0 +1,199 @@
+"""Plain lists and items, with the list structure org-element computes for them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from orgrouter.org.node import Node
+from orgrouter.org.region import Pending, Region
+from orgrouter.org.syntax import (
+    BLANK,
+    CHECKBOX,
+    DRAWER_END_RE,
+    DRAWER_RE,
+    FULL_ITEM_RE,
+    ITEM_RE,
+    blank,
+    indent_of,
+    skippable,
+)
+
+
+@dataclass(slots=True)
+class Item:
+    """One entry of a list structure (`org-element--list-struct')."""
+
+    index: int  # line index of the bullet line
+    indent: int  # the bullet's column
+    bullet: str
+    counter: str | None
+    checkbox: str | None
+    tag: str | None
+    end: int = -1  # character offset where the item ends
+
+
+class ListParser(Region):
+    """Parse plain lists (`org-element--list-struct', plain-list and item parsers)."""
+
+    def _list_struct(self, index: int, limit: int) -> list[Item]:
+        """Compute every item of the list at ``index`` and where each one ends."""
+        contents = self.contents
+        lines = self.lines
+        done: list[Item] = []
+        open_items: list[Item] = []
+        position = index
+        while True:
+            if position >= limit:
+                end = self._trimmed_start(limit, index)
+                for item in open_items:
+                    item.end = end
+                break
+            line = contents[position]
+            if blank(line) and position + 1 < limit and blank(contents[position + 1]):
+                for item in open_items:
+                    item.end = lines.start(position)
+                break
+            if ITEM_RE.match(line):
+                indent = indent_of(line)
+                while open_items and indent <= open_items[-1].indent:
+                    item = open_items.pop()
+                    item.end = lines.start(position)
+                    done.append(item)
+                full = FULL_ITEM_RE.match(line)
+                assert full is not None  # org-item-re lines always match this
+                bullet = full.group(1)
+                tag = full.group(4) if re.search(r"[-+*]", bullet) else None
+                open_items.append(Item(position, indent, bullet, full.group(2), full.group(3), tag))
+                position += 1
+                continue
+            if blank(line):
+                position += 1
+                continue
+            indent = indent_of(line)
+            end = self._trimmed_start(position, index)
+            while open_items and indent <= open_items[-1].indent:
+                item = open_items.pop()
+                item.end = end
+                done.append(item)
+            if not open_items:
+                break
+            block = re.match(r"[ \t]*#\+BEGIN(:|_\S+)", line, re.IGNORECASE)
+            if block:
+                end_re = re.compile(
+                    r"[ \t]*#\+END" + re.escape(block.group(1)) + r"[ \t]*$", re.IGNORECASE
+                )
+                close = self._find(end_re, position + 1, limit)
+                position = position if close is None else close
+            elif DRAWER_RE.match(line):
+                close = self._find(DRAWER_END_RE, position + 1, limit)
+                position = position if close is None else close
+            position += 1
+        done.extend(open_items)
+        done.sort(key=lambda item: item.index)
+        return done
+
+    def _trimmed_start(self, position: int, floor: int) -> int:
+        """Return the start of the line after the last non-blank line before ``position``."""
+        while position > floor and skippable(self.contents[position - 1]):
+            position -= 1
+        return self.lines.start(position)
+
+    def _plain_list(
+        self, first: int, index: int, limit: int, pending: list[Pending]
+    ) -> tuple[Node, int]:
+        # A nested list uses its top list's structure, as org-element passes it down:
+        # an inner item may end past its parent's trimmed contents.
+        by_line = self.items
+        if index not in by_line:
+            by_line.update((item.index, item) for item in self._list_struct(index, limit))
+        lines = self.lines
+        top = by_line[index]
+        siblings = [top]
+        while True:
+            following_item = by_line.get(lines.index_of(siblings[-1].end))
+            if (
+                following_item is None
+                or lines.start(following_item.index) != siblings[-1].end
+                or following_item.indent != top.indent
+            ):
+                break
+            siblings.append(following_item)
+        contents_end = siblings[-1].end
+        end_index = lines.index_of(contents_end) if contents_end < lines.end else len(lines)
+        following, blank = self.end_after(end_index, limit)
+        first_line = self.contents[index].lstrip(BLANK)
+        if first_line[:1].isalnum():
+            kind = "ordered"
+        elif top.tag is not None:
+            kind = "descriptive"
+        else:
+            kind = "unordered"
+        node = self._span("plain-list", first, following, type=kind)
+        node.properties.update(
+            {
+                "contents-begin": lines.byte_at(index),
+                "contents-end": lines.byte(contents_end),
+                "post-blank": blank,
+            }
+        )
+        for item in siblings:
+            node.contents.append(self._item(item, pending))
+        return node, following
+
+    def _item(self, item: Item, pending: list[Pending]) -> Node:
+        lines = self.lines
+        begin = lines.start(item.index)
+        end = item.end
+        line = self.contents[item.index]
+        full = FULL_ITEM_RE.match(line)
+        assert full is not None
+        after = (
+            full.start(4)
+            if full.group(4) is not None and re.search(r"[.)]", item.bullet)
+            else full.end()
+        )
+        # Org keeps a description tag in ordered lists as body text.
+        end_index = lines.index_of(end) if end < lines.end else len(lines)
+        text_start = begin + after
+        counter = item.counter
+        counter_value: int | None = None
+        if counter is not None:
+            counter_value = (
+                int(counter) if counter.isdigit() else ord(counter.upper()) - ord("A") + 1
+            )
+        node = self._node(
+            "item",
+            begin,
+            end,
+            bullet=item.bullet,
+            checkbox=CHECKBOX.get(item.checkbox or ""),
+            counter=counter_value,
+            tag=item.tag,
+        )
+        rest = line[after:]
+        # Contents stop before the blank lines that end the item.
+        stop = end_index
+        while stop > item.index + 1 and skippable(self.contents[stop - 1]):
+            stop -= 1
+        contents_end: int | None = lines.byte_at(stop)
+        pre_blank = 0
+        post_blank = end_index - stop
+        if rest.strip(" \t\r"):
+            offset = text_start + (len(rest) - len(rest.lstrip(" \t")))
+            pending.append((node.contents, item.index, stop, None, offset))
+            node.properties["contents-begin"] = lines.byte(offset)
+        else:
+            inner = self.skip_blank(item.index + 1, end_index)
+            if inner < end_index:
+                node.properties["contents-begin"] = lines.byte_at(inner)
+                pending.append((node.contents, inner, stop, None, None))
+                pre_blank = inner - item.index
+            else:
+                node.properties["contents-begin"] = None
+                contents_end = None
+                post_blank = end_index - item.index
+        node.properties["contents-end"] = contents_end
+        node.properties["pre-blank"] = pre_blank
+        node.properties["post-blank"] = post_blank
+        return node

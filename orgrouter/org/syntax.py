@@ -1,0 +1,90 @@
+"""Org's element syntax as regular expressions (Org 9.5.5's org-element and org-list).
+
+Each pattern is matched against one line's content (no line end). Names follow the Org
+variable or parser they come from.
+"""
+
+from __future__ import annotations
+
+import re
+
+# `org-element--affiliated-re': dual keywords may carry [secondary] text.
+AFFILIATED_RE = re.compile(
+    r"[ \t]*#\+(?:(CAPTION|RESULTS)(?:\[(.*)\])?|"
+    r"(DATA|HEADERS?|LABEL|NAME|PLOT|RESNAME|RESULT|SOURCE|SRCNAME|TBLNAME)|"
+    r"(ATTR_[-_A-Za-z0-9]+)):[ \t]*(.*?)[ \t]*$",
+    re.IGNORECASE,
+)
+COMMENT_RE = re.compile(r"[ \t]*#(?: |$)")
+CLOCK_RE = re.compile(r"[ \t]*CLOCK:")
+LATEX_BEGIN_RE = re.compile(r"[ \t]*\\begin\{([A-Za-z0-9*]+)\}")
+DRAWER_RE = re.compile(r"[ \t]*:((?:\w|[-_])+):[ \t]*$")
+DRAWER_END_RE = re.compile(r"[ \t]*:END:[ \t]*$", re.IGNORECASE)
+FIXED_WIDTH_RE = re.compile(r"[ \t]*:(?: |$)")
+FIXED_MARK_RE = re.compile(r"^[ \t]*: ?")
+COMMENT_MARK_RE = re.compile(r"^[ \t]*# ?")
+HASH_PLUS_RE = re.compile(r"[ \t]*#\+")
+BLOCK_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_(\S+)", re.IGNORECASE)
+EXPORT_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_EXPORT(?:[ \t]+(\S+))?[ \t]*$", re.IGNORECASE)
+EXAMPLE_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_EXAMPLE(?: +(.*))?", re.IGNORECASE)
+CALL_RE = re.compile(r"[ \t]*#\+CALL:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
+DYNAMIC_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN:? ", re.IGNORECASE)
+DYNAMIC_NAME_RE = re.compile(r"[ \t]*#\+BEGIN:[ \t]+(\S+)(?:[ \t]+(.*))?", re.IGNORECASE)
+DYNAMIC_END_RE = re.compile(r"[ \t]*#\+END:?[ \t]*$", re.IGNORECASE)
+KEYWORD_RE = re.compile(r"[ \t]*#\+(\S*):")
+DUAL_BRACKET_RE = re.compile(r"[ \t]*#\+(\S+)\[.*\]:", re.IGNORECASE)
+FOOTNOTE_RE = re.compile(r"\[fn:([-_\w]+)\]")
+RULE_RE = re.compile(r"[ \t]*-{5,}[ \t]*$")
+TABLE_RE = re.compile(r"[ \t]*\|")
+TABLE_EL_RULE_RE = re.compile(r"[ \t]*\+(?:-+\+)+[ \t]*$")
+TBLFM_RE = re.compile(r"[ \t]*#\+TBLFM: +(.*?)[ \t]*$", re.IGNORECASE)
+# `org-item-re' with Org's defaults: no alphabetical bullets; "*" needs indentation.
+ITEM_RE = re.compile(r"(?:[ \t]*(?:[-+]|[0-9]+[.)])|[ \t]+\*)(?:[ \t]+|$)")
+# `org-list-full-item-re': bullet, counter, checkbox, description tag.
+FULL_ITEM_RE = re.compile(
+    r"[ \t]*((?:[-+*]|(?:[0-9]+|[A-Za-z])[.)])(?:[ \t]+|$))"
+    r"(?:\[@(?:start:)?([0-9]+|[A-Za-z])\][ \t]*)?"
+    r"(?:(\[[ X-]\])(?:[ \t]+|$))?"
+    r"(?:(.*)[ \t]+::(?:[ \t]+|$))?"
+)
+# `org-element-paragraph-separate' (case-insensitive, as org-element parses).
+SEPARATE_RE = re.compile(
+    r"(?:\*+ |\[fn:[-_\w]+\]|%%\(|[ \t]*(?:$|\||\+(?:-+\+)+[ \t]*$"
+    r"|#(?: |$|\+(?:BEGIN_\S+|\S+(?:\[.*\])?:[ \t]*))"
+    r"|:(?: |$|[-_\w]+:[ \t]*$)|-{5,}[ \t]*$|\\begin\{([A-Za-z0-9*]+)\}|CLOCK:"
+    r"|(?:[-+*]|[0-9]+[.)])(?:[ \t]|$)))",
+    re.IGNORECASE,
+)
+BLANK = " \t"
+CHECKBOX = {"[ ]": "off", "[X]": "on", "[-]": "trans"}
+GREATER_BLOCKS = frozenset({"CENTER", "QUOTE"})
+LESSER_BLOCKS = {
+    "COMMENT": "comment-block",
+    "EXAMPLE": "example-block",
+    "EXPORT": "export-block",
+    "SRC": "src-block",
+    "VERSE": "verse-block",
+}
+
+
+def blank(content: str) -> bool:
+    """Return whether a line is empty for Org's regexps (``[ \t]*$``)."""
+    return content.strip(BLANK) == ""
+
+
+def skippable(content: str) -> bool:
+    """Return whether `skip-chars-forward' " \r\t\n" passes the whole line."""
+    return content.strip(" \t\r") == ""
+
+
+def indent_of(content: str) -> int:
+    """Return the column of the first non-blank character (tabs to multiples of 8)."""
+    column = 0
+    for char in content:
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column = (column // 8 + 1) * 8
+        else:
+            break
+    return column

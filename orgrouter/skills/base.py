@@ -243,6 +243,11 @@ class BaseSkill:
         )
 
 
+def clarify(title: str, body: str) -> Emit:
+    """Return the action that asks the user what they meant (a clarification result)."""
+    return Emit((Result(title=title, body=body, kind="clarification"),))
+
+
 def delegation(intent: Mapping[str, Any], depth: int = 0) -> Stimulus:
     """Return the delegation stimulus for one atomic ``intent``."""
     return Stimulus(StimulusType.EVENT, {**intent, "sensor": Sensor.DELEGATION.value}, depth)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import re
 
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, proposal_stimulus
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Result,
+    clarify,
+    proposal_stimulus,
+)
 from orgrouter.skills.dates import find_date, org_timestamp
 
 _DEADLINE = re.compile(r"\b(?:deadline|due|by|before|no later than)\b", re.IGNORECASE)
@@ -33,18 +41,13 @@ class ScheduleSkill(BaseSkill):
         text = stimulus.text
         found = find_date(text, ctx.now.date())
         if found is None:
-            return Emit(
+            return clarify(
+                "Clarification needed: when?",
                 (
-                    Result(
-                        title="Clarification needed: when?",
-                        body=(
-                            f"I understood {text!r} as scheduling, but found no date. "
-                            "Say =today=, =tomorrow=, =friday=, =next monday=, "
-                            "=in 3 days= or =2026-12-24=."
-                        ),
-                        kind="clarification",
-                    ),
-                )
+                    f"I understood {text!r} as scheduling, but found no date. "
+                    "Say =today=, =tomorrow=, =friday=, =next monday=, "
+                    "=in 3 days= or =2026-12-24=."
+                ),
             )
         keyword = "DEADLINE" if _DEADLINE.search(text) else "SCHEDULED"
         what = text[: found.start] + " " + text[found.end :]

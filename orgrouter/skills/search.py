@@ -18,7 +18,15 @@ from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, proposal_stimulus
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Result,
+    clarify,
+    proposal_stimulus,
+)
 
 MAX_HITS = 25
 RESULT_MARK = b":ORGROUTER_RESULT:"
@@ -52,15 +60,10 @@ class SearchSkill(BaseSkill):
         stimulus = proposal_stimulus(proposal)
         query = query_words(str(stimulus.payload.get("object") or "") or stimulus.text)
         if not query or ctx.notes_root is None:
-            return Emit(
-                (
-                    Result(
-                        title="Clarification needed: search for what?",
-                        body=f"I understood {stimulus.text!r} as a search but found no "
-                        'words to look for. Write =@agent find notes about "kubernetes"=.',
-                        kind="clarification",
-                    ),
-                )
+            return clarify(
+                "Clarification needed: search for what?",
+                f"I understood {stimulus.text!r} as a search but found no "
+                'words to look for. Write =@agent find notes about "kubernetes"=.',
             )
         hits, unreadable = search(ctx.notes_root, query, ctx)
         here = ctx.request.path.parent if ctx.request and ctx.request.path else ctx.notes_root

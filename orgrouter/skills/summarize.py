@@ -10,7 +10,7 @@ import math
 import re
 from collections import Counter
 
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result
+from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, clarify
 from orgrouter.skills.orgtext import read_prose, sentences
 
 MAX_SENTENCES = 3
@@ -36,17 +36,12 @@ class SummarizeSkill(BaseSkill):
         """Return the summary, or a clarification when the section has no prose."""
         picked = extract(ctx.subject())
         if not picked:
-            return Emit(
+            return clarify(
+                "Clarification needed: nothing to summarize",
                 (
-                    Result(
-                        title="Clarification needed: nothing to summarize",
-                        body=(
-                            "The request's body and its parent section have no prose to "
-                            "summarize. Put the request under the heading to summarize."
-                        ),
-                        kind="clarification",
-                    ),
-                )
+                    "The request's body and its parent section have no prose to "
+                    "summarize. Put the request under the heading to summarize."
+                ),
             )
         body = "\n".join(f"- {sentence}" for sentence in picked)
         if ctx.withheld():

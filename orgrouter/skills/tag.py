@@ -12,6 +12,7 @@ from orgrouter.skills.base import (
     Emit,
     Result,
     Retag,
+    clarify,
     proposal_stimulus,
 )
 
@@ -34,18 +35,13 @@ class TagSkill(BaseSkill):
         tags = tags_named(str(stimulus.payload.get("object") or "") or stimulus.text)
         request = ctx.request
         if not tags or request is None:
-            return Emit(
+            return clarify(
+                "Clarification needed: which tags?",
                 (
-                    Result(
-                        title="Clarification needed: which tags?",
-                        body=(
-                            f"I understood {stimulus.text!r} as tagging but found no tag "
-                            "name. Write =@agent tag this :work:urgent:= or "
-                            "=@agent tag this as urgent=."
-                        ),
-                        kind="clarification",
-                    ),
-                )
+                    f"I understood {stimulus.text!r} as tagging but found no tag "
+                    "name. Write =@agent tag this :work:urgent:= or "
+                    "=@agent tag this as urgent=."
+                ),
             )
         line = request.parent_line or request.line
         title = (request.parent_title if request.parent_line else request.headline) or "?"

@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, proposal_stimulus
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Result,
+    clarify,
+    proposal_stimulus,
+)
 from orgrouter.skills.dates import find_date, org_timestamp
 from orgrouter.skills.orgtext import Item, read_prose, sentences
 
@@ -50,19 +58,14 @@ class TodoSkill(BaseSkill):
         if not items:
             items = action_items(ctx.subject())
         if not items:
-            return Emit(
+            return clarify(
+                "Clarification needed: which todos?",
                 (
-                    Result(
-                        title="Clarification needed: which todos?",
-                        body=(
-                            "I found no action items in this section (unchecked "
-                            'checkboxes, items under an "Action items:" line, or lines '
-                            'starting with "TODO" or "Action:").\n'
-                            "Name them instead: =@agent create todos for X, Y and Z=."
-                        ),
-                        kind="clarification",
-                    ),
-                )
+                    "I found no action items in this section (unchecked "
+                    'checkboxes, items under an "Action items:" line, or lines '
+                    'starting with "TODO" or "Action:").\n'
+                    "Name them instead: =@agent create todos for X, Y and Z=."
+                ),
             )
         return Emit(tuple(dated(item, ctx) for item in items[:MAX_TODOS]))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -42,3 +43,74 @@ def test_generated_extremes_match_emacs(oracle_script: Path, tmp_path: Path) -> 
         "* " + "word " * 200_000 + ":t:\n* TODO next\n", encoding="utf-8"
     )
     _compare(tmp_path, ["deep.org", "long.org"], oracle_script)
+
+
+# Pieces of headline lines and of in-buffer settings: keywords in and out of the file's
+# sets, cookies, COMMENT, tag groups with odd characters, blanks and control characters.
+STARS = ["*", "**", "***", "* *"]
+GAPS = [" ", "  ", "\t", " \t"]
+WORDS = [
+    "TODO",
+    "DONE",
+    "NEXT",
+    "WAIT",
+    "todo",
+    "[#A]",
+    "[#1]",
+    "[#]",
+    "[#AB]",
+    "[#é]",
+    "COMMENT",
+    "COMMENTS",
+    "Comment",
+    "title",
+    "foo:bar:",
+    "@agent do",
+    "x",
+    "é",
+    "",
+]
+TAGS = [
+    ":a:",
+    ":a:b:",
+    ":a#b:%c:",
+    ":@x:",
+    ":é:",
+    ":a-b:",
+    ":a.b:",
+    "::",
+    ":::",
+    ":a::b:",
+    ":ARCHIVE:",
+    ":\u2160:",
+    ":a b:",
+    ":\u00a0:",
+]
+ENDS = ["", " ", "\t", "\r", "\x0c", " \r"]
+SETTINGS = ["", "#+TODO: NEXT WAIT | DONE", "#+SEQ_TODO: TODO(t) | DONE(d)",
+            "#+TYP_TODO: Fred Sara", "#+todo: A B C", "#+TODO:", "#+STARTUP: odd",
+            "#+begin_src org\n#+TODO: NEXT\n#+end_src", "#+FILETAGS: :f:"]  # fmt: skip
+
+
+@pytest.mark.emacs
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [3, 5])
+def test_generated_headlines_match_emacs(oracle_script: Path, tmp_path: Path, seed: int) -> None:
+    chance = random.Random(seed)
+    names = []
+    for number in range(150):
+        lines = [chance.choice(SETTINGS)]
+        for _ in range(chance.randint(1, 25)):
+            words = [chance.choice(WORDS) for _ in range(chance.randint(0, 4))]
+            gaps = [chance.choice(GAPS) for _ in words]
+            title = "".join(gap + word for gap, word in zip(gaps, words, strict=True))
+            tags = chance.choice(GAPS) + chance.choice(TAGS) if chance.random() < 0.6 else ""
+            lines.append(
+                chance.choice(STARS) + " " + title.lstrip(" ") + tags + chance.choice(ENDS)
+            )
+            if chance.random() < 0.3:
+                lines.append("body text")
+        name = f"h{number:02d}.org"
+        (tmp_path / name).write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+        names.append(name)
+    _compare(tmp_path, names, oracle_script)

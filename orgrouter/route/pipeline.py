@@ -195,7 +195,11 @@ def _route_request(
     first = max((_number(w.identity, request.hash) for w in kept), default=0) + 1
     for number, item in enumerate(emitted, first):
         plan.results.append(
-            NewResult(result_identity(request.hash, number), item.result, _intent_label(item))
+            NewResult(
+                result_identity(request.hash, number),
+                item.result,
+                _intent_label(item, request.instruction),
+            )
         )
     _plan_retags(document, plan, outcome.retags)
     _, pending = decisions([w for w in kept if w.identity.startswith(ours)], _agent(env))
@@ -365,10 +369,10 @@ def _plan_retags(document: Document, plan: RequestPlan, retags: Sequence[Any]) -
                 plan.tags.extend((begins[line], tag) for tag in retag.tags)
 
 
-def _intent_label(item: kernel.Emitted) -> str:
+def _intent_label(item: kernel.Emitted, instruction: str = "") -> str:
     """Return the ``ORGROUTER_INTENT`` value: order, skill and the intent's text."""
-    if not item.intent:
-        return f"{item.skill}: (the request)"
+    if not item.intent:  # an answer to the whole request (a clarification, a note)
+        return f"{item.skill}: {' '.join(instruction.split())}".rstrip(": ")
     who = f" @{item.agent}" if item.agent else ""
     # An approval is the guardian's answer; anything else answers the intent's skill.
     skill = item.skill if item.result.kind == "approval" else item.intent_skill or item.skill

@@ -29,22 +29,28 @@ def _dump_json(value: object) -> str:
 def parse(files: tuple[str, ...], mode: str, verbose: bool) -> int:
     """Parse Org FILES and print their AST (--json, --sexp) or headlines (--headlines).
 
-    A file that cannot be read is reported on stderr with its name and line; the
-    other files are still printed, and the exit status is then 3.
+    FILE "-" reads standard input (from Emacs: shell-command-on-region). A file that
+    cannot be read is reported on stderr with its name and line; the other files are
+    still printed, and the exit status is then 3.
     """
     from orgrouter.org.document import Document, headline_records
 
     failed = False
     for name in files:
+        # --headlines reads files as the reference oracle does (utf-8-unix: a CR
+        # stays text); the AST follows the file's line ends as Emacs visiting it.
+        newline = b"\n" if mode == "headlines" else None
         try:
+            if name == "-":
+                data = click.get_binary_stream("stdin").read()
+                document = Document.from_input(data, "<stdin>", newline=newline)
+            else:
+                document = Document.from_file(name, newline=newline)
             if mode == "headlines":
-                # As the reference oracle reads files (utf-8-unix): a CR stays text.
-                document = Document.from_file(name, newline=b"\n")
                 lines = [_dump_json(record) for record in headline_records(document, name)]
             else:
                 from orgrouter.org.ast import to_json, to_sexp
 
-                document = Document.from_file(name)
                 tree = document.ast()
                 lines = [to_json(tree) if mode == "json" else to_sexp(tree)]
         except OrgRouterError as error:

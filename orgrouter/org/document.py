@@ -87,6 +87,7 @@ class Document:
         self.newline = _detect_newline(data) if newline is None else newline
         self.lines = list(iter_headline_lines(data))
         self.entries = _outline(self.lines, len(data))
+        self.label = "<buffer>"  # names a document without a path in messages
         self._headlines: dict[int, Headline] = {}
         self._tags: list[tuple[str, ...]] | None = None
 
@@ -98,10 +99,22 @@ class Document:
         snapshot = read_org_file(path)
         return cls(snapshot.data, path, newline=newline)
 
+    @classmethod
+    def from_input(
+        cls, data: bytes, name: str = "<stdin>", *, newline: bytes | None = None
+    ) -> Document:
+        """Check ``data`` as read_org_file does (UTF-8, no NUL bytes) and index it."""
+        from orgrouter.io.text import decode_org
+
+        decode_org(data, name)
+        document = cls(data, None, newline=newline)
+        document.label = name
+        return document
+
     @property
     def name(self) -> str:
-        """Return the path for messages, or ``<buffer>`` when there is none."""
-        return "<buffer>" if self.path is None else os.fspath(self.path)
+        """Return the path for messages, or a label such as ``<stdin>`` without one."""
+        return self.label if self.path is None else os.fspath(self.path)
 
     def decode(self, begin: int, end: int) -> str:
         """Decode a byte range, raising InputError naming the file and line."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -133,3 +134,21 @@ def test_version_does_not_import_parsers() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
     assert result.stdout.decode().splitlines()[-1] == "[]"
+
+
+def test_standard_input(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"* TODO x :t:\n")))
+    code, out, err = _run(["--headlines", "-"], capsys, tmp_path)
+    assert (code, err) == (0, "")
+    assert out == (
+        '{"file":"-","level":1,"raw":"x","todo":"TODO","priority":null,'
+        '"commented":false,"archived":false,"tags":["t"],"byte":0,"line":1}\n'
+    )
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"* a\n\xff\n")))
+    code, out, err = _run(["--json", "-"], capsys, tmp_path)
+    assert (code, out) == (3, "")
+    assert err == (
+        "orgrouter: error: <stdin>:2:1: invalid UTF-8 at byte 4 (0xff): Org files must be UTF-8\n"
+    )

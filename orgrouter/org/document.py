@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orgrouter.errors import InputError
+from orgrouter.io.text import detect_newline
 from orgrouter.org.headline import Headline, parse_headline
 from orgrouter.org.scan import HeadlineLine, iter_headline_lines
 from orgrouter.org.settings import InBufferSettings, read_settings
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Document", "OutlineEntry", "headline_records"]
 
-LF = b"\n"
 CRLF = b"\r\n"
 
 
@@ -63,12 +63,6 @@ def _outline(lines: list[HeadlineLine], size: int) -> list[OutlineEntry]:
     ]
 
 
-def _detect_newline(data: bytes) -> bytes:
-    # As Emacs when it visits a file: DOS line ends only when every line has one.
-    crlf = data.count(CRLF)
-    return CRLF if crlf and crlf == data.count(LF) else LF
-
-
 class Document:
     """An Org file's bytes with its outline; settings, tags and AST on demand."""
 
@@ -84,7 +78,7 @@ class Document:
         self.path = None if path is None else Path(path)
         # When None, decide as Emacs does when visiting the file. Emacs reading the
         # file as utf-8-unix (as the conformance oracle does) corresponds to b"\n".
-        self.newline = _detect_newline(data) if newline is None else newline
+        self.newline = detect_newline(data) if newline is None else newline
         self.lines = list(iter_headline_lines(data))
         self.entries = _outline(self.lines, len(data))
         self.label = "<buffer>"  # names a document without a path in messages

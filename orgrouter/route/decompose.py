@@ -23,9 +23,12 @@ if TYPE_CHECKING:
 
 FAILED_TEXT = "Router failed to classify."
 
-# Quoted text, Org links, =verbatim=, ~code~ and `code` are one opaque word each: the
-# punctuation and "and"s inside them split nothing ("translate "oui, ça va?" ...").
+# Org blocks, fenced code, quoted text, Org links, =verbatim=, ~code~ and `code` are
+# one opaque word each: the punctuation, lines and "and"s inside them split nothing
+# ("translate "oui, ça va?" ...").
 _OPAQUE = (
+    r"(?ims:^[ \t]*\#\+begin_(?P<block>\w+)\b.*?^[ \t]*\#\+end_(?P=block)\b[^\n]*)"
+    r"|(?s:```.*?```)|"
     r'"[^"\n]*"|“[^”\n]*”|\[\[[^\]\n]*\](?:\[[^\]\n]*\])?\]|`[^`\n]+`'
     r"|(?<![\w'])'[^'\n]+'(?![\w'])|(?<!\S)[=~][^\s=~][^\n]*?[=~](?=[\s,.;:!?)]|$)"
 )
@@ -121,6 +124,7 @@ class Decomposition:
     kind: str  # empty|greeting|compact|single|coordination|sequence|numbered|delegation|items
     intents: list[Intent]
     error: str | None = None  # why nothing could be read, when the grammar refused it
+    context: list[str] = field(default_factory=list)  # statements that are not intents
 
     def to_json(self) -> dict[str, Any]:
         """Return the JSON of ``orgrouter decompose --json``."""
@@ -128,6 +132,7 @@ class Decomposition:
             "intents": [intent.to_json() for intent in self.intents],
             "kind": self.kind,
             "text": self.text,
+            "context": list(self.context),
             "error": self.error,
         }
 
@@ -228,6 +233,10 @@ class _Lexer:
         if kind == "_SEQ" and (not self.out or self.out[-1][0] in ("_SEQ", "NUM")):
             return
         self.out.append((kind, start, end))
+
+    def _block(self, at: int) -> bool:
+        """Return whether the token at ``at`` is an Org block or fenced code."""
+        return at < len(self.raw) and self.low[at].lstrip().startswith(("#+begin", "```"))
 
     def _is_word(self, at: int) -> bool:
         return at < len(self.raw) and self.low[at] != "\0"
@@ -363,6 +372,9 @@ class _Lexer:
             if self.steps and not self.out:
                 at += 1  # "do these: 1) ... 2) ...": the preamble is not a step
                 continue
+            if token.text == "\n" and not clause_start and self._block(at + 1):
+                at += 1  # "explain this:\n#+begin_src ...": the block is the clause's
+                continue
             if token.kind == "punct" and (token.text in _SENTENCE_END):
                 self._emit("_SEQ", token.start, token.end)
                 at, clause_start, in_delegation = at + 1, True, False
@@ -452,13 +464,21 @@ class _Builder:
         self.lexer = lexer
         self.rules = rules
         self.groups: list[list[Intent]] = []
+        self.context: list[str] = []  # statements dropped as context
         self.delegated = False
 
     def build(self, tree: Tree[Token]) -> tuple[str, list[Intent]]:
         """Return the decomposition kind and its intents."""
         numbered = tree.children[0].data == "numbered"  # type: ignore[union-attr]
-        for group in tree.find_data("group"):
-            self.groups.append(self._group(group))
+        # Depth first, left to right: document order (find_data promises no order).
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            if node.data == "group":
+                self.groups.append(self._group(node))
+                continue
+            stack.extend(reversed([c for c in node.children if not isinstance(c, str)]))
+        self._drop_context()
         intents: list[Intent] = []
         previous: list[int] = []
         for group_intents in self.groups:
@@ -481,6 +501,22 @@ class _Builder:
             else "single"
         )
         return kind, intents
+
+    def _drop_context(self) -> None:
+        """Drop statements ("It is used by the scheduler.") beside real instructions.
+
+        A clause that starts with a subject word and holds no verb is context, not an
+        intent; it is dropped only when another intent was understood, so a request that
+        is only a statement still gets a clarification.
+        """
+        def context(intent: Intent) -> bool:
+            return intent.basis == "unknown" and intent.verb in self.rules.subjects
+
+        if any(not context(i) for group in self.groups for i in group):
+            for group in self.groups:
+                self.context.extend(i.text for i in group if context(i))
+                group[:] = [i for i in group if not context(i)]
+            self.groups = [group for group in self.groups if group]
 
     def _group(self, group: Tree[Token]) -> list[Intent]:
         node = group.children[0]
@@ -666,8 +702,9 @@ def decompose(text: str, rules: Rules, *, selves: Sequence[str] = ("agent",)) ->
         # the request is not understood (and so refused by the gate), never guessed.
         reason = str(error).splitlines()[0]
         return Decomposition(text, "empty", [], error=f"cannot parse the instruction: {reason}")
-    kind, intents = _Builder(text, lexer, rules).build(tree)
-    return Decomposition(text, kind, intents)
+    builder = _Builder(text, lexer, rules)
+    kind, intents = builder.build(tree)
+    return Decomposition(text, kind, intents, context=builder.context)
 
 
 def decompose_items(

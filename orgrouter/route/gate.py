@@ -9,13 +9,14 @@ A request that cannot be classified is REJECTED, never approved by default.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from orgrouter.config import SensorGateConfig
-from orgrouter.route.decompose import Decomposition, decompose, decompose_items, tokenize
+from orgrouter.route.decompose import Decomposition, decompose, decompose_items
 from orgrouter.route.ratelimit import RateLimiter
 from orgrouter.route.rules import LEVELS, Persona, Rules
 
@@ -122,10 +123,13 @@ def _max_level(levels: Sequence[str]) -> str:
     return max(levels, key=LEVELS.index, default="low")
 
 
+_WORDS = re.compile(r"[\w][\w'+#-]*")
+
+
 def domain_tags(text: str, rules: Rules) -> list[str]:
     """Return the domains whose words ``text`` uses, in order of first use."""
-    # "tomorrow's standup" uses the word "tomorrow": a possessive does not hide it.
-    words = [t.low.removesuffix("'s") for t in tokenize(text) if t.kind == "word"]
+    # Every word counts, inside quotes and code too; "tomorrow's" is "tomorrow".
+    words = [word.removesuffix("'s") for word in _WORDS.findall(text.lower().replace("’", "'"))]
     found: list[str] = []
     for at in range(len(words)):
         for size in range(min(rules.max_phrase, len(words) - at), 0, -1):

@@ -61,6 +61,7 @@ class Rules:
     determiners: frozenset[str]
     prepositions: frozenset[str]
     targets: frozenset[str]
+    subjects: frozenset[str]
     fillers: tuple[Phrase, ...]  # longest first
     sequence: tuple[Phrase, ...]  # longest first
     delegators: tuple[Phrase, ...]  # longest first
@@ -255,7 +256,8 @@ def _verbs(table: _Table) -> dict[str, Any]:
             )
         generic[phrase(verb)] = _skill(table, skill, f"generic.{verb}")
     words = table.section("words")
-    known = {"determiners", "prepositions", "targets", "fillers", "sequence", "delegators"}
+    known = {"determiners", "prepositions", "targets", "subjects", "fillers", "sequence",
+             "delegators"}
     table.unknown_keys(words, known, "[words]")
     questions = {
         word.lower(): _skill(table, skill, f"questions.{word}")
@@ -270,6 +272,7 @@ def _verbs(table: _Table) -> dict[str, Any]:
         "determiners": frozenset(w.lower() for w in table.strings(words, "determiners", "words")),
         "prepositions": frozenset(w.lower() for w in table.strings(words, "prepositions", "words")),
         "targets": frozenset(w.lower() for w in table.strings(words, "targets", "words")),
+        "subjects": frozenset(w.lower() for w in table.strings(words, "subjects", "words")),
         "fillers": _longest_first(table.strings(words, "fillers", "words")),
         "sequence": _longest_first(table.strings(words, "sequence", "words")),
         "delegators": _longest_first(table.strings(words, "delegators", "words")),

@@ -194,6 +194,27 @@ def test_typo_distance_matches_the_textbook(a: str, b: str, limit: int) -> None:
     assert _edits_within(a, b, limit) == (_osa_distance(a, b) <= limit)
 
 
+def test_a_block_belongs_to_the_clause_before_it() -> None:
+    text = "rewrite this:\n#+begin_src python\nx = 1; y = 2\n#+end_src\nthen tag it"
+    result = decompose(text, RULES)
+    assert [(i.skill, i.object) for i in result.intents] == [
+        ("rewrite", "this:\n#+begin_src python\nx = 1; y = 2\n#+end_src"), ("tag", "it")
+    ]
+    fenced = decompose("explain\n```\na. b; c\n```", RULES)
+    assert [(i.skill, i.object) for i in fenced.intents] == [("explain", "```\na. b; c\n```")]
+
+
+def test_statements_beside_instructions_are_context() -> None:
+    result = decompose("Summarize this. It is long. We meet on Monday.", RULES)
+    assert [i.skill for i in result.intents] == ["summarize"]
+    assert result.context == ["It is long", "We meet on Monday"]
+    assert result.to_json()["context"] == ["It is long", "We meet on Monday"]
+    alone = decompose("It is long.", RULES)  # nothing else understood: ask, don't drop
+    assert [(i.skill, i.basis) for i in alone.intents] == [("ask", "unknown")]
+    unknown_verb = decompose("summarize this. blorp it.", RULES)  # an instruction: kept
+    assert [i.verb for i in unknown_verb.intents] == ["summarize", "blorp"]
+
+
 def test_contracted_question_words() -> None:
     intent = decompose("where's the tax folder?", RULES).intents[0]
     assert (intent.skill, intent.verb, intent.basis) == ("search", "where", "question")

@@ -52,14 +52,16 @@ def test_contract_json_exactly_in_the_seed_order() -> None:
 
 
 def test_spawn_factors_follow_the_seed_table() -> None:
-    code = "explain ~x = 1~ " + "and why it matters " * 12
+    code = "explain\n#+begin_src python\nx = 1\n#+end_src\n" + "and why it matters " * 10
     assert len(code) > 200
     assert spawn_score(code, ["a", "b", "c"], "high", ["explain", "search", "draft"],
                        "DREAM_INNOVATION", RULES) == [
         ("domains", 3), ("high_risk", 2), ("chain", 3), ("innovation", 2), ("code_long", 1)
     ]
-    assert spawn_score("short ~code~", ["a", "b"], "medium", ["draft", "tag"], "STANDARD",
+    assert spawn_score("short ```code```", ["a", "b"], "medium", ["draft", "tag"], "STANDARD",
                        RULES) == [("domains", 1), ("chain", 2)]
+    inline = "explain ~x = 1~ " + "and why it matters " * 12  # inline code is no block
+    assert spawn_score(inline, [], "low", ["explain"], "STANDARD", RULES) == []
     # "always" skills do not make a chain longer.
     assert spawn_score("x", [], "low", ["ask", "greet", "draft"], "STANDARD", RULES) == []
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 
 from orgrouter.org.scan import HeadlineLine
 
@@ -40,23 +39,46 @@ _PLANNING_ENTRY_RE = re.compile(
 )
 
 
-@cache
-def _drawer_re(newline: bytes) -> re.Pattern[bytes]:
-    """Return org-property-drawer-re for files whose lines end with ``newline``."""
-    eol = re.escape(newline)
-    line_end = rb"(?=\r\n|\Z)" if newline == b"\r\n" else rb"$"
-    return re.compile(
-        rb"[ \t]*:PROPERTIES:[ \t]*" + eol
-        + rb"(?:[ \t]*:" + _NOT_WS + rb"+:(?: [^\n]*)?[ \t]*" + eol + rb")*?"
-        + rb"[ \t]*:END:[ \t]*" + line_end,
-        re.IGNORECASE | re.MULTILINE,
-    )  # fmt: skip
+# The drawer is matched line by line rather than with org-property-drawer-re itself:
+# Python's backtracking makes that regexp exponential on an unclosed drawer whose lines
+# end in blanks (2**n tries for n lines), and quadratic on a long blank tail.
+_OPEN_RE = re.compile(rb"[ \t]*:PROPERTIES:[ \t]*", re.IGNORECASE)
+_CLOSE_RE = re.compile(rb"[ \t]*:END:[ \t]*", re.IGNORECASE)
+_KEY_RUN_RE = re.compile(rb"([ \t]*):(" + _NOT_WS + rb"+)")
 
 
-# org-property-re, applied to one line without its line end.
-_PROPERTY_RE = re.compile(
-    rb"[ \t]*:(" + _NOT_WS + rb"+):(?:|[ \t]+([^\n]*?))[ \t]*",
-)
+def _split_property(data: bytes, pos: int, end: int) -> tuple[bytes, int, int, int] | None:
+    """Split the line ``data[pos:end]`` as org-property-re does.
+
+    Return the key, where the rest after ``:KEY:`` starts, and the value's span (empty,
+    just past the key's colon, when there is no value). ``:\\S-+:`` is greedy and a key
+    holds no blank, so the key is the whole run of non-blanks after the first colon,
+    less its final colon; the rest must be empty or start with a blank, and the value is
+    the rest without the blanks around it.
+    """
+    match = _KEY_RUN_RE.match(data, pos, end)
+    if match is None:
+        return None
+    run = match.group(2)
+    rest = match.end()
+    if len(run) < 2 or not run.endswith(b":") or (rest < end and data[rest] not in b" \t"):
+        return None
+    value_begin, value_end = rest, end
+    while value_begin < value_end and data[value_begin] in b" \t":
+        value_begin += 1
+    while value_end > value_begin and data[value_end - 1] in b" \t":
+        value_end -= 1
+    if value_begin == value_end:
+        value_begin = value_end = rest
+    return run[:-1], rest, value_begin, value_end
+
+
+def _indent(data: bytes, pos: int, end: int) -> bytes:
+    """Return the blanks that start the line ``data[pos:end]``."""
+    stop = pos
+    while stop < end and data[stop] in b" \t":
+        stop += 1
+    return data[pos:stop]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,25 +180,28 @@ def _planning(data: bytes, begin: int, line: int, newline: bytes) -> Planning | 
 
 def _drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawer | None:
     """Return the property drawer starting at ``begin``, if Org accepts one there."""
-    match = _drawer_re(newline).match(data, begin)
-    if match is None:
-        return None
-    _, pos = _line_end(data, begin)
-    end_line_begin = data.rfind(b"\n", begin, match.end()) + 1
+    content_end, pos = _content_end(data, begin, newline)
+    if _OPEN_RE.fullmatch(data, begin, content_end) is None or pos == content_end:
+        return None  # not an opening line, or one with no line end after it
     props: list[Property] = []
     line_no = line + 1
-    while pos < end_line_begin:
+    while pos < len(data):
         content_end, next_line = _content_end(data, pos, newline)
-        prop = _PROPERTY_RE.fullmatch(data, pos, content_end)
-        # The drawer regex admitted every line, and it is stricter than this one.
-        assert prop is not None
-        if prop.group(2) is None:
-            value_begin = value_end = prop.end(1) + 1  # just past the key's closing colon
-        else:
-            value_begin, value_end = prop.span(2)
+        if _CLOSE_RE.fullmatch(data, pos, content_end) is not None:
+            # The first :END: closes the drawer (org-property-drawer-re is non-greedy).
+            indent = _indent(data, pos, content_end)
+            return PropertyDrawer(begin, next_line, pos, line, indent, tuple(props))
+        split = _split_property(data, pos, content_end)
+        if split is None or next_line == content_end:
+            return None  # a line Org does not allow in a drawer, or the end of the file
+        key, rest, value_begin, value_end = split
+        # The drawer's ``:KEY:( .*)?[ \t]*`` is stricter than org-property-re: after the
+        # key comes nothing, a space and anything, or blanks only.
+        if not (rest == content_end or data[rest] == 0x20 or value_begin == value_end):
+            return None
         props.append(
             Property(
-                key=prop.group(1).decode("utf-8", "replace"),
+                key=key.decode("utf-8", "replace"),
                 value=data[value_begin:value_end].decode("utf-8", "replace"),
                 begin=pos,
                 end=next_line,
@@ -187,18 +212,7 @@ def _drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawe
         )
         pos = next_line
         line_no += 1
-    _, end = _line_end(data, end_line_begin)
-    indent_end = end_line_begin
-    while data[indent_end : indent_end + 1] in (b" ", b"\t"):
-        indent_end += 1
-    return PropertyDrawer(
-        begin=begin,
-        end=end,
-        end_line_begin=end_line_begin,
-        line=line,
-        indent=data[end_line_begin:indent_end],
-        properties=tuple(props),
-    )
+    return None
 
 
 def locate_head(data: bytes, headline: HeadlineLine, *, newline: bytes = b"\n") -> Head:

@@ -33,8 +33,9 @@ TAGS_COLUMN = 77
 PLANNING_KEYWORDS = ("DEADLINE", "SCHEDULED", "CLOSED")
 
 _ESCAPE_RE = re.compile(r"^([ \t]*)(,*(?:\*|#\+))", re.MULTILINE)
-# org-element-headline-parser's tags regexp; \w stands for [[:alnum:]_] (Unicode).
-_TAGS_RE = re.compile(r"([ \t]+)(:[\w@#%:]+:)[ \t]*$")
+# org-element-headline-parser's tags, ``[ \t]+\(:[[:alnum:]_@#%:]+:\)[ \t]*$``; \w
+# stands for [[:alnum:]_] (Unicode). Found from the line's end (see _tags).
+_TAGS_RE = re.compile(r":[\w@#%:]+:")
 _TAG_RE = re.compile(r"[\w@#%]+")
 _KEY_RE = re.compile(r"[^\s:][^\s]*")
 _TODO_RE = re.compile(r"[^\s*]\S*")
@@ -315,15 +316,19 @@ class _Planner:
         # From just after the stars, so that ``* :tag:`` keeps its tags (Org does).
         start = line.begin + line.level
         text = self.doc.data[start : self.doc.content_end(line.begin)].decode("utf-8", "replace")
-        match = _TAGS_RE.search(text)
-        if match is None:
+        # The tags are the last run of non-blanks, after blanks; searching with the
+        # regexp from the left instead is quadratic on a long run of blanks.
+        tags_end = len(text.rstrip(" \t"))
+        tags_begin = max(text.rfind(" ", 0, tags_end), text.rfind("\t", 0, tags_end)) + 1
+        if tags_begin == 0 or not _TAGS_RE.fullmatch(text, tags_begin, tags_end):
             return None, []
+        gap_begin = len(text[:tags_begin].rstrip(" \t"))
 
         def at(index: int) -> int:
             return start + len(text[:index].encode("utf-8"))
 
-        spans = (at(match.start(1)), at(match.start(2)), at(match.end(2)))
-        return spans, [t for t in match.group(2).split(":") if t]
+        tags = text[tags_begin:tags_end].split(":")
+        return (at(gap_begin), at(tags_begin), at(tags_end)), [t for t in tags if t]
 
     def _tag_splice(self, begin: int, tags: list[str]) -> Splice:
         data = self.doc.data

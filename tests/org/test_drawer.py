@@ -131,3 +131,38 @@ def test_second_headline() -> None:
     assert head.drawer is not None
     assert head.drawer.line == 3
     assert head.drawer.properties[0].line == 4
+
+
+def test_unclosed_drawer_with_blank_tails_is_linear() -> None:
+    # org-property-drawer-re run by a backtracking engine tries 2**n splits here.
+    data = b"* a\n:PROPERTIES:\n" + b":K: v  \n" * 5000 + b"text\n"
+    assert _head(data).drawer is None
+    data = b"* a\n:PROPERTIES:\n:K: " + b" " * 1_000_000
+    assert _head(data).drawer is None
+    data = b"* a\n:PROPERTIES:\n:K: " + b" " * 1_000_000 + b"x \n:END:\n"
+    drawer = _head(data).drawer
+    assert drawer is not None
+    assert [(p.key, p.value) for p in drawer.properties] == [("K", "x")]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (b":a:b: c", ("a:b", "c")),
+        (b":a: b:", ("a", "b:")),
+        (b":K:   ", ("K", "")),
+        (b":K:\t\t", ("K", "")),
+        (b"  :K: \tv\t ", ("K", "v")),
+        (b":K:\tv", None),  # org-property-re accepts it, the drawer regexp does not
+        (b":K:v", None),
+        (b"::", None),
+        (b":K", None),
+    ],
+)
+def test_property_lines(line: bytes, expected: tuple[str, str] | None) -> None:
+    head = _head(b"* a\n:PROPERTIES:\n" + line + b"\n:END:\n")
+    if expected is None:
+        assert head.drawer is None
+    else:
+        assert head.drawer is not None
+        assert [(p.key, p.value) for p in head.drawer.properties] == [expected]

@@ -152,3 +152,12 @@ def test_one_megabyte_headline_gets_a_tag() -> None:
 def test_invalid_edits_are_refused(edit: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         plan_edits(b"* a\n", [edit])  # type: ignore[list-item]
+
+
+def test_tags_after_a_megabyte_of_blanks() -> None:
+    # The tags regexp searched from the left is quadratic here; found from the end it
+    # is not.
+    data = b"* a" + b" " * 1_000_000 + b":x:\n"
+    assert edit_bytes(data, [AddTag(0, "y")]) == b"* a" + b" " * 999_998 + b":x:y:\n"
+    data = b"* " + b" \t" * 500_000 + b"x\n"
+    assert edit_bytes(data, [AddTag(0, "y")]) == data[:-1] + b" :y:\n"

@@ -145,9 +145,12 @@ def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]
 def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Snapshot:
     """Read and decode the Org file at ``path``, raising InputError naming it on bad input."""
     name = os.fspath(path)
+    # Resolve the link once and read what it resolved to, so that real_path names the
+    # very file whose bytes the snapshot holds (the transaction replaces that file).
+    real = os.path.realpath(name)
     try:
         # O_NONBLOCK: opening a FIFO named like a note must not hang the run.
-        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise InputError("no such file", path=name) from None
     except IsADirectoryError:
@@ -168,7 +171,7 @@ def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_
     decoded = decode_org(data, name, max_bytes=max_bytes)
     return Snapshot(
         path=name,
-        real_path=os.path.realpath(name),
+        real_path=real,
         data=data,
         size=len(data),
         mtime_ns=st.st_mtime_ns,

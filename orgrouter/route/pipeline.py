@@ -19,6 +19,7 @@ from typing import Any
 from orgrouter.config import AgentConfig, Config
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.org.document import Document
+from orgrouter.org.settings import InBufferSettings
 from orgrouter.route import kernel
 from orgrouter.route.guardian import decisions
 from orgrouter.route.request import (
@@ -53,6 +54,9 @@ from orgrouter.skills.base import (
 )
 from orgrouter.skills.orgtext import prose_lines
 
+_SETTING_LINE = re.compile(
+    rb"^[ \t]*#\+(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):", re.IGNORECASE | re.MULTILINE
+)
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
 
 
@@ -139,6 +143,10 @@ def route_document(
 ) -> DocumentOutcome:
     """Return ``data`` with every request in it routed, and a report per request."""
     document = Document(data, path, newline=newline)
+    if _SETTING_LINE.search(data) is None:
+        # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
+        # settings, so skip decoding and scanning the whole file to find none.
+        vars(document)["settings"] = InBufferSettings()
     found = find_requests(document, env.names())
     plans: list[RequestPlan] = []
     reports: list[RequestReport] = []

@@ -81,8 +81,11 @@ class Router:
             roots = [self.root] if self.root is not None else []
             loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
             self.warnings.extend(f"warning: {error}" for error in loaded.errors)
+            from orgrouter.skills.registry import uses_models
+
             limiter = None
-            if self.state is not None and self.options.mode.writes:  # a dry run spends none
+            # Spawns are model calls: none offline, and a dry run spends none.
+            if self.state is not None and self.options.mode.writes and uses_models(self.config):
                 from orgrouter.route.ratelimit import RateLimiter
 
                 gate = self.config.sensor_gate

@@ -21,6 +21,7 @@ exact, and the caller writes the final bytes once.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
@@ -174,31 +175,83 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
         return shift_offset(offset, removals)
 
     gone = [(s.begin, s.end) for s in removals]
-    edits: list[Edit] = []
+    windows: list[_Window] = []
     for plan in plans:
-        begin = moved(plan.request.entry.begin)
-        edits.extend(SetProperty(begin, key, value) for key, value in plan.properties)
-        edits.extend(AddTag(moved(at), tag) for at, tag in plan.tags if not _inside(at, gone))
-        edits.extend(
+        entry = plan.request.entry
+        begin = moved(entry.begin)
+        window = _Window(begin, moved(entry.subtree_end))
+        window.edits.extend(SetProperty(begin, key, value) for key, value in plan.properties)
+        window.edits.extend(
             SetProperty(moved(at), key, value)
             for at, key, value in plan.marks
             if not _inside(at, gone)
         )
-        edits.extend(_append(begin, new) for new in plan.results)
-    data = _apply(data, plan_edits(data, edits, newline=newline))
+        window.edits.extend(_append(begin, new) for new in plan.results)
+        windows.append(window)
+    for plan in plans:
+        for at, tag in plan.tags:
+            if not _inside(at, gone):
+                _tag_window(data, windows, moved(at)).edits.append(AddTag(moved(at), tag))
+    data = _apply(data, _plan_in_windows(data, windows, newline))
     new = {n.identity: n.result for plan in plans for n in plan.results}
-    finishing: list[Edit] = []
+    finishing: list[_Window] = []
     for identity, head in _locate(data, newline, new).items():
+        window = _Window(head.headline.begin, _subtree_end(data, head.headline))
         planning = new[identity].planning
         line = b""
         if planning:
             keyword, timestamp = _split_planning(planning)
-            finishing.append(SetPlanning(head.headline.begin, keyword, timestamp))
+            window.edits.append(SetPlanning(head.headline.begin, keyword, timestamp))
             # What SetPlanning inserts right below the headline: part of the text.
             line = f"{keyword}: {timestamp}".encode() + newline
         check = _check_with(data, head, line)
-        finishing.append(SetProperty(head.headline.begin, CHECK_KEY, check))
-    return _apply(data, plan_edits(data, finishing, newline=newline))
+        window.edits.append(SetProperty(head.headline.begin, CHECK_KEY, check))
+        finishing.append(window)
+    return _apply(data, _plan_in_windows(data, finishing, newline))
+
+
+@dataclass
+class _Window:
+    """A stretch of the file (a request's subtree) and the edits planned inside it."""
+
+    begin: int
+    end: int
+    edits: list[Edit] = field(default_factory=list)
+
+
+def _tag_window(data: bytes, windows: list[_Window], at: int) -> _Window:
+    """Return the innermost window holding headline ``at``, else a new one for its line."""
+    holding = [w for w in windows if w.begin <= at < w.end]
+    if holding:
+        return max(holding, key=lambda w: w.begin)
+    newline = data.find(b"\n", at)
+    window = _Window(at, len(data) if newline < 0 else newline + 1)
+    windows.append(window)
+    return window
+
+
+def _plan_in_windows(data: bytes, windows: Sequence[_Window], newline: bytes) -> list[Splice]:
+    """Plan each window's edits against its own bytes and return the file's splices.
+
+    ``plan_edits`` indexes every headline of the bytes it is given; a route edits a
+    few subtrees, so each is planned alone and a 5 MB file is not indexed per step.
+    Where two windows insert at one point (a request whose last child is another
+    request), the later-starting (deeper) one goes first, inside its own subtree.
+    """
+    ranked: list[tuple[int, int, int, Splice]] = []
+    for window in windows:
+        if not window.edits:
+            continue
+        local = [
+            dataclasses.replace(edit, headline=edit.headline - window.begin)
+            for edit in window.edits
+        ]
+        piece = data[window.begin : window.end]
+        for splice in plan_edits(piece, local, newline=newline):
+            begin, end = splice.begin + window.begin, splice.end + window.begin
+            ranked.append((begin, end, -window.begin, Splice(begin, end, splice.text)))
+    ranked.sort(key=lambda item: item[:3])
+    return [item[3] for item in ranked]
 
 
 def _inside(offset: int, ranges: Sequence[tuple[int, int]]) -> bool:

@@ -65,10 +65,20 @@ def load_builtin(name: str) -> Skill:
     return skill
 
 
-def builtin_skills() -> list[Skill]:
-    """Return every built-in skill: the dict's, then the listed modules' ``SKILLS``."""
+def uses_models(config: Config) -> bool:
+    """Return whether any agent has a model backend (not the offline ``rules``)."""
+    backends = [config.neuro.backend, *(n.backend for n in config.agents.values())]
+    return any(backend != "rules" for backend in backends)
+
+
+def builtin_skills(*, models: bool = True) -> list[Skill]:
+    """Return every built-in skill: the dict's, then (with ``models``) the model skills.
+
+    Model skills act only when a backend may be used, so a configuration without
+    one leaves them out and spares their imports.
+    """
     skills = [load_builtin(name) for name in BUILTINS]
-    for target in BUILTIN_LISTS:
+    for target in BUILTIN_LISTS if models else ():
         module_name, attribute = target.split(":")
         for skill in getattr(importlib.import_module(module_name), attribute):
             if not isinstance(skill, Skill):
@@ -88,7 +98,7 @@ def load_skills(
     ``base_dir`` resolves relative ``skills.paths`` (the config file's directory);
     ``notes_roots`` are the trees being routed, from which no code is ever loaded.
     """
-    found = SkillSet(skills=builtin_skills())
+    found = SkillSet(skills=builtin_skills(models=uses_models(config)))
     taken = {skill.name for skill in found.skills}
     for entry in config.skills.paths:
         directory = Path(entry).expanduser()

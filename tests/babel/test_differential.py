@@ -77,9 +77,8 @@ def generate(seed: int) -> str:
             if referable:
                 named = True
                 out.append("#+name: named1\n")
-            header = _header(r, referable)
-            out.append(f"#+begin_src {r.choice(LANGS)} {header}\n"
-                       f"{_body(r, not referable and ':noweb-ref' not in header)}#+end_src\n")  # fmt: skip
+            body = _body(r, refs=not referable)
+            out.append(f"#+begin_src {r.choice(LANGS)} {_header(r, referable)}\n{body}#+end_src\n")
     return "".join(out)
 
 

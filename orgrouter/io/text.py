@@ -85,6 +85,13 @@ def decode_org(
         raise InputError(
             f"file is {len(data)} bytes, over the limit of {max_bytes} bytes", path=path
         )
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(
+            "UTF-16 text (byte order mark at byte 0): Org files must be UTF-8",
+            path=path,
+            line=1,
+            column=1,
+        )
     nul = data.find(b"\0")
     if nul >= 0:
         line, column = _position(data, nul)

@@ -201,3 +201,14 @@ def test_read_error_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     with pytest.raises(InputError) as info:
         read_org_file(path)
     assert str(info.value) == f"{path}: cannot read: Input/output error"
+
+
+@pytest.mark.parametrize("bom", [b"\xff\xfe", b"\xfe\xff"])
+def test_utf16_is_named(tmp_path: Path, bom: bytes) -> None:
+    encoding = "utf-16-le" if bom == b"\xff\xfe" else "utf-16-be"
+    path = _write(tmp_path / "w.org", bom + "* a\n".encode(encoding))
+    with pytest.raises(InputError) as info:
+        read_org_file(path)
+    assert str(info.value) == (
+        f"{path}:1:1: UTF-16 text (byte order mark at byte 0): Org files must be UTF-8"
+    )

@@ -1,4 +1,4 @@
-"""Elements agree with Emacs's own org-element: type, spans and main properties."""
+"""Elements agree with Emacs's own org-element: type, spans, main properties, line."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def _ours(path: Path) -> list[Span]:
         properties.update((key, _lisp(got.get(key))) for key in PROPERTIES.get(node.type, []))
         spans.append(
             [node.type, node.begin, node.end, got.get("contents-begin"), got.get("contents-end"),
-             properties]
+             properties, node.line]
         )  # fmt: skip
     return spans
 

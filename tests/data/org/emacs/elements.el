@@ -1,11 +1,11 @@
 ;;; elements.el --- dump org-element's elements of Org files as JSON lines  -*- lexical-binding: t -*-
 ;; emacs -Q --batch -l elements.el FILE...
-;; One line per file: {"file": NAME, "elements": [[TYPE, BEGIN, END, CB, CE, PROPS], ...]}
+;; One line per file: {"file": NAME, "elements": [[TYPE, BEGIN, END, CB, CE, PROPS, LINE]...]}
 ;; where BEGIN/END/CB/CE are 0-based byte offsets (CB/CE null without contents), in
-;; org-element-map order (document order, parents first), and PROPS holds the
-;; properties listed in `elements-props' for that type (timestamps as their raw
-;; text, symbols and characters as strings).  Files are read as utf-8-unix, like the
-;; headline oracle.  table-row elements are left out.
+;; org-element-map order (document order, parents first); PROPS holds the properties
+;; listed in `elements-props' for that type (timestamps as their raw text, symbols and
+;; characters as strings); LINE is BEGIN's 1-based line.  Files are read as
+;; utf-8-unix, like the headline oracle.  table-row elements are left out.
 (require 'org)
 (require 'org-element)
 (require 'json)
@@ -57,16 +57,23 @@
     (let ((coding-system-for-read 'utf-8-unix)) (insert-file-contents name))
     (setq default-directory (file-name-directory (expand-file-name name)))
     (let ((org-inhibit-startup t)) (delay-mode-hooks (org-mode)))
-    (let ((out nil))
+    (let ((out nil) (last-pos 1) (last-line 1))
       (org-element-map (org-element-parse-buffer 'element)
           (remq 'table-row (append '(headline section) org-element-all-elements))
         (lambda (e)
+          ;; Elements come in document order, so lines are counted incrementally.
+          (let ((begin (org-element-property :begin e)))
+            (save-excursion
+              (goto-char last-pos)
+              (while (search-forward "\n" begin t) (setq last-line (1+ last-line))))
+            (setq last-pos begin))
           (push (vector (symbol-name (org-element-type e))
                         (elements-byte (org-element-property :begin e))
                         (elements-byte (org-element-property :end e))
                         (elements-byte (org-element-property :contents-begin e))
                         (elements-byte (org-element-property :contents-end e))
-                        (elements-props-of e))
+                        (elements-props-of e)
+                        last-line)
                 out)))
       (princ (json-encode `((file . ,name) (elements . ,(vconcat (nreverse out))))))
       (terpri))))

@@ -75,7 +75,8 @@ class TangleSkill(BaseSkill):
 def allowed_roots(ctx: Context, note: Path) -> list[Path]:
     """Return the notes root and the configured extra directories."""
     root = ctx.notes_root or note.parent
-    return [root] + [Path(p).expanduser() for p in ctx.config.tangle.allow]
+    # Relative entries are relative to the notes root (where orgrouter.toml sits).
+    return [root] + [(root / Path(p).expanduser()).resolve() for p in ctx.config.tangle.allow]
 
 
 def base_of(ctx: Context, note: Path) -> Path:

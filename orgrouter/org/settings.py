@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence, todo_
 
 __all__ = ["InBufferSettings", "SettingKeyword", "read_settings", "setting_keywords"]
 
+MAX_SETUP_BYTES = 16 * 1024 * 1024  # far beyond any real setup file
 SETTING_KEYS = ("TODO", "SEQ_TODO", "TYP_TODO", "STARTUP", "FILETAGS", "PROPERTY", "SETUPFILE")
 
 # A cheap first pass: most files have none of these lines at all.
@@ -177,6 +179,14 @@ def setting_keywords(
         if setup in seen:
             continue  # Org reads each setup file once per chain: no loops
         try:
+            # Only regular files of sane size: a FIFO or /dev/zero must not hang a run.
+            info = setup.stat()
+            if not stat.S_ISREG(info.st_mode):
+                warnings.append(f"{where}: setup file not read: not a regular file: {target}")
+                continue
+            if info.st_size > MAX_SETUP_BYTES:
+                warnings.append(f"{where}: setup file not read: larger than {MAX_SETUP_BYTES}")
+                continue
             data = setup.read_bytes()
         except OSError as error:
             warnings.append(f"{where}: setup file not read: {error.strerror or error}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from orgrouter.org.settings import SettingKeyword, read_settings
@@ -96,3 +97,22 @@ def test_startup_filetags_and_properties() -> None:
     assert settings.header_args("python") == ":results output"
     assert settings.property("EFFORT_ALL") == "1:00"
     assert settings.property("lonely") is None
+
+
+def test_setup_files_that_are_not_regular_files_are_skipped(tmp_path: Path) -> None:
+    (tmp_path / "dir.setup").mkdir()
+    os.mkfifo(tmp_path / "pipe.setup")
+    note = tmp_path / "note.org"
+    text = "#+SETUPFILE: dir.setup\n#+SETUPFILE: pipe.setup\n#+TODO: A | B\n"
+    settings = read_settings(text, note)
+    assert settings.todo.keywords == ("A", "B")
+    assert settings.warnings == (
+        f"{note}:1: setup file not read: not a regular file: dir.setup",
+        f"{note}:2: setup file not read: not a regular file: pipe.setup",
+    )
+
+
+def test_keywords_in_a_crlf_file_lose_their_cr() -> None:
+    settings = read_settings("#+TODO: A B | C\r\n#+FILETAGS: :x:\r\n", None)
+    assert settings.todo.keywords == ("A", "B", "C")
+    assert settings.filetags == ("x",)

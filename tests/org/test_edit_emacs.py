@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 from test_drawer_emacs import _ours, _run_emacs  # the sibling module's Emacs harness
 
-from orgrouter.io.text import BOM
+from orgrouter.io.text import BOM, detect_newline
+from orgrouter.org.drawer import locate_head
+from orgrouter.org.edit import AddTag, headline_lines, plan_edits
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "edit"
 
@@ -33,3 +36,58 @@ def test_golden_outputs_agree_with_emacs(emacs: str, tmp_path: Path) -> None:
         )
     # Every child appended by the golden cases is a headline with a drawer to Emacs.
     assert results == 8
+
+
+# Visit a file the way a user does (coding and line ends detected, BOM dropped) and list
+# its headlines and node properties by line number.
+VISIT_EL = r"""
+(require 'org) (require 'org-element)
+(with-temp-buffer
+  (insert-file-contents (car command-line-args-left))
+  (princ (format "coding %S\n" buffer-file-coding-system))
+  (let ((org-inhibit-startup t)) (delay-mode-hooks (org-mode)))
+  (let ((tree (org-element-parse-buffer 'element)))
+    (org-element-map tree 'headline
+      (lambda (h)
+        (princ (format "headline %d %d %S\n"
+                       (line-number-at-pos (org-element-property :begin h))
+                       (org-element-property :level h)
+                       (org-element-property :tags h)))))
+    (org-element-map tree 'node-property
+      (lambda (p)
+        (princ (format "property %d %s %s\n"
+                       (line-number-at-pos (org-element-property :begin p))
+                       (org-element-property :key p)
+                       (org-element-property :value p)))))))
+(setq command-line-args-left nil)
+"""
+
+
+@pytest.mark.emacs
+def test_crlf_bom_output_as_emacs_visits_it(emacs: str, tmp_path: Path) -> None:
+    name = "crlf_bom_no_final_newline.out.org"
+    data = (CASES / name).read_bytes()
+    (tmp_path / "visit.el").write_text(VISIT_EL, encoding="utf-8")
+    proc = subprocess.run(
+        [emacs, "-Q", "--batch", "-l", str(tmp_path / "visit.el"), str(CASES / name)],
+        capture_output=True,
+        check=True,
+    )
+    newline = detect_newline(data)
+    assert newline == b"\r\n"
+    headlines, props = [], []
+    for line in headline_lines(data):
+        headlines.append(f"headline {line.line} {line.level} {_tags(data, line.begin, newline)}")
+        drawer = locate_head(data, line, newline=newline).drawer
+        if drawer is not None:
+            props += [f"property {p.line} {p.key} {p.value}" for p in drawer.properties]
+    expected = ["coding utf-8-with-signature-dos", *headlines, *props]
+    assert proc.stdout.decode("utf-8").splitlines() == expected
+    assert len(props) == 3
+
+
+def _tags(data: bytes, begin: int, newline: bytes) -> str:
+    """Return the case's tags on a headline as Emacs prints them: nil or ("done")."""
+    # Adding a tag that is already there plans nothing.
+    there = not plan_edits(data, [AddTag(begin, "done")], newline=newline)
+    return '("done")' if there else "nil"

@@ -17,8 +17,8 @@ CASES = Path(__file__).resolve().parent.parent / "data" / "edit"
 
 @pytest.mark.emacs
 def test_golden_outputs_agree_with_emacs(emacs: str, tmp_path: Path) -> None:
-    # Emacs reads files as utf-8-unix here, so CRLF or BOM files are left to the
-    # byte-level golden tests (visited normally, Emacs would decode them as we do).
+    # The harness reads files as utf-8-unix, where byte offsets match ours; the CRLF +
+    # BOM case is checked as Emacs visits it, by line, in the test below.
     names = [
         p.name
         for p in sorted(CASES.glob("*.out.org"))

@@ -22,6 +22,7 @@ from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence, todo_
 __all__ = ["InBufferSettings", "SettingKeyword", "read_settings", "setting_keywords"]
 
 MAX_SETUP_BYTES = 16 * 1024 * 1024  # far beyond any real setup file
+MAX_SETUP_DEPTH = 32  # setup files including setup files; keeps recursion shallow
 SETTING_KEYS = ("TODO", "SEQ_TODO", "TYP_TODO", "STARTUP", "FILETAGS", "PROPERTY", "SETUPFILE")
 
 # A cheap first pass: most files have none of these lines at all.
@@ -175,9 +176,16 @@ def setting_keywords(
         if _URL_RE.search(target):
             warnings.append(f"{where}: remote setup file not read: {target}")
             continue
-        setup = (base / os.path.expanduser(target)).resolve()
+        try:
+            setup = (base / os.path.expanduser(target)).resolve()
+        except (OSError, ValueError, RuntimeError) as error:  # NUL in the name, loops
+            warnings.append(f"{where}: setup file not read: {error}")
+            continue
         if setup in seen:
             continue  # Org reads each setup file once per chain: no loops
+        if len(seen) > MAX_SETUP_DEPTH:
+            warnings.append(f"{where}: setup file not read: more than {MAX_SETUP_DEPTH} nested")
+            continue
         try:
             # Only regular files of sane size: a FIFO or /dev/zero must not hang a run.
             info = setup.stat()

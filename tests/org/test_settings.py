@@ -116,3 +116,17 @@ def test_keywords_in_a_crlf_file_lose_their_cr() -> None:
     settings = read_settings("#+TODO: A B | C\r\n#+FILETAGS: :x:\r\n", None)
     assert settings.todo.keywords == ("A", "B", "C")
     assert settings.filetags == ("x",)
+
+
+def test_setup_file_chains_are_bounded(tmp_path: Path) -> None:
+    for number in range(40):
+        (tmp_path / f"s{number}.setup").write_text(
+            f"#+SETUPFILE: s{number + 1}.setup\n#+FILETAGS: :t{number}:\n", encoding="utf-8"
+        )
+    note = tmp_path / "note.org"
+    settings = read_settings("#+SETUPFILE: s0.setup\n", note)
+    assert len(settings.setupfiles) == 32
+    assert settings.filetags == tuple(f"t{number}" for number in range(31, -1, -1))
+    assert settings.warnings == (
+        f"{tmp_path / 's31.setup'}:1: setup file not read: more than 32 nested",
+    )

@@ -193,7 +193,11 @@ class Transaction:
         return len(self._staged)
 
     def commit(self, *, all_or_nothing: bool = False) -> list[FileOutcome]:
-        """Write every staged file; with ``all_or_nothing``, none if any cannot be."""
+        """Write every staged file; with ``all_or_nothing``, none if any fails its check.
+
+        The checks (locks, conflicts) all run before the first write. A write that
+        then fails (disk full) cannot undo the ones before it; its outcome says so.
+        """
         staged, self._staged = self._staged, []
         checked = [(item, *self._check(item)) for item in staged]
         if all_or_nothing and any(o is not None and not o.ok for _, o, _ in checked):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from orgrouter.babel.body import remove_indentation
 from orgrouter.babel.document import Document
+from orgrouter.babel.noweb import expands_when_tangling
 from orgrouter.babel.plan import TargetPlan, plan_document
 from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.errors import ConflictError, InputError
@@ -131,6 +132,12 @@ def _detangle_into(
                                 path=tangled, line=region.line)  # fmt: skip
         if region.text == spec.text:
             continue
+        if expands_when_tangling(spec.params):
+            raise ConflictError(
+                f"block {region.name!r} expands noweb references: detangling would write "
+                "their expansion into it; edit the Org block instead",
+                path=tangled, line=region.line,
+            )  # fmt: skip
         block = spec.block
         begin_line = doc.text[block.post_affiliated : block.contents_begin]
         indent = begin_line[: len(begin_line) - len(begin_line.lstrip(" \t"))] + CONTENT_INDENT

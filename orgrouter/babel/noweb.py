@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from orgrouter.babel.body import normalize_body
+from orgrouter.babel.comments import block_link, comment_lines, comment_syntax, source_name
 from orgrouter.babel.document import Document
 from orgrouter.babel.headers import Params
 from orgrouter.org.blocks import SrcBlock
@@ -51,6 +52,17 @@ class NowebContext:
         if found is None:
             found = self.params[block.post_affiliated] = self.doc.params(block)
         return found
+
+    def counter_of(self, block: SrcBlock) -> int:
+        """Return the block's number among the blocks under its headline (from 1)."""
+        index = self.doc.heading_index(block.post_affiliated)
+        count = 0
+        for other in self.doc.babel_blocks():
+            if self.doc.heading_index(other.post_affiliated) == index:
+                count += 1
+            if other.post_affiliated == block.post_affiliated:
+                break
+        return count
 
     def by_ref(self) -> dict[str, list[SrcBlock]]:
         """Return blocks by their ``:noweb-ref``, outside COMMENT subtrees, in order."""
@@ -100,15 +112,27 @@ class NowebContext:
 def expand(ctx: NowebContext, block: SrcBlock, body: str, stack: tuple[int, ...] = ()) -> str:
     """Return ``body`` (of ``block``) with its noweb references expanded."""
     stack = (*stack, block.post_affiliated)
+    params = ctx.params_of(block)
+    wrap = params.get(":comments") == "noweb"
 
     def expand_block(inner: SrcBlock) -> str:
         if inner.post_affiliated in stack:
             raise NowebRefused("noweb-cycle", f"noweb reference cycle at line {inner.line}")
-        inner_body = normalize_body(inner.value)
+        text = normalize_body(inner.value)
         if expands_when_tangling(ctx.params_of(inner)):
             # Org 9.8 behaviour: nested references expand under the tangle context.
-            return expand(ctx, inner, inner_body, stack)
-        return inner_body
+            text = expand(ctx, inner, text, stack)
+        if not wrap:
+            return text
+        # `:comments noweb' marks each expansion with the inner block's link. Org 9.5
+        # writes a broken nested link with an absolute path there; we write the same
+        # relative link as the block comments.
+        syntax = comment_syntax(block.language or "")
+        link = block_link(ctx.doc, inner, params.get(":tangle") or "")
+        name = source_name(ctx.doc, inner, ctx.counter_of(inner))
+        begin = comment_lines(f"[[{link}][{name}]]", syntax).rstrip("\n")
+        end = comment_lines(f"{name} ends here", syntax).rstrip("\n")
+        return f"{begin}\n{text}\n{end}"
 
     def resolve(ref: str) -> str:
         if _CALL_RE.search(ref):

@@ -220,3 +220,16 @@ def test_mode_change_alone_is_applied(notes: Path) -> None:
     assert code == 1 and out == "would-write: out/run.sh (from note.org)\n"
     assert invoke("tangle", ".")[0] == 0
     assert os.stat(target).st_mode & 0o777 == 0o755
+
+
+def test_detangle_refuses_a_block_with_noweb_references(notes: Path) -> None:
+    (notes / "note.org").write_text(
+        "* S\n#+begin_src sh :tangle run.sh :comments link :noweb yes\n<<x>>\n#+end_src\n"
+        "#+name: x\n#+begin_src sh\necho x\n#+end_src\n"
+    )
+    invoke("tangle", ".")
+    target = notes / "run.sh"
+    target.write_text(target.read_text().replace("echo x", "echo y"))
+    code, _, err = invoke("detangle", "run.sh")
+    assert code == 3 and "expands noweb references" in err
+    assert "<<x>>" in (notes / "note.org").read_text()

@@ -141,3 +141,17 @@ def test_tangle_yes_uses_the_language_extension() -> None:
         "note.cpp", "note.el", "note.nosuch", "note.py", "note.sh",
     ]  # fmt: skip
     assert contents(plan(text))["note.sh"] == "shell\n\nsh\n"
+
+
+def test_comments_noweb_marks_expansions_with_a_relative_link() -> None:
+    # Org 9.5 writes "[[[[file:/abs/note.org::inner][inner]]][inner]]" here.
+    text = (
+        "* Outer\n#+begin_src sh :tangle o.sh :noweb yes :comments noweb\n"
+        "start\n  <<inner>>\nend\n#+end_src\n"
+        "* Inner\n#+name: inner\n#+begin_src sh\na\nb\n#+end_src\n"
+    )
+    assert contents(plan(text)) == {
+        "o.sh": "# [[file:note.org::*Outer][Outer:1]]\nstart\n"
+        "  # [[file:note.org::inner][inner]]\n  a\n  b\n  # inner ends here\n"
+        "end\n# Outer:1 ends here\n"
+    }

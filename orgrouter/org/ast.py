@@ -24,7 +24,15 @@ from orgrouter.sexp import Keyword, dumps
 if TYPE_CHECKING:
     from orgrouter.org.document import Document
 
-__all__ = ["Node", "build_document", "build_subtree", "to_json", "to_plain", "to_sexp"]
+__all__ = [
+    "Node",
+    "build_document",
+    "build_section",
+    "build_subtree",
+    "to_json",
+    "to_plain",
+    "to_sexp",
+]
 
 CRLF = b"\r\n"
 
@@ -235,6 +243,22 @@ def build_subtree(document: Document, index: int) -> Node:
     top: list[Node] = []
     _attach_headlines(builder, index, stop, top, len(lines))
     return top[0]
+
+
+def build_section(document: Document, index: int) -> Node | None:
+    """Return the ``section`` of headline ``index`` alone (parsing nothing else), or None."""
+    entries = document.entries
+    entry = entries[index]
+    stop = entries[index + 1].begin if index + 1 < len(entries) else len(document.data)
+    lines = Lines(
+        document.decode(entry.begin, stop),
+        byte_begin=entry.begin,
+        first_line=entry.line,
+        crlf=document.newline == CRLF,
+    )
+    node, _ = _Builder(document, lines).headline(index, len(lines))
+    sections = [child for child in node.contents if child.type == "section"]
+    return sections[0] if sections else None
 
 
 # --- writing ---------------------------------------------------------------------------

@@ -190,6 +190,12 @@ class Document:
 
         return build_subtree(self, index)
 
+    def section_ast(self, index: int) -> Node | None:
+        """Return headline ``index``'s own section (planning, drawer, body), or None."""
+        from orgrouter.org.ast import build_section
+
+        return build_section(self, index)
+
     def ast(self) -> Node:
         """Return the full AST of the whole file (an ``org-data`` node)."""
         from orgrouter.org.ast import build_document

@@ -113,3 +113,30 @@ def test_byte_offsets_count_utf8_and_bom() -> None:
     assert doc.entries[0].begin == 6
     paragraph = [n for n in doc.ast().walk() if n.type == "paragraph"]
     assert [(p.begin, p.end, p.line) for p in paragraph] == [(0, 6, 1), (31, 34, 3)]
+
+
+def test_section_ast_parses_only_the_headlines_own_section() -> None:
+    data = (
+        b"* Ask @agent\n"
+        b"SCHEDULED: <2024-01-02 Tue>\n"
+        b"- first intent\n"
+        b"- second intent\n"
+        b"\n"
+        b"** Child\n"
+        b"#+begin_src\n"  # unclosed here, but never parsed: only the section is
+    )
+    doc = Document(data)
+    section = doc.section_ast(0)
+    assert section is not None
+    assert [(n.type, n.begin, n.end, n.line) for n in section.walk()] == [
+        ("section", 13, 73, 2),
+        ("planning", 13, 41, 2),
+        ("plain-list", 41, 72, 3),
+        ("item", 41, 56, 3),
+        ("paragraph", 43, 56, 3),
+        ("item", 56, 72, 4),
+        ("paragraph", 58, 72, 4),
+    ]
+    whole = doc.ast().contents[0].contents[0]
+    assert to_plain(section) == to_plain(whole)
+    assert Document(b"* a\n** b\n").section_ast(0) is None

@@ -233,3 +233,23 @@ def test_detangle_refuses_a_block_with_noweb_references(notes: Path) -> None:
     code, _, err = invoke("detangle", "run.sh")
     assert code == 3 and "expands noweb references" in err
     assert "<<x>>" in (notes / "note.org").read_text()
+
+
+def test_symlinked_target_inside_root_is_written_through_the_link(notes: Path) -> None:
+    real = notes / "real"
+    real.mkdir()
+    (real / "run.sh").write_text("old\n")
+    (notes / "run.sh").symlink_to(real / "run.sh")
+    (notes / "note.org").write_text("#+begin_src sh :tangle run.sh\nnew\n#+end_src\n")
+    assert invoke("tangle", ".")[0] == 0
+    assert (notes / "run.sh").is_symlink()  # Org 9.7: overwritten in place
+    assert (real / "run.sh").read_text() == "new\n"
+
+
+def test_target_that_is_a_directory_fails_clearly(notes: Path) -> None:
+    (notes / "adir").mkdir()
+    (notes / "note.org").write_text("#+begin_src sh :tangle adir\nx\n#+end_src\n")
+    code, out, _ = invoke("tangle", "--json", ".")
+    assert code == 3
+    (target,) = json.loads(out)["targets"]
+    assert target["action"] == "failed" and target["reason"].startswith("cannot read:")

@@ -322,7 +322,8 @@ def _assess(
         decision, reason = APPROVED, None
     spawn = Spawn(factors=spawn_score(text, tags, risk, chain, mode, rules))
     spawn.score = sum(weight for _, weight in spawn.factors)
-    spawn.wanted = min(math.ceil(spawn.score / 2), config.max_personas)
+    # Capped by max_personas, and by how many personas the tables define.
+    spawn.wanted = min(math.ceil(spawn.score / 2), config.max_personas, len(rules.personas))
     spawn.skip = (
         "bypass"
         if bypass is not None

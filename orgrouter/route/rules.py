@@ -396,10 +396,20 @@ def load_rules(rules_dir: Path | None = None) -> Rules:
     """Load every routing table, each from ``rules_dir`` if there, else the package's."""
     fields: dict[str, Any] = {}
     sources: dict[str, str] = {}
+    tables: dict[str, _Table] = {}
     for name in TABLES:
-        table = _read(name, rules_dir)
+        table = tables[name] = _read(name, rules_dir)
         sources[name] = table.source
         fields.update(_LOADERS[name](table))
+    for persona in fields["personas"]:
+        # A persona naming a domain no table defines could never be chosen for it.
+        unknown = [d for d in persona.domains if d not in fields["domain_order"]]
+        if unknown:
+            raise tables["personas.toml"].error(
+                f"persona {persona.name!r} names unknown domain {unknown[0]!r} "
+                f"(domains.toml has {', '.join(fields['domain_order'])})",
+                unknown[0],
+            )
     phrases = [*fields["verbs"], *fields["generic"], *fields["nouns"], *fields["domains"]]
     longest = max((len(words) for words in phrases), default=1)
     spellings = tuple(

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import orgrouter.route.gate as gate_module
 from orgrouter.config import SensorGateConfig
 from orgrouter.route.decompose import Decomposition
 from orgrouter.route.gate import classify, is_simple, pick_personas, spawn_score
-from orgrouter.route.rules import default_rules
+from orgrouter.route.rules import default_rules, load_rules
 
 RULES = default_rules()
 
@@ -73,6 +75,18 @@ def test_spawn_count_is_ceil_half_the_score_capped_by_max_personas() -> None:
     assert classify(text, RULES).spawn.count == 4
     capped = classify(text, RULES, config=SensorGateConfig(max_personas=2))
     assert (capped.spawn.wanted, capped.spawn.count, len(capped.personas)) == (2, 2, 2)
+
+
+def test_spawns_never_exceed_the_personas_defined(tmp_path: Path) -> None:
+    (tmp_path / "personas.toml").write_text(
+        '[[persona]]\nname = "Solo"\nrole = "Everything"\ndomains = ["code"]\n', "utf-8"
+    )
+    text = ("brainstorm ideas for the python api, draft a blog post on it and schedule a "
+            "meeting on friday")
+    result = classify(text, load_rules(tmp_path), config=SensorGateConfig(max_personas=9))
+    assert (result.spawn.score, result.spawn.count, [p.name for p in result.personas]) == (
+        7, 1, ["Solo"]
+    )
 
 
 def test_simplicity_words_skip_spawning() -> None:

@@ -89,6 +89,18 @@ def test_a_malformed_table_is_a_config_error_naming_file_and_line(
     assert caught.value.exit_code == 2
 
 
+def test_a_persona_with_an_unknown_domain_is_refused(tmp_path: Path) -> None:
+    path = _copy(tmp_path, "personas.toml", 'domains = ["code", "security"]',
+                 'domains = ["code", "secruity"]')
+    line = path.read_text("utf-8")[: path.read_text("utf-8").index("secruity")].count("\n") + 1
+    with pytest.raises(ConfigError) as caught:
+        load_rules(tmp_path)
+    assert str(caught.value).startswith(
+        f"{path}:{line}: routing table personas.toml: persona 'The Detective' names unknown "
+        "domain 'secruity'"
+    )
+
+
 def test_an_unreadable_table_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "risk.toml").write_bytes(b"\xff\xfe not utf-8")
     with pytest.raises(ConfigError, match="cannot read routing table"):

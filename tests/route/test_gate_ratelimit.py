@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,3 +79,27 @@ def test_a_broken_window_table_is_a_state_error(tmp_path: Path) -> None:
         with pytest.raises(StateError, match="cannot read the spawn window"):
             limiter.used("s", T0)
     assert sqlite3.connect(tmp_path / "s.db").execute("SELECT 1").fetchone() == (1,)
+
+
+def test_racing_processes_never_grant_more_than_the_limit(tmp_path: Path) -> None:
+    # Cron and a hand run may ask at the same moment: the window is checked and
+    # written in one IMMEDIATE transaction, so together they get five, not more.
+    path = tmp_path / "s.db"
+    with StateDB.open(path) as db:
+        RateLimiter(db)
+    code = (
+        "import sys\n"
+        "from orgrouter.state import StateDB\n"
+        "from orgrouter.route.ratelimit import RateLimiter\n"
+        "with StateDB.open(sys.argv[1]) as db:\n"
+        f"    print(RateLimiter(db).request('race', 1, {T0}).granted)\n"
+    )
+    racers = [
+        subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE,
+                         text=True)
+        for _ in range(8)
+    ]
+    granted = [int(racer.communicate()[0]) for racer in racers]
+    assert sorted(granted) == [0, 0, 0, 1, 1, 1, 1, 1]
+    with StateDB.open(path) as db:
+        assert RateLimiter(db).used("race", T0) == 5

@@ -521,7 +521,7 @@ class ElementParser(ListParser):
                 "contents-begin": lines.byte(contents_begin),
                 "contents-end": lines.byte_at(last),
                 "post-blank": blank,
-                "value": lines.text[contents_begin : lines.start(last)],
+                "value": lines.slice(contents_begin, lines.start(last)),
             }
         )
         return node, following

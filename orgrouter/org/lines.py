@@ -24,6 +24,7 @@ class Lines:
     ) -> None:
         """Index ``text[begin:end]``, whose first byte is ``byte_begin`` in the file."""
         self.text = text
+        self.crlf = crlf
         self.begin = begin
         self.end = len(text) if end is None else end
         self.first_line = first_line
@@ -50,6 +51,11 @@ class Lines:
         self.contents = contents
         self.byte_starts = byte_starts
         self.byte_end = byte_pos
+
+    def slice(self, begin: int, end: int) -> str:
+        """Return the text between two character offsets, CRLF line ends read as LF."""
+        text = self.text[begin:end]
+        return text.replace("\r\n", "\n") if self.crlf else text
 
     def __len__(self) -> int:
         return len(self.starts)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
+from bisect import bisect_right
+
 import pytest
+from test_elements_emacs import FRAGMENTS
 
 from orgrouter.errors import InputError
 from orgrouter.org.ast import to_json, to_plain, to_sexp
@@ -140,3 +144,48 @@ def test_section_ast_parses_only_the_headlines_own_section() -> None:
     whole = doc.ast().contents[0].contents[0]
     assert to_plain(section) == to_plain(whole)
     assert Document(b"* a\n** b\n").section_ast(0) is None
+
+
+def _assert_crlf_twin(lf: bytes) -> None:
+    """Check that ``lf`` with CRLF line ends parses to the same tree, offsets moved."""
+    crlf = lf.replace(b"\n", b"\r\n")
+    starts = [i + 1 for i, byte in enumerate(lf) if byte == 0x0A]
+
+    def moved(offset: object) -> object:
+        if not isinstance(offset, int) or isinstance(offset, bool):
+            return offset
+        return offset + bisect_right(starts, offset)
+
+    twin = Document(crlf)
+    assert twin.newline == (b"\r\n" if b"\n" in lf else b"\n")
+    ours = list(twin.ast().walk())
+    theirs = list(Document(lf).ast().walk())
+    assert [n.type for n in ours] == [n.type for n in theirs]
+    spans = ("contents-begin", "contents-end", "value-begin", "value-end", "post-affiliated")
+    for mine, other in zip(ours, theirs, strict=True):
+        assert (mine.begin, mine.end, mine.line) == (
+            moved(other.begin),
+            moved(other.end),
+            other.line,
+        )
+        expected = {k: moved(v) if k in spans else v for k, v in other.properties.items()}
+        assert mine.properties == expected
+
+
+def test_a_crlf_file_parses_like_its_lf_twin() -> None:
+    # Emacs visiting a CRLF file sees the same document as the LF one: every node and
+    # property agrees, and each byte offset moves by the CRs before it.
+    _assert_crlf_twin(
+        b"#+TODO: NEXT | DONE\n:PROPERTIES:\n:ID: top\n:END:\n"
+        b"* NEXT Ask :work:\nDEADLINE: <2024-01-02 Tue>\n:PROPERTIES:\n:ID: a\n:END:\n"
+        b"- one\n- two :: desc\n\n#+name: x\n#+begin_src sh :var a=1\necho hi\n#+end_src\n"
+        b"** DONE Child\n| a |\n|---|\n: fixed\n#+begin_quote\n\nq\n#+end_quote\n"
+    )
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_generated_crlf_files_parse_like_their_lf_twins(seed: int) -> None:
+    chance = random.Random(seed)
+    pieces = [f for f in FRAGMENTS if "\r" not in f]
+    lines = [chance.choice(pieces) for _ in range(chance.randint(1, 60))]
+    _assert_crlf_twin(("\n".join(lines) + "\n").encode("utf-8"))

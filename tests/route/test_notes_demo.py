@@ -50,10 +50,8 @@ def test_quick_start_diff_then_route(tmp_path: Path) -> None:
         assert run_cli(["route", "-q", *state, "notes/"], tmp_path)[0] == 0
         routed = _snapshot(notes)
         assert routed != before
-        assert (
-            run_cli(["route", "--check", "--state", str(tmp_path / "s2.db"), "notes/"], tmp_path)[0]
-            == 0
-        )
+        cold = ["--state", str(tmp_path / "cold.db")]
+        assert run_cli(["route", "--check", *cold, "notes/"], tmp_path)[0] == 0
         assert _snapshot(notes) == routed
     finally:
         os.chdir(cwd)

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from orgrouter.configload import load_config
+from orgrouter.errors import OrgRouterError
 from orgrouter.runlock import RunLock
 from orgrouter.state import StateDB, describe, reset_state, resolve_state_path
 
@@ -30,12 +31,28 @@ def _path(notes_root: str, state_path: str | None, config_file: str | None) -> P
     return resolve_state_path(state_path, os.environ, loaded.config, notes_root)
 
 
+def _contents(target: Path) -> str:
+    """Return what a reset would delete, table by table, for the confirmation prompt."""
+    if not target.exists():
+        return "nothing (no database yet)"
+    try:
+        with StateDB.open(target) as db:
+            tables = describe(db)["tables"]
+    except OrgRouterError as error:
+        return f"nothing readable ({error.message.split(';')[0]})"
+    assert isinstance(tables, dict)
+    rows = [f"{name} ({count} rows)" for name, count in tables.items() if name != "schema_versions"]
+    return ", ".join(rows) or "no rows"
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def state() -> None:
-    """Inspect or reset the state database (caches and windows; never your notes).
+    """Inspect or reset the state database (never your notes).
 
-    Losing it costs time, never results: the notes carry ORGROUTER_HASH properties,
-    so a reset never makes a request run twice.
+    It holds the scan cache, spawn rate windows, tangle hashes, the event history
+    and refine runs.
+    Losing it costs time (one cold scan), never a duplicate result: the notes carry
+    ORGROUTER_HASH properties. Refine candidates awaiting approval are lost with it.
     """
 
 
@@ -92,9 +109,7 @@ def reset_command(
     """
     target = _path(notes_root, state_path, config_file)
     if not yes and not click.confirm(
-        f"Delete and rebuild {target}? (scan cache, rate windows and event history)",
-        default=False,
-        err=True,
+        f"Delete and rebuild {target}?\nIt holds: {_contents(target)}", default=False, err=True
     ):
         click.echo("nothing changed", err=True)
         return

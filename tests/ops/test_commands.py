@@ -115,6 +115,13 @@ def test_reset_declined(
     import sys
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    path = run(["state", "path", str(env)], capsys)[1].strip()
+    with StateDB.open(path) as db:
+        db.ensure_schema("demo", 1, "CREATE TABLE demo (x INTEGER);")
+        db.conn.execute("INSERT INTO demo VALUES (1)")
+        db.conn.commit()
     code, _, err = run(["state", "reset", str(env)], capsys)
     assert code == 0
-    assert err.endswith("nothing changed\n")
+    assert err == (f"Delete and rebuild {path}?\nIt holds: demo (1 rows) [y/N]: nothing changed\n")
+    with StateDB.open(path) as db:
+        assert db.tables() == ["demo", "schema_versions"]

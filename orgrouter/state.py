@@ -1,9 +1,10 @@
 """The one SQLite state database: opening it safely and letting modules own tables.
 
-Everything in it can be rebuilt: the files themselves carry the ``ORGROUTER_HASH``
-properties that make a route idempotent, so a lost or reset database costs time (a
-cold scan, fresh rate windows), never results. That is why a schema version change
-simply drops and recreates the module's tables instead of migrating them.
+The notes themselves carry the ``ORGROUTER_HASH`` properties that make a route
+idempotent, so a lost or reset database costs time (a cold scan, fresh rate windows),
+never a duplicate result or a lost edit; what it alone holds (refine candidates
+awaiting approval, the event history) is bookkeeping that can be redone. That is why
+a schema version change drops and recreates a module's tables instead of migrating.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,7 @@ from orgrouter.skills.base import (
 )
 from orgrouter.skills.orgtext import prose_lines
 
+RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 _SETTING_LINE = re.compile(
     rb"^[ \t]*#\+(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):", re.IGNORECASE | re.MULTILINE
 )
@@ -175,7 +176,9 @@ def _route_request(
         instruction=request.instruction,
         status="unchanged",
     )
-    if request.recorded(HASH_KEY) == request.hash and not env.force:
+    answered = request.recorded(HASH_KEY) == request.hash
+    again = env.force or (answered and _retry_due(request, written, env.now))
+    if answered and not again:
         return _act_on_approvals(document, request, written, env, report)
     ctx = _context(document, request, found, written, env)
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
@@ -192,12 +195,10 @@ def _route_request(
         emitted.append(kernel.Emitted(note, "router", "", 0))
     plan = RequestPlan(request)
     # Results nobody edited give way to the new ones: those of an older instruction,
-    # or all of them when --force routes an unchanged one again.
+    # or all of them when an unchanged one is routed again (--force, a failed run).
     ours = request.hash + "/"
     plan.stale = [
-        w.identity
-        for w in written
-        if not w.edited and (env.force or not w.identity.startswith(ours))
+        w.identity for w in written if not w.edited and (again or not w.identity.startswith(ours))
     ]
     kept = [w for w in written if w.identity not in plan.stale]
     first = max((_number(w.identity, request.hash) for w in kept), default=0) + 1
@@ -324,6 +325,24 @@ def inherited_tags(document: Document, index: int) -> tuple[str, ...]:
     ordered = [*document.settings.filetags, *chain]
     kept = [tag for n, tag in enumerate(ordered) if tag not in ordered[n + 1 :]]
     return tuple(kept)
+
+
+def _retry_due(request: FoundRequest, written: list[Written], now: datetime) -> bool:
+    """Return whether a request whose last run failed should run again now.
+
+    A failure (a model timeout, a spent token budget) is worth another try, but a
+    lasting one must not rewrite the note on every cron run: wait RETRY_AFTER.
+    """
+    if request.recorded(STATUS_KEY) != "error":
+        return False
+    stamps = [w.get(RUN_KEY) or "" for w in written if w.identity.startswith(request.hash + "/")]
+    try:
+        last = max(datetime.fromisoformat(stamp) for stamp in stamps if stamp)
+    except ValueError:  # no stamp, or one a user edited into something else
+        return True
+    if (last.tzinfo is None) != (now.tzinfo is None):
+        last = last.replace(tzinfo=now.tzinfo)
+    return now - last >= RETRY_AFTER
 
 
 def _compact_scope(

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from orgrouter.config import Config
+from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import Completion, Message
 from orgrouter.route.pipeline import RouteEnv, route_document
 from orgrouter.route.ratelimit import RateLimiter
@@ -135,3 +136,38 @@ Text.
     assert re.search(r"^\*\* Old +:ARCHIVE:$", out, re.MULTILINE)
     assert "** New\n" in out
     assert "** Compacted: archived 1 earlier result\n" in out
+
+
+class Flaky:
+    """A model backend that fails until it is told to work."""
+
+    name = "flaky"
+
+    def __init__(self) -> None:
+        self.up = False
+
+    def complete(self, messages: list[Message], *, purpose: str) -> Completion:
+        if not self.up:
+            raise ModelError("connection refused")
+        return Completion("It means the numbers went up.", 3, 5)
+
+
+def test_failed_request_is_retried_after_a_pause() -> None:
+    config = Config()
+    config.neuro.backend = "openai"
+    model = Flaky()
+    env = RouteEnv(config, load_skills(config).skills, NOW, backend_for=lambda _a: model)
+    first = route_document(b"* Numbers\nUp 10%.\n** @agent explain this\n", "n.org", env)
+    assert b":ORGROUTER_STATUS: error\n" in first.data
+    assert b"connection refused" in first.data
+    model.up = True
+    env.now = NOW + timedelta(minutes=5)
+    assert route_document(first.data, "n.org", env).data == first.data  # too soon
+    env.now = NOW + timedelta(minutes=15)
+    second = route_document(first.data, "n.org", env).data.decode()
+    assert ":ORGROUTER_STATUS: done\n" in second
+    assert "It means the numbers went up." in second
+    assert "connection refused" not in second  # the unedited error result gave way
+    assert second.count(":ORGROUTER_RESULT:") == 1
+    env.now = NOW + timedelta(hours=2)
+    assert route_document(second.encode(), "n.org", env).data == second.encode()

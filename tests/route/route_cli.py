@@ -11,12 +11,15 @@ from orgrouter.cli import cli
 from orgrouter.errors import OrgRouterError
 
 
-def run_cli(args: list[str], tmp: Path, stdin: bytes = b"") -> tuple[int, bytes, str]:
+def run_cli(
+    args: list[str], tmp: Path, stdin: bytes = b"", env: dict[str, str] | None = None
+) -> tuple[int, bytes, str]:
     """Run ``orgrouter ARGS`` in-process with a clean environment under ``tmp``."""
     env = {
         "XDG_CONFIG_HOME": str(tmp / "xdg-config"),
         "XDG_STATE_HOME": str(tmp / "xdg-state"),
         **{name: "" for name in os.environ if name.startswith("ORGROUTER_")},
+        **(env or {}),
     }
     result = CliRunner().invoke(cli, args, input=stdin, env=env, standalone_mode=False)
     if isinstance(result.exception, OrgRouterError):

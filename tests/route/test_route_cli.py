@@ -355,3 +355,15 @@ def test_broken_rules_table_is_a_config_error_not_a_result(notes: Path, tmp_path
     assert code == 2
     assert f"{rules / 'verbs.toml'}:1: invalid TOML in routing table" in err
     assert (notes / "meeting.org").read_bytes() == MEETING
+
+
+def test_now_from_the_environment_and_agent_option(tmp_path: Path) -> None:
+    path = tmp_path / "n.org"
+    path.write_bytes(b"* @otto schedule the review for tomorrow\n* @bob hello\n")
+    args = ["route", "-q", "--agent", "otto", "--state", str(tmp_path / "s.db"), str(path)]
+    code, _out, err = run_cli(args, tmp_path, env={"ORGROUTER_NOW": "2027-02-26T18:30"})
+    assert (code, err) == (0, "")
+    text = path.read_text()
+    assert "SCHEDULED: <2027-02-27 Sat>\n" in text
+    assert ":ORGROUTER_RUN: 2027-02-26T18:30:00\n" in text
+    assert text.endswith("* @bob hello\n")  # not an address this agent answers to

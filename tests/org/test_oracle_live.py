@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_elements_emacs import FRAGMENTS
 
 TRICKY = Path(__file__).resolve().parent.parent / "data" / "org" / "tricky"
 
@@ -111,6 +112,26 @@ def test_generated_headlines_match_emacs(oracle_script: Path, tmp_path: Path, se
             if chance.random() < 0.3:
                 lines.append("body text")
         name = f"h{number:02d}.org"
+        (tmp_path / name).write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+        names.append(name)
+    _compare(tmp_path, names, oracle_script)
+
+
+@pytest.mark.emacs
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [13, 17])
+def test_generated_settings_positions_match_emacs(
+    oracle_script: Path, tmp_path: Path, seed: int
+) -> None:
+    # #+TODO lines among blocks, drawers and lists (closed or not): Org honours only
+    # those its parser sees as keywords, which decides whether "* NEXT" has a keyword.
+    chance = random.Random(seed)
+    pieces = [*FRAGMENTS, "#+TODO: NEXT | FIN", "  #+seq_todo: NEXT", "* NEXT a", "* FIN b"]
+    names = []
+    for number in range(150):
+        lines = [chance.choice(pieces) for _ in range(chance.randint(1, 40))]
+        lines.append("* NEXT last")
+        name = f"s{number:03d}.org"
         (tmp_path / name).write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
         names.append(name)
     _compare(tmp_path, names, oracle_script)

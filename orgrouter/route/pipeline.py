@@ -73,6 +73,7 @@ class RouteEnv:
     limiter: Any = None  # orgrouter.route.ratelimit.RateLimiter
     backend_for: Callable[[str], NeuroBackend | None] = lambda _agent: None
     force: bool = False
+    dry_run: bool = False  # skills with side effects (tangle) only report them
     file_agent: str | None = None  # #+ORGROUTER_AGENT: of the document being routed
     shared: dict[str, Any] = field(default_factory=dict)  # rules, loaded once per run
 
@@ -299,6 +300,7 @@ def _context(
         notes_root=env.notes_root,
         state=env.state,
         backend_for=env.backend_for,
+        dry_run=env.dry_run,
     )
     ctx.extra.update(env.shared)
     ctx.extra[router.SELVES] = env.selves()

@@ -107,6 +107,7 @@ class Router:
                 limiter=limiter,
                 backend_for=self.backend_for,
                 force=self.options.force,
+                dry_run=not self.options.mode.writes,
                 shared={RULES: rules},
             )
         self._env.file_agent = file_agent

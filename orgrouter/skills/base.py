@@ -149,7 +149,7 @@ class Request:
 
 @dataclass
 class Context:
-    """Everything a skill may consult; skills read it and never write files."""
+    """Everything a skill may consult; a skill writes no file unless asked (``dry_run``)."""
 
     config: Config
     now: datetime
@@ -158,6 +158,9 @@ class Context:
     notes_root: Path | None = None
     state: Any = None  # orgrouter.state.StateDB when a run has one
     extra: dict[str, Any] = field(default_factory=dict)  # per-run notes between skills
+    # --diff, --check, --dry-run: a skill with effects beyond its results (tangling
+    # files) must only say what it would do.
+    dry_run: bool = False
     # The backend of another agent (a delegation to @NAME); None: only ``backend``.
     backend_for: Callable[[str], NeuroBackend | None] | None = None
 

@@ -33,6 +33,7 @@ BUILTINS: dict[str, str] = {
     "greet": "orgrouter.skills.greet:SKILL",
     "compact": "orgrouter.skills.compact:SKILL",
     "ask": "orgrouter.skills.ask:SKILL",
+    "tangle": "orgrouter.skills.tangle_skill:SKILL",
 }
 # Modules whose SKILLS list adds built-ins: the model-backed skills (which answer
 # offline themselves, or defer to the offline skill of the same intent).

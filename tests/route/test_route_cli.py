@@ -367,3 +367,30 @@ def test_now_from_the_environment_and_agent_option(tmp_path: Path) -> None:
     assert "SCHEDULED: <2027-02-27 Sat>\n" in text
     assert ":ORGROUTER_RUN: 2027-02-26T18:30:00\n" in text
     assert text.endswith("* @bob hello\n")  # not an address this agent answers to
+
+
+TANGLE_NOTE = b"""\
+* Code
+#+begin_src python :tangle out.py
+print(1)
+#+end_src
+** @agent tangle this
+"""
+
+
+def test_tangle_request_writes_its_targets(tmp_path: Path) -> None:
+    note = tmp_path / "n.org"
+    note.write_bytes(TANGLE_NOTE)
+    assert route(tmp_path, "-q", str(note))[0] == 0
+    assert (tmp_path / "out.py").read_text() == "print(1)\n"
+    assert "*** Tangled: 1 written, 0 unchanged\n" in note.read_text()
+
+
+@pytest.mark.xfail(
+    reason="orgrouter/skills/tangle_skill.py does not read Context.dry_run yet", strict=True
+)
+def test_diff_never_tangles(tmp_path: Path) -> None:
+    note = tmp_path / "n.org"
+    note.write_bytes(TANGLE_NOTE)
+    assert route(tmp_path, "--diff", str(note))[0] == 0
+    assert not (tmp_path / "out.py").exists()

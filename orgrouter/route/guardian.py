@@ -17,7 +17,7 @@ from typing import Any
 
 from orgrouter.config import AgentConfig
 from orgrouter.route.request import STATUS_KEY
-from orgrouter.route.writeback import APPROVAL_KEY, KIND_KEY, Written
+from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, Written
 from orgrouter.skills.base import (
     Action,
     BaseSkill,

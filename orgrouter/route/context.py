@@ -1,0 +1,167 @@
+"""What a request's skills see: the run's shared environment and the request's context.
+
+``request_context`` turns an addressed headline into the ``Context`` the kernel hands
+to skills: the section "this" refers to, the parent's, inherited tags (and so
+whether the subtree is private), earlier results, and the model backend, which a
+private request never gets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from orgrouter.config import Config
+from orgrouter.neuro.backend import NeuroBackend
+from orgrouter.org.document import Document
+from orgrouter.org.drawer import locate_head
+from orgrouter.route.request import FoundRequest, address_names
+from orgrouter.route.results import RUN_KEY, Written, written_results
+from orgrouter.skills import router
+from orgrouter.skills.base import Context, Request, ResultRef, Skill
+from orgrouter.skills.orgtext import prose_lines
+
+_COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
+
+
+@dataclass
+class RouteEnv:
+    """What every request of a run shares."""
+
+    config: Config
+    skills: Sequence[Skill]
+    now: datetime
+    notes_root: Path | None = None
+    state: Any = None  # orgrouter.state.StateDB
+    limiter: Any = None  # orgrouter.route.ratelimit.RateLimiter
+    backend_for: Callable[[str], NeuroBackend | None] = lambda _agent: None
+    force: bool = False
+    dry_run: bool = False  # skills with side effects (tangle) only report them
+    file_agent: str | None = None  # #+ORGROUTER_AGENT: of the document being routed
+    shared: dict[str, Any] = field(default_factory=dict)  # rules, loaded once per run
+
+    @property
+    def run(self) -> str:
+        """Return the run's ``ORGROUTER_RUN`` stamp (from the clock, so --now fixes it)."""
+        return self.now.isoformat(timespec="seconds")
+
+    def selves(self) -> tuple[str, ...]:
+        """Return the agent's own names (sub-agents are others, delegated to)."""
+        return address_names(self.file_agent or self.config.agent.name, ())
+
+    def names(self) -> tuple[str, ...]:
+        """Return the addresses the agent answers to in this document."""
+        agent = self.config.agent
+        subs = [*agent.sub_agents, *self.config.agents]
+        return address_names(self.file_agent or agent.name, subs)
+
+
+def request_context(
+    document: Document,
+    request: FoundRequest,
+    found: list[FoundRequest],
+    written: list[Written],
+    env: RouteEnv,
+) -> Context:
+    """Return the context skills see for ``request``."""
+    entry = request.entry
+    tags = inherited_tags(document, request.index)
+    private = any(tag in env.config.privacy.tags for tag in tags)
+    parent = entry.parent
+    results = tuple(_ref(w, request.line) for w in written)
+    if _COMPACT.match(request.instruction):
+        results = _compact_scope(document, request, found)
+    path = Path(document.path) if document.path is not None else None
+    shaped = Request(
+        path=path,
+        line=request.line,
+        headline=document.headline(request.index).raw,
+        instruction=request.instruction,
+        agent=request.agent,
+        section=_own_section(document, request.index, request.head.body_begin),
+        parent_section=_parent_section(document, parent),
+        private=private,
+        tags=tags,
+        parent_line=None if parent is None else document.entries[parent].line,
+        parent_title="" if parent is None else document.headline(parent).raw,
+        results=results,
+    )
+    ctx = Context(
+        config=env.config,
+        now=env.now,
+        request=shaped,
+        backend=None if private else env.backend_for(request.agent),
+        notes_root=env.notes_root,
+        state=env.state,
+        backend_for=env.backend_for,
+        dry_run=env.dry_run,
+    )
+    ctx.extra.update(env.shared)
+    ctx.extra[router.SELVES] = env.selves()
+    ctx.extra[router.SESSION] = document.name
+    # Specialists are model calls: without a model nothing spawns, so nothing counts
+    # against the session's rate window (and the gate handles the request directly).
+    ctx.extra[router.LIMITER] = env.limiter if ctx.backend is not None else None
+    ctx.extra[router.SKILL_NAMES] = [s.name for s in env.skills if s.name != "router"]
+    return ctx
+
+
+def inherited_tags(document: Document, index: int) -> tuple[str, ...]:
+    """Return a headline's tags with inheritance (file tags, ancestors, its own).
+
+    ``Document.tags`` computes every headline's tags at once; a route needs the few
+    requests' only, so this walks their ancestors (the same order: the most local
+    place of a repeated tag wins).
+    """
+    chain: list[str] = []
+    at: int | None = index
+    while at is not None:
+        chain[:0] = document.headline(at).tags
+        at = document.entries[at].parent
+    ordered = [*document.settings.filetags, *chain]
+    kept = [tag for n, tag in enumerate(ordered) if tag not in ordered[n + 1 :]]
+    return tuple(kept)
+
+
+def _compact_scope(
+    document: Document, request: FoundRequest, found: list[FoundRequest]
+) -> tuple[ResultRef, ...]:
+    """Return the results ``/compact`` works on: its parent request's, else the file's."""
+    by_index = {r.index: r for r in found}
+    parent = request.entry.parent
+    while parent is not None and parent not in by_index:
+        parent = document.entries[parent].parent
+    owners = [by_index[parent]] if parent is not None else [r for r in found if r is not request]
+    refs: list[ResultRef] = []
+    for owner in owners:
+        refs.extend(_ref(w, owner.line) for w in written_results(document, owner))
+    return tuple(refs)
+
+
+def _ref(written: Written, owner: int) -> ResultRef:
+    """Return a skill's view of one written result."""
+    return ResultRef(written.line, written.title, written.get(RUN_KEY) or "", written.tags, owner)
+
+
+def _own_section(document: Document, index: int, body_begin: int) -> str:
+    """Return a headline's own section text (before its first child), without results."""
+    entry = document.entries[index]
+    end = entry.subtree_end
+    if index + 1 < len(document.entries) and document.entries[index + 1].parent == index:
+        end = document.entries[index + 1].begin
+    return document.data[body_begin:end].decode("utf-8", "replace")
+
+
+def _parent_section(document: Document, parent: int | None) -> str:
+    """Return the parent's section text, or the text before the first headline."""
+    if parent is None:
+        first = document.entries[0].begin if document.entries else len(document.data)
+        text = document.data[:first].decode("utf-8", "replace")
+        return "\n".join(prose_lines(text))
+    entry = document.entries[parent]
+    head = locate_head(document.data, entry.scan_line, newline=document.newline)
+    return _own_section(document, parent, head.body_begin)

@@ -1,0 +1,169 @@
+"""Recognise the results orgrouter already wrote, and whether the user edited them.
+
+A result is a child headline whose property drawer holds ``ORGROUTER_RESULT``
+(``HASH/N``: the request's instruction hash and the result's number). Its
+``ORGROUTER_CHECK`` is a hash of its text as written (headline line, planning line
+and body, the drawer left out): when the text no longer matches, the user edited it,
+and it is theirs from then on. Results are found from their drawer upwards, so
+looking for them never re-indexes a large file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from orgrouter.org.document import Document
+from orgrouter.org.drawer import Head, locate_head
+from orgrouter.org.scan import HeadlineLine
+from orgrouter.route.request import RESULT_KEY, FoundRequest
+
+KIND_KEY = "ORGROUTER_KIND"
+INTENT_KEY = "ORGROUTER_INTENT"
+RUN_KEY = "ORGROUTER_RUN"
+CHECK_KEY = "ORGROUTER_CHECK"
+APPROVAL_KEY = "ORGROUTER_APPROVAL"  # on approval results: the held intent, as JSON
+MARK = b":" + RESULT_KEY.encode("ascii") + b":"
+MAX_LINES_ABOVE = 3  # drawer line, planning line, headline
+_STARS = re.compile(rb"(\*+) ")
+
+
+@dataclass(frozen=True)
+class Written:
+    """A result headline already in the file."""
+
+    identity: str  # the ORGROUTER_RESULT value
+    begin: int  # first star
+    end: int  # just past its last non-blank line
+    line: int
+    title: str  # as parsed (without keyword and tags)
+    keyword: str  # the first word of the title as written (WAITING, APPROVED...)
+    tags: tuple[str, ...]
+    head: Head
+    edited: bool  # the text no longer matches ORGROUTER_CHECK
+
+    def get(self, key: str) -> str | None:
+        """Return one of the result's properties, or None."""
+        drawer = self.head.drawer
+        found = drawer.get(key) if drawer is not None else None
+        return None if found is None else found.value
+
+
+def written_results(document: Document, request: FoundRequest) -> list[Written]:
+    """Return the result headlines that are direct children of ``request``."""
+    entry = request.entry
+    found: list[Written] = []
+    data = document.data
+    position = data.find(MARK, entry.end, entry.subtree_end)
+    seen: set[int] = set()
+    while position >= 0:
+        index = document.find(position)
+        position = data.find(MARK, position + len(MARK), entry.subtree_end)
+        if index is None or index in seen or document.entries[index].parent != entry.index:
+            continue
+        seen.add(index)
+        written = _written(document, index)
+        if written is not None:
+            found.append(written)
+    return found
+
+
+def _written(document: Document, index: int) -> Written | None:
+    """Return headline ``index`` as a result, or None when it is not one."""
+    entry = document.entries[index]
+    head = locate_head(document.data, entry.scan_line, newline=document.newline)
+    identity = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
+    if identity is None or head.drawer is None:
+        return None
+    end = content_end(document.data, entry.begin, entry.subtree_end)
+    recorded = head.drawer.get(CHECK_KEY)
+    check = result_check(document.data, head)
+    headline = document.headline(index)
+    line = document.line_text(index)
+    words = line[entry.level :].split(None, 1)
+    return Written(
+        identity=identity.value,
+        begin=entry.begin,
+        end=end,
+        line=entry.line,
+        title=headline.raw,
+        keyword=words[0] if words else "",
+        tags=tuple(headline.tags),
+        head=head,
+        edited=recorded is None or recorded.value != check,
+    )
+
+
+def content_end(data: bytes, begin: int, end: int) -> int:
+    """Return the end of the last non-blank line in ``data[begin:end]``, newline included."""
+    last = begin + len(data[begin:end].rstrip(b" \t\r\n"))
+    newline = data.find(b"\n", last, end)
+    return end if newline < 0 else newline + 1
+
+
+def result_check(data: bytes, head: Head) -> str:
+    """Return the hash of a result's text as written, its property drawer left out."""
+    return check_with(data, head, b"")
+
+
+def locate_results(data: bytes, newline: bytes, identities: Iterable[str]) -> dict[str, Head]:
+    """Return the head of each result headline named by ``identities``.
+
+    Only the few lines above each ``:ORGROUTER_RESULT:`` are looked at, never the
+    whole outline: this runs after every step of a write-back, on files of any size.
+    """
+    wanted = set(identities)
+    found: dict[str, Head] = {}
+    position = data.find(MARK)
+    while position >= 0 and len(found) < len(wanted):
+        headline = _headline_above(data, position)
+        position = data.find(MARK, position + len(MARK))
+        if headline is None:
+            continue
+        head = locate_head(data, headline, newline=newline)
+        prop = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
+        if prop is not None and prop.value in wanted:
+            found.setdefault(prop.value, head)
+    return found
+
+
+def _headline_above(data: bytes, position: int) -> HeadlineLine | None:
+    """Return the headline line at or above ``position`` (a drawer sits right below it)."""
+    start = data.rfind(b"\n", 0, position) + 1
+    for _ in range(MAX_LINES_ABOVE):
+        match = _STARS.match(data, start)
+        if match is not None:
+            newline = data.find(b"\n", start)
+            end = len(data) if newline < 0 else newline + 1
+            line = data.count(b"\n", 0, start) + 1
+            return HeadlineLine(start, end, len(match.group(1)), line)
+        if start == 0:
+            return None
+        start = data.rfind(b"\n", 0, start - 1) + 1
+    return None
+
+
+def subtree_end(data: bytes, headline: HeadlineLine) -> int:
+    """Return the offset of the next headline of the same or a higher level, or the end."""
+    match = _next_at_most(headline.level).search(data, headline.end)
+    return len(data) if match is None else match.start()
+
+
+@cache
+def _next_at_most(level: int) -> re.Pattern[bytes]:
+    """Return the pattern of a headline line of ``level`` stars or fewer."""
+    return re.compile(rb"^\*{1,%d} " % level, re.MULTILINE)
+
+
+def check_with(data: bytes, head: Head, planning: bytes) -> str:
+    """Return the check of the result at ``head`` once ``planning`` is inserted below it."""
+    drawer = head.drawer
+    assert drawer is not None
+    begin = head.headline.begin
+    end = content_end(data, begin, subtree_end(data, head.headline))
+    text = data[begin : head.headline.end] + planning + data[head.headline.end : drawer.begin]
+    canonical = (text + data[drawer.end : end]).replace(b"\r\n", b"\n").rstrip()
+    return hashlib.sha256(canonical).hexdigest()[:16]

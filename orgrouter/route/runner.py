@@ -166,6 +166,7 @@ def run_route(
         lock = RunLock(root, environ)
         lock.acquire()
     state = None
+    log: EventLog | None = None
     try:
         state = StateDB.open(options.state_path) if options.state_path is not None else None
         prefilter = prefilter_for(config)
@@ -182,19 +183,29 @@ def run_route(
             elif scanned.status == "failed" and scanned.error is not None:
                 report.fail(scanned.error)
             elif scanned.status == "candidate" and scanned.snapshot is not None:
+                before = report.as_counts()
                 route_file(scanned.snapshot, router, report, options, cache)
+                log.emit("file_routed", path=os.fspath(path), **_delta(before, report))
         for warning in router.warnings:
             report.emit(warning)
         if options.mode.writes:
             cache.forget_missing_under(root, [os.fspath(p) for p in found.files])
         cache.flush()
         log.emit("run_end", **report.as_counts(), duration_ms=log.elapsed_ms())
-        log.close()
     finally:
+        if log is not None:
+            log.close()
         if lock is not None:
             lock.release()
         if state is not None:
             state.close()
+
+
+def _delta(before: dict[str, int], report: Report) -> dict[str, int]:
+    """Return what one file added to the run's counts (for its event)."""
+    after = report.as_counts()
+    keys = ("requests_routed", "results_written", "changed", "skipped", "failed")
+    return {key: after[key] - before[key] for key in keys}
 
 
 def _event_log(options: RunOptions, state: Any) -> EventLog:

@@ -308,9 +308,12 @@ def test_log_has_events_without_content(notes: Path, tmp_path: Path) -> None:
     assert route(tmp_path, "-q", "--log", str(log), str(notes))[0] == 0
     assert route(tmp_path, "-q", "--log", str(log), str(notes))[0] == 0
     events = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [e["event"] for e in events] == ["run_start", "run_end", "run_start", "run_end"]
+    names = [e["event"] for e in events]
+    assert names == ["run_start", "file_routed", "run_end", "run_start", "run_end"]
+    assert events[1]["path"] == str(notes / "meeting.org")
     assert (events[1]["requests_routed"], events[1]["results_written"]) == (1, 1)
-    assert (events[3]["requests_routed"], events[3]["cached"]) == (0, 2)
+    assert (events[2]["requests_routed"], events[2]["results_written"]) == (1, 1)
+    assert (events[4]["requests_routed"], events[4]["cached"]) == (0, 2)
     assert "Alice" not in log.read_text() and "action items" not in log.read_text()
 
 

@@ -83,7 +83,7 @@ def _sections() -> dict[str, type]:
     }
 
 
-def _keys(section: type) -> dict[str, Any]:
+def section_keys(section: type) -> dict[str, Any]:
     """Return key -> type annotation for one section dataclass."""
     hints = typing.get_type_hints(section)
     return {f.name: hints[f.name] for f in dataclasses.fields(section)}
@@ -91,7 +91,7 @@ def _keys(section: type) -> dict[str, Any]:
 
 def all_keys() -> list[str]:
     """Return every dotted key of the schema (``agents.NAME.neuro.*`` excluded)."""
-    return [f"{s}.{k}" for s, cls in _sections().items() for k in _keys(cls)]
+    return [f"{s}.{k}" for s, cls in _sections().items() for k in section_keys(cls)]
 
 
 def _suggest(name: str, options: Iterable[str]) -> str:
@@ -213,7 +213,7 @@ class _Layer:
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def read_config_file(path: Path) -> _Layer:
+def _read_config_file(path: Path) -> _Layer:
     """Read and validate one TOML file into a layer, raising ConfigError on any fault."""
     try:
         raw = path.read_bytes()
@@ -247,7 +247,7 @@ def read_config_file(path: Path) -> _Layer:
             raise fail(f"unknown section [{name}]{_suggest(name, options)}", [name], None)
         if not isinstance(value, dict):
             raise fail(f"[{name}] must be a table, not a value", [], name)
-        keys = _keys(sections[name])
+        keys = section_keys(sections[name])
         for key, item in value.items():
             dotted = f"{name}.{key}"
             if key not in keys:
@@ -313,7 +313,7 @@ def _read_agents(value: Any, layer: _Layer, path: Path, text: str, fail: Any) ->
     """Read ``[agents.NAME.neuro]`` tables: per-agent model settings."""
     if not isinstance(value, dict):
         raise fail("[agents] must hold tables like [agents.NAME.neuro]", [], "agents")
-    keys = _keys(NeuroConfig)
+    keys = section_keys(NeuroConfig)
     for agent, table in value.items():
         if not isinstance(table, dict):
             raise fail(f"agents.{agent} must be a table", ["agents"], agent)
@@ -348,7 +348,7 @@ def env_names() -> dict[str, str]:
 
 def _typed_layer(items: Iterable[tuple[str, str, Any]], kind: str, *, strings_only: bool) -> _Layer:
     """Build a layer from (dotted key, label, value) triples (env or CLI)."""
-    schema = {f"{s}.{k}": t for s, cls in _sections().items() for k, t in _keys(cls).items()}
+    schema = {f"{s}.{k}": t for s, cls in _sections().items() for k, t in section_keys(cls).items()}
     layer = _Layer()
     for dotted, label, value in items:
         annotation = schema.get(dotted)
@@ -417,7 +417,7 @@ def load_config(
         project = find_project_file(start)
         if project is not None and project.resolve() != user.resolve():
             files.append(project)
-    layers = [read_config_file(path) for path in files]
+    layers = [_read_config_file(path) for path in files]
     names = env_names()
     env_items = []
     ignored = []
@@ -491,22 +491,3 @@ def _agent_name(value: str, path: str | os.PathLike[str] | None, line: int | Non
             line=line,
         )
     return name.lower()
-
-
-# -- describing the effective configuration ------------------------------------------
-
-
-def effective_items(loaded: LoadedConfig) -> list[tuple[str, Any, Source]]:
-    """Return (dotted key, value, source) for every key, agents' overrides last."""
-    config = loaded.config
-    items = [
-        (key, getattr(getattr(config, key.split(".")[0]), key.split(".")[1]), loaded.source(key))
-        for key in all_keys()
-    ]
-    for agent in sorted(config.agents):
-        settings = config.agents[agent]
-        for key in _keys(NeuroConfig):
-            dotted = f"agents.{agent}.neuro.{key}"
-            source = loaded.sources.get(dotted) or loaded.source(f"neuro.{key}")
-            items.append((dotted, getattr(settings, key), source))
-    return items

@@ -9,7 +9,24 @@ from typing import Any
 
 import click
 
-from orgrouter.configload import LoadedConfig, effective_items, load_config
+from orgrouter.config import NeuroConfig
+from orgrouter.configload import LoadedConfig, Source, all_keys, load_config, section_keys
+
+
+def effective_items(loaded: LoadedConfig) -> list[tuple[str, Any, Source]]:
+    """Return (dotted key, value, source) for every key, agents' overrides last."""
+    config = loaded.config
+    items = []
+    for key in all_keys():
+        section, name = key.split(".")
+        items.append((key, getattr(getattr(config, section), name), loaded.source(key)))
+    for agent in sorted(config.agents):
+        settings = config.agents[agent]
+        for name in section_keys(NeuroConfig):
+            dotted = f"agents.{agent}.neuro.{name}"
+            source = loaded.sources.get(dotted) or loaded.source(f"neuro.{name}")
+            items.append((dotted, getattr(settings, name), source))
+    return items
 
 
 def _toml_value(value: Any) -> str:

@@ -32,6 +32,9 @@ class Discovery:
     files: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # (path, reason)
     errors: list[InputError] = field(default_factory=list)
+    # The directory arguments walked whole: only under these may a file that was not
+    # found be taken as deleted (a run given one file says nothing about its siblings).
+    walked: list[Path] = field(default_factory=list)
 
 
 def is_emacs_artifact(name: str) -> bool:
@@ -123,6 +126,7 @@ class _Walker:
             self._error(path, f"cannot read: {error.strerror or error}")
             return
         if stat.S_ISDIR(st.st_mode):
+            self.result.walked.append(path)
             self.walk(path, path, st)
         elif stat.S_ISREG(st.st_mode):
             self._take(path, st.st_dev, st.st_ino)
@@ -207,6 +211,22 @@ def _dangling(path: Path) -> str:
         return f" (symlink to {os.readlink(path)})"
     except OSError:
         return ""
+
+
+def find_notes_root(
+    paths: Iterable[str | os.PathLike[str]], marker: str = "orgrouter.toml"
+) -> Path:
+    """Return the nearest directory at or above ``paths``' common root with ``marker``.
+
+    Without one, the common root itself. Keying the state database and the run lock
+    by this root means a route of one file from Emacs and the cron run over the whole
+    tree share one cache and one lock.
+    """
+    base = common_root(paths)
+    for directory in (base, *base.parents):
+        if (directory / marker).is_file():
+            return directory
+    return base
 
 
 def common_root(paths: Iterable[str | os.PathLike[str]]) -> Path:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from orgrouter.config import ScanConfig
-from orgrouter.discover import common_root, discover, is_emacs_artifact
+from orgrouter.discover import common_root, discover, find_notes_root, is_emacs_artifact
 
 
 def touch(path: Path, text: str = "* x\n") -> Path:
@@ -150,3 +150,19 @@ def test_leading_globstar_matches_at_the_top_too(tmp_path: Path) -> None:
         touch(tmp_path / name)
     scan = ScanConfig(include=["**/*.org"], exclude=["**/drafts/*"])
     assert rel(tmp_path, discover([tmp_path], scan).files) == ["a.org", "x/b.org", "x/y/c.org"]
+
+
+def test_walked_lists_only_directory_arguments(tmp_path: Path) -> None:
+    one = touch(tmp_path / "a" / "one.org")
+    touch(tmp_path / "b" / "two.org")
+    found = discover([one, tmp_path / "b"], ScanConfig())
+    assert found.walked == [tmp_path / "b"]
+    assert rel(tmp_path, found.files) == ["a/one.org", "b/two.org"]
+
+
+def test_find_notes_root_prefers_the_config_directory(tmp_path: Path) -> None:
+    note = touch(tmp_path / "notes" / "sub" / "deep" / "x.org")
+    assert find_notes_root([note]) == (tmp_path / "notes" / "sub" / "deep").resolve()
+    touch(tmp_path / "notes" / "orgrouter.toml", "")
+    assert find_notes_root([note]) == (tmp_path / "notes").resolve()
+    assert find_notes_root([tmp_path / "notes" / "sub"]) == (tmp_path / "notes").resolve()

@@ -117,11 +117,12 @@ def route(
     )
     if use_stdin:
         return _stdin(file_name, config, options, state_path)
-    from orgrouter.discover import common_root
+    from orgrouter.discover import find_notes_root
     from orgrouter.route.runner import run_route
 
     targets = list(paths) or ["."]
-    options.state_path = resolve_state_path(state_path, os.environ, config, common_root(targets))
+    root = find_notes_root(targets)
+    options.state_path = resolve_state_path(state_path, os.environ, config, root)
     run_route(targets, config, report, options)
     summary = report.summary()
     if summary:

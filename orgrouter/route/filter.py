@@ -44,5 +44,7 @@ def route_stdin(
 
 
 def stdin_root(file_name: str | None) -> Path:
-    """Return the notes root a stdin run belongs to (the file's directory, else cwd)."""
-    return Path(os.path.abspath(file_name)).parent if file_name else Path.cwd()
+    """Return the notes root a stdin run belongs to (shared with runs over its tree)."""
+    from orgrouter.discover import find_notes_root
+
+    return find_notes_root([Path(os.path.abspath(file_name)).parent if file_name else Path.cwd()])

@@ -150,12 +150,14 @@ def run_route(
     environ: Mapping[str, str] = os.environ,
 ) -> None:
     """Route every Org file under ``paths``, recording each outcome in ``report``."""
-    from orgrouter.discover import common_root, discover
+    from orgrouter.discover import discover, find_notes_root
     from orgrouter.prefilter import prefilter_for
     from orgrouter.scancache import ScanCache, scan_one
     from orgrouter.state import StateDB
 
-    root = common_root(paths)
+    # The directory of orgrouter.toml (else the paths' common root): a route of one
+    # file shares the tree's lock, state and search scope with the cron run.
+    root = find_notes_root(paths)
     found = discover(paths, config.scan)
     for error in found.errors:
         report.fail(error)
@@ -189,7 +191,9 @@ def run_route(
         for warning in router.warnings:
             report.emit(warning)
         if options.mode.writes:
-            cache.forget_missing_under(root, [os.fspath(p) for p in found.files])
+            present = [os.fspath(p) for p in found.files]
+            for walked in found.walked:  # a run given one file says nothing of the rest
+                cache.forget_missing_under(walked, present)
         cache.flush()
         log.emit("run_end", **report.as_counts(), duration_ms=log.elapsed_ms())
     finally:

@@ -397,3 +397,14 @@ def test_diff_never_tangles(tmp_path: Path) -> None:
     note.write_bytes(TANGLE_NOTE)
     assert route(tmp_path, "--diff", str(note))[0] == 0
     assert not (tmp_path / "out.py").exists()
+
+
+def test_one_file_shares_the_tree_lock(notes: Path, tmp_path: Path) -> None:
+    (notes / "orgrouter.toml").write_text("[agent]\nname = 'otto'\n")
+    (notes / "sub").mkdir()
+    (notes / "sub" / "one.org").write_bytes(b"* @otto hello\n")
+    env = {"XDG_STATE_HOME": str(tmp_path / "xdg-state"), "HOME": str(tmp_path)}
+    with RunLock(notes, env):  # a cron run over the whole tree holds it
+        assert route(tmp_path, str(notes / "sub" / "one.org"))[0] == 75
+    assert route(tmp_path, "-q", str(notes / "sub" / "one.org"))[0] == 0
+    assert b"** Hello\n" in (notes / "sub" / "one.org").read_bytes()

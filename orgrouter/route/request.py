@@ -20,7 +20,6 @@ from functools import cached_property, lru_cache
 
 from orgrouter.org.document import Document, OutlineEntry
 from orgrouter.org.drawer import Head, locate_head
-from orgrouter.skills.orgtext import read_prose, top_level
 
 RESULT_KEY = "ORGROUTER_RESULT"
 HASH_KEY = "ORGROUTER_HASH"
@@ -188,19 +187,30 @@ def _commented(document: Document, entry: OutlineEntry) -> bool:
 def body_instruction(
     document: Document, entry: OutlineEntry, head: Head
 ) -> tuple[str, tuple[str, ...]]:
-    """Return the instruction an empty-titled request's body gives, and its list items."""
-    end = _first_child_begin(document, entry)
-    section = document.data[head.body_begin : end].decode("utf-8", "replace")
-    prose = read_prose(section)
-    items = tuple(item.text for item in top_level(prose.items))
+    """Return the instruction an empty-titled request's body gives, and its list items.
+
+    Each top-level item of the section's lists is one intent (its own text, nested
+    lists left out); without a list, the first paragraph is the instruction. The
+    section is read with the element parser, so a list is a list exactly where Org
+    says so.
+    """
+    section = document.section_ast(entry.index)
+    if section is None:
+        return "", ()
+    items: list[str] = []
+    paragraph = ""
+    for node in section.contents:
+        if node.type == "plain-list":
+            for item in node.contents:
+                text = " ".join(
+                    " ".join(str(child.properties.get("value", "")).split())
+                    for child in item.contents
+                    if child.type == "paragraph"
+                )
+                if text:
+                    items.append(text)
+        elif node.type == "paragraph" and not paragraph:
+            paragraph = " ".join(str(node.properties.get("value", "")).split())
     if items:
-        return "; ".join(items), items
-    return (prose.paragraphs[0] if prose.paragraphs else ""), ()
-
-
-def _first_child_begin(document: Document, entry: OutlineEntry) -> int:
-    """Return where the headline's own section ends (its first child, or subtree end)."""
-    following = entry.index + 1
-    if following < len(document.entries) and document.entries[following].parent == entry.index:
-        return document.entries[following].begin
-    return entry.subtree_end
+        return "; ".join(items), tuple(items)
+    return paragraph, ()

@@ -104,3 +104,23 @@ def test_instruction_hash_ignores_spacing_not_words() -> None:
     assert instruction_hash("agent", "do it") != instruction_hash("coder", "do it")
     assert instruction_hash("agent", "do it") != instruction_hash("agent", "do that")
     assert len(instruction_hash("agent", "x")) == 16
+
+
+def test_body_items_are_orgs_list_items() -> None:
+    doc = Document(
+        b"* @agent\n"
+        b"#+begin_src text\n- not an item, code\n#+end_src\n"
+        b"- [ ] create todos for milk\n  and bread\n  - a nested note\n"
+        b"- schedule the market for saturday\n"
+        b"** child\n- child's own list\n",
+        "t.org",
+    )
+    (found,) = find_requests(doc, NAMES)
+    assert found.items == ("create todos for milk and bread", "schedule the market for saturday")
+    assert found.instruction == "create todos for milk and bread; schedule the market for saturday"
+
+
+def test_body_paragraph_when_no_list() -> None:
+    doc = Document(b"* @agent\n:PROPERTIES:\n:ID: x\n:END:\n\nPlease   summarize\nthis.\n", "t.org")
+    (found,) = find_requests(doc, NAMES)
+    assert (found.instruction, found.items) == ("Please summarize this.", ())

@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from orgrouter.io.text import BOM
 from orgrouter.org.drawer import Head, locate_head
 from orgrouter.org.scan import HeadlineLine, iter_headline_lines
 
@@ -131,15 +130,7 @@ def shift_offset(offset: int, splices: Iterable[Splice]) -> int:
 
 def headline_lines(data: bytes) -> list[HeadlineLine]:
     """Return the headline lines of a file's bytes, a first line after a BOM included."""
-    if not data.startswith(BOM):
-        return list(iter_headline_lines(data))
-    # Emacs drops a BOM when it visits a file, so a first line after one is a headline
-    # to the user; the bytes scan cannot see it there.
-    skip = len(BOM)
-    return [
-        HeadlineLine(h.begin + skip, h.end + skip, h.level, h.line)
-        for h in iter_headline_lines(data[skip:])
-    ]
+    return list(iter_headline_lines(data))
 
 
 def _width(text: str) -> int:

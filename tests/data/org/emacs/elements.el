@@ -32,7 +32,10 @@
     (planning :scheduled :deadline :closed))
   "Properties compared per element type, besides :post-blank for every element.")
 
-(defun elements-byte (pos) (and pos (1- (position-bytes pos))))
+(defvar elements-bom 0
+  "Bytes of a UTF-8 BOM that visiting the file dropped from the buffer.")
+
+(defun elements-byte (pos) (and pos (+ elements-bom (1- (position-bytes pos)))))
 
 (defun elements-value (v)
   (cond ((null v) nil)
@@ -54,7 +57,13 @@
 
 (dolist (name command-line-args-left)
   (with-temp-buffer
+    ;; A user's Emacs drops a UTF-8 BOM when it visits a file (utf-8-with-signature), so
+    ;; a first line after one is a headline; offsets still count the file's bytes.
     (let ((coding-system-for-read 'utf-8-unix)) (insert-file-contents name))
+    (setq elements-bom 0)
+    (when (eq (char-after 1) #xfeff)
+      (delete-region 1 2)
+      (setq elements-bom 3))
     (setq default-directory (file-name-directory (expand-file-name name)))
     (let ((org-inhibit-startup t)) (delay-mode-hooks (org-mode)))
     (let ((out nil) (last-pos 1) (last-line 1))

@@ -37,7 +37,7 @@ ENV_ALIASES = {"ORGROUTER_STATE": "state.path"}
 ENV_NOT_KEYS = frozenset({"ORGROUTER_CONFIG", "ORGROUTER_NOW"})
 # Keys holding paths: a relative path in a file is relative to that file's directory.
 PATH_KEYS = frozenset({"state.path", "rules.dir", "refine.golden"})
-PATH_LIST_KEYS = frozenset({"skills.paths"})
+PATH_LIST_KEYS = frozenset({"skills.paths", "tangle.allow"})
 CHOICES: dict[str, tuple[str, ...]] = {
     "neuro.backend": BACKENDS,
     "refine.mode": ("report", "propose", "auto_apply"),

@@ -1,7 +1,9 @@
-"""Run the orgrouter CLI in-process for route tests, isolated from the user's setup."""
+"""Helpers for route tests: the CLI in-process (isolated from the user's setup), and
+the check that routing only ever inserted bytes."""
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -30,3 +32,26 @@ def run_cli(
         raise result.exception
     code = result.return_value if isinstance(result.return_value, int) else 0
     return code, result.stdout_bytes, result.stderr
+
+
+def only_insertions(old: bytes, new: bytes) -> bool:
+    """Return whether ``new`` is ``old`` with bytes inserted and none removed or changed."""
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "delete":
+            return False
+        if tag == "replace" and not subsequence(b"".join(a[i1:i2]), b"".join(b[j1:j2])):
+            return False  # e.g. a tag appended to a headline: the old line survives in it
+    return True
+
+
+def subsequence(small: bytes, big: bytes) -> bool:
+    """Return whether every byte of ``small`` appears in ``big``, in order."""
+    position = 0
+    for byte in small:
+        position = big.find(bytes([byte]), position) + 1
+        if position == 0:
+            return False
+    return True

@@ -10,11 +10,10 @@ nothing and rewrite nothing.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import pytest
-from route_cli import run_cli
+from route_cli import only_insertions, run_cli
 
 from orgrouter.org.scan import iter_headline_lines
 
@@ -59,29 +58,6 @@ def _with_requests(data: bytes) -> tuple[bytes, int]:
     return out + tail, count
 
 
-def _only_insertions(old: bytes, new: bytes) -> bool:
-    """Return whether ``new`` is ``old`` with bytes inserted and none removed or changed."""
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "delete":
-            return False
-        if tag == "replace" and not _subsequence(b"".join(a[i1:i2]), b"".join(b[j1:j2])):
-            return False  # e.g. a tag appended to a headline: the old line survives in it
-    return True
-
-
-def _subsequence(small: bytes, big: bytes) -> bool:
-    """Return whether every byte of ``small`` appears in ``big``, in order."""
-    position = 0
-    for byte in small:
-        position = big.find(bytes([byte]), position) + 1
-        if position == 0:
-            return False
-    return True
-
-
 @pytest.mark.slow
 def test_route_corpus_copies_only_inserts(corpus_dir: Path, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
@@ -106,7 +82,7 @@ def test_route_corpus_copies_only_inserts(corpus_dir: Path, tmp_path: Path) -> N
     for path, before in originals.items():
         after = routed[path]
         assert after != before, f"{path.name}: no request was routed"
-        assert _only_insertions(before, after), f"{path.name}: a byte was changed or lost"
+        assert only_insertions(before, after), f"{path.name}: a byte was changed or lost"
         assert after.count(b":ORGROUTER_HASH:") >= inserted[path]
     mtimes = {path: path.stat().st_mtime_ns for path in originals}
     args = ["route", "-q", "--now", "2026-12-01T10:00", "--state", str(tmp_path / "cold.db")]

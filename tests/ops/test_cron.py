@@ -1,7 +1,6 @@
 """Run exactly the crontab line and systemd units the README shows, against a temp HOME.
 
-The README section lives in ``tests/data/ops/cron.md`` until it is pasted into
-README.md; the test reads README.md when it holds the section, so the text users copy
+The test reads the section from README.md, so the text users copy
 is the text that is tested.
 """
 
@@ -25,16 +24,13 @@ REQUEST = "* @agent create a todo to water the plants\n"
 
 
 def section_text() -> str:
-    """Return the cron section from README.md, else from tests/data/ops/cron.md."""
-    readme = ROOT / "README.md"
-    if readme.is_file():
-        text = readme.read_text(encoding="utf-8")
-        if SECTION in text:
-            start = text.index(SECTION)
-            following = re.search(r"^## ", text[start + len(SECTION) :], re.M)
-            end = len(text) if following is None else start + len(SECTION) + following.start()
-            return text[start:end]
-    return (ROOT / "tests" / "data" / "ops" / "cron.md").read_text(encoding="utf-8")
+    """Return the README's cron section: the text users copy is the text tested."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert SECTION in text, f"README.md has no {SECTION!r} section"
+    start = text.index(SECTION)
+    following = re.search(r"^## ", text[start + len(SECTION) :], re.M)
+    end = len(text) if following is None else start + len(SECTION) + following.start()
+    return text[start:end]
 
 
 def fenced_blocks(text: str, info: str) -> list[str]:

@@ -109,19 +109,31 @@ def result_check(data: bytes, head: Head) -> str:
     return check_with(data, head, b"")
 
 
-def locate_results(data: bytes, newline: bytes, identities: Iterable[str]) -> dict[str, Head]:
+def locate_results(
+    data: bytes,
+    newline: bytes,
+    identities: Iterable[str],
+    *,
+    within: tuple[int, int] | None = None,
+    level: int | None = None,
+) -> dict[str, Head]:
     """Return the head of each result headline named by ``identities``.
 
+    ``within`` (a request's subtree) and ``level`` (one below the request) keep two
+    requests with the same instruction, hence the same result identities, apart.
     Only the few lines above each ``:ORGROUTER_RESULT:`` are looked at, never the
     whole outline: this runs after every step of a write-back, on files of any size.
     """
     wanted = set(identities)
+    begin, end = within if within is not None else (0, len(data))
     found: dict[str, Head] = {}
-    position = data.find(MARK)
+    position = data.find(MARK, begin, end)
     while position >= 0 and len(found) < len(wanted):
         headline = _headline_above(data, position)
-        position = data.find(MARK, position + len(MARK))
-        if headline is None:
+        position = data.find(MARK, position + len(MARK), end)
+        if headline is None or headline.begin < begin:
+            continue
+        if level is not None and headline.level != level:
             continue
         head = locate_head(data, headline, newline=newline)
         prop = head.drawer.get(RESULT_KEY) if head.drawer is not None else None

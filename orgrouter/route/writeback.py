@@ -25,6 +25,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from orgrouter.org.drawer import Head
 from orgrouter.org.edit import (
     AddTag,
     AppendChild,
@@ -36,6 +37,7 @@ from orgrouter.org.edit import (
     plan_edits,
     shift_offset,
 )
+from orgrouter.org.scan import HeadlineLine
 from orgrouter.route.request import HASH_KEY, RESULT_KEY, STATUS_KEY, FoundRequest
 from orgrouter.route.results import (
     APPROVAL_KEY,
@@ -86,11 +88,8 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
     Stale results go first, so a result routed again can take their place; every
     later step plans against the bytes the step before produced.
     """
-    removals: list[Splice] = []
-    stale = {identity for plan in plans for identity in plan.stale}
-    if stale:
-        removals = _removals(data, newline, stale)
-        data = _apply(data, removals)
+    removals = [s for plan in plans for s in _removals(data, newline, plan)]
+    data = _apply(data, removals)
 
     def moved(offset: int) -> int:
         return shift_offset(offset, removals)
@@ -113,22 +112,38 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
         for at, tag in plan.tags:
             if not _inside(at, gone):
                 _tag_window(data, windows, moved(at)).edits.append(AddTag(moved(at), tag))
-    data = _apply(data, _plan_in_windows(data, windows, newline))
-    new = {n.identity: n.result for plan in plans for n in plan.results}
+    appended = _plan_in_windows(data, windows, newline)
+    data = _apply(data, appended)
     finishing: list[_Window] = []
-    for identity, head in locate_results(data, newline, new).items():
-        window = _Window(head.headline.begin, subtree_end(data, head.headline))
-        planning = new[identity].planning
-        line = b""
-        if planning:
-            keyword, timestamp = _split_planning(planning)
-            window.edits.append(SetPlanning(head.headline.begin, keyword, timestamp))
-            # What SetPlanning inserts right below the headline: part of the text.
-            line = f"{keyword}: {timestamp}".encode() + newline
-        check = check_with(data, head, line)
-        window.edits.append(SetProperty(head.headline.begin, CHECK_KEY, check))
-        finishing.append(window)
+    for plan, window in zip(plans, windows, strict=False):
+        if not plan.results:
+            continue
+        # The request's subtree as it is now, after the appends (and earlier ones).
+        begin = shift_offset(window.begin, appended)
+        level = plan.request.entry.level
+        line_end = data.find(b"\n", begin)
+        headline = HeadlineLine(begin, len(data) if line_end < 0 else line_end + 1, level, 0)
+        scope = (begin, subtree_end(data, headline))
+        new = {n.identity: n.result for n in plan.results}
+        for identity, head in locate_results(
+            data, newline, new, within=scope, level=level + 1
+        ).items():
+            finishing.append(_finish(data, head, new[identity], newline))
     return _apply(data, _plan_in_windows(data, finishing, newline))
+
+
+def _finish(data: bytes, head: Head, result: Result, newline: bytes) -> _Window:
+    """Return the planning line and ORGROUTER_CHECK of a freshly appended result."""
+    window = _Window(head.headline.begin, subtree_end(data, head.headline))
+    line = b""
+    if result.planning:
+        keyword, timestamp = _split_planning(result.planning)
+        window.edits.append(SetPlanning(head.headline.begin, keyword, timestamp))
+        # What SetPlanning inserts right below the headline: part of the text.
+        line = f"{keyword}: {timestamp}".encode() + newline
+    check = check_with(data, head, line)
+    window.edits.append(SetProperty(head.headline.begin, CHECK_KEY, check))
+    return window
 
 
 @dataclass
@@ -227,10 +242,15 @@ def _apply(data: bytes, splices: list[Splice]) -> bytes:
     return apply_splices(data, splices) if splices else data
 
 
-def _removals(data: bytes, newline: bytes, identities: set[str]) -> list[Splice]:
-    """Return the splices removing the unedited results named by ``identities``."""
+def _removals(data: bytes, newline: bytes, plan: RequestPlan) -> list[Splice]:
+    """Return the splices removing the plan's stale results that nobody edited."""
+    if not plan.stale:
+        return []
+    entry = plan.request.entry
+    scope = (entry.begin, entry.subtree_end)
+    found = locate_results(data, newline, plan.stale, within=scope, level=entry.level + 1)
     splices: list[Splice] = []
-    for head in locate_results(data, newline, identities).values():
+    for head in found.values():
         drawer = head.drawer
         recorded = drawer.get(CHECK_KEY) if drawer is not None else None
         if recorded is None or recorded.value != check_with(data, head, b""):

@@ -171,3 +171,19 @@ def test_failed_request_is_retried_after_a_pause() -> None:
     assert second.count(":ORGROUTER_RESULT:") == 1
     env.now = NOW + timedelta(hours=2)
     assert route_document(second.encode(), "n.org", env).data == second.encode()
+
+
+def test_same_instruction_twice_in_one_file() -> None:
+    data = (
+        b"* A\nFirst part.\n** @agent summarize this\n* B\nSecond part.\n** @agent summarize this\n"
+    )
+    routed = route_document(data, "n.org", _env()).data
+    text = routed.decode()
+    assert text.count(":ORGROUTER_CHECK:") == 2  # each result finished in its own subtree
+    assert "- First part." in text and "- Second part." in text
+    assert route_document(routed, "n.org", _env()).data == routed
+    second = routed.rindex(b"** @agent summarize this")
+    changed = routed[:second] + routed[second:].replace(b"summarize this", b"summarize it", 1)
+    rerouted = route_document(changed, "n.org", _env()).data.decode()
+    assert rerouted.count("- First part.") == 1 and rerouted.count("- Second part.") == 1
+    assert rerouted.count(":ORGROUTER_RESULT: 948adc3bedbbe1af/1") == 1  # A's result stays

@@ -9,6 +9,7 @@ guardian, skills) and its results are planned as child headlines.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ from orgrouter.route.writeback import (
     apply_plans,
     request_status,
     result_identity,
+    result_problem,
+    tag_problem,
     with_run,
 )
 from orgrouter.skills import router
@@ -160,6 +163,7 @@ def _route_request(
     ]
     kept = [w for w in written if w.identity not in plan.stale]
     first = max((_number(w.identity, request.hash) for w in kept), default=0) + 1
+    emitted = [_usable(item) for item in emitted]
     for number, item in enumerate(emitted, first):
         plan.results.append(
             NewResult(
@@ -208,7 +212,7 @@ def _act_on_approvals(
             emitted = list(outcome.emitted)
             _plan_retags(document, plan, outcome.retags)
             report.intents.extend(_plain(i) for i in outcome.intents)
-        for item in emitted:
+        for item in map(_usable, emitted):
             number += 1
             identity = result_identity(request.hash, number)
             plan.results.append(NewResult(identity, item.result, _intent_label(item)))
@@ -241,9 +245,23 @@ def _plan_retags(document: Document, plan: RequestPlan, retags: Sequence[Any]) -
     """Add the tags skills asked for, on the headlines at the lines they named."""
     begins = {entry.line: entry.begin for entry in document.entries}
     for retag in retags:
+        tags = [tag for tag in retag.tags if tag_problem(tag) is None]  # never a broken line
         for line in retag.lines:
             if line in begins:
-                plan.tags.extend((begins[line], tag) for tag in retag.tags)
+                plan.tags.extend((begins[line], tag) for tag in tags)
+
+
+def _usable(item: kernel.Emitted) -> kernel.Emitted:
+    """Return ``item``, or an error result in its place when it cannot be written."""
+    problem = result_problem(item.result)
+    if problem is None:
+        return item
+    error = Result(
+        title=f"Error in skill {item.skill}: its result cannot be written",
+        body=f"{problem}. Nothing of it was written.",
+        kind="error",
+    )
+    return dataclasses.replace(item, result=error)
 
 
 def _intent_label(item: kernel.Emitted, instruction: str = "") -> str:

@@ -22,6 +22,7 @@ before produced, so every offset is exact, and the caller writes the final bytes
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -214,6 +215,37 @@ def _append(parent: int, new: NewResult) -> AppendChild:
     )
 
 
+_PROBE = b"* probe\n"
+_KEYWORD = re.compile(r"[^\s*]+")  # a TODO keyword: one word (no line break, no star)
+
+
+def result_problem(result: Result) -> str | None:
+    """Return why ``result`` cannot be written (a bad tag, key or timestamp), or None.
+
+    The edit planner's own checks decide, on a one-line probe document, so a skill's
+    malformed result becomes an error result instead of failing the whole file.
+    """
+    if result.todo is not None and not _KEYWORD.fullmatch(result.todo):
+        return f"invalid TODO keyword {result.todo!r}"
+    probe: list[Edit] = [_append(0, NewResult("probe/1", result, "probe"))]
+    if result.planning:
+        probe.append(SetPlanning(0, *_split_planning(result.planning)))
+    try:
+        plan_edits(_PROBE, probe)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def tag_problem(tag: str) -> str | None:
+    """Return why ``tag`` cannot be added to a headline, or None."""
+    try:
+        plan_edits(_PROBE, [AddTag(0, tag)])
+    except ValueError as error:
+        return str(error)
+    return None
+
+
 def with_run(plans: Iterable[RequestPlan], run: str) -> None:
     """Stamp every new result of ``plans`` with the run's ``ORGROUTER_RUN``."""
     for plan in plans:
@@ -230,9 +262,8 @@ def with_run(plans: Iterable[RequestPlan], run: str) -> None:
             )
 
 
-def _split_planning(planning: str | None) -> tuple[str, str]:
+def _split_planning(planning: str) -> tuple[str, str]:
     """Return ``("SCHEDULED", "<2026-12-04 Fri>")`` for a skill's planning line."""
-    assert planning is not None
     keyword, _, timestamp = planning.partition(":")
     return keyword.strip(), timestamp.strip()
 

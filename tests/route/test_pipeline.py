@@ -11,7 +11,7 @@ from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import Completion, Message
 from orgrouter.route.pipeline import RouteEnv, route_document
 from orgrouter.route.ratelimit import RateLimiter
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result
+from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, Retag
 from orgrouter.skills.registry import load_skills
 from orgrouter.state import StateDB
 
@@ -187,3 +187,37 @@ def test_same_instruction_twice_in_one_file() -> None:
     rerouted = route_document(changed, "n.org", _env()).data.decode()
     assert rerouted.count("- First part.") == 1 and rerouted.count("- Second part.") == 1
     assert rerouted.count(":ORGROUTER_RESULT: 948adc3bedbbe1af/1") == 1  # A's result stays
+
+
+class Sloppy(Verbatim):
+    """A user skill whose results Org could not hold as they are."""
+
+    name = "sloppy"
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        line = ctx.request.line if ctx.request else 1
+        return Emit(
+            (
+                Result(title="fine"),
+                Result(title="bad tag", tags=("two words",)),
+                Result(title="bad key", properties=(("A B", "v"),)),
+                Result(title="bad value", properties=(("K", "one\ntwo"),)),
+                Result(title="bad date", planning="SCHEDULED: soon"),
+                Result(title="bad keyword", todo="TO\nDO"),
+            ),
+            retags=(Retag((line,), ("ok", "not ok")),),
+        )
+
+
+def test_unwritable_results_become_errors_not_a_failed_file() -> None:
+    env = _env()
+    env.skills = [Sloppy(), *env.skills]
+    outcome = route_document(b"* @agent do it\n", "n.org", env)
+    text = outcome.data.decode()
+    titles = re.findall(r"^\*\* (.*)$", text, re.MULTILINE)
+    assert titles[0] == "fine"
+    assert titles[1:] == ["Error in skill sloppy: its result cannot be written"] * 5
+    assert "invalid tag 'two words'" in text
+    assert "invalid TODO keyword 'TO\\nDO'" in text
+    assert re.search(r"^\* @agent do it +:ok:$", text, re.MULTILINE)  # the bad tag left out
+    assert outcome.requests[0].status == "error"

@@ -225,6 +225,8 @@ def result_problem(result: Result) -> str | None:
     The edit planner's own checks decide, on a one-line probe document, so a skill's
     malformed result becomes an error result instead of failing the whole file.
     """
+    if not result.title.strip():
+        return "empty title (a headline needs one)"
     if result.todo is not None and not _KEYWORD.fullmatch(result.todo):
         return f"invalid TODO keyword {result.todo!r}"
     probe: list[Edit] = [_append(0, NewResult("probe/1", result, "probe"))]

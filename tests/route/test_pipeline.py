@@ -204,6 +204,7 @@ class Sloppy(Verbatim):
                 Result(title="bad value", properties=(("K", "one\ntwo"),)),
                 Result(title="bad date", planning="SCHEDULED: soon"),
                 Result(title="bad keyword", todo="TO\nDO"),
+                Result(title=" \n "),
             ),
             retags=(Retag((line,), ("ok", "not ok")),),
         )
@@ -216,7 +217,8 @@ def test_unwritable_results_become_errors_not_a_failed_file() -> None:
     text = outcome.data.decode()
     titles = re.findall(r"^\*\* (.*)$", text, re.MULTILINE)
     assert titles[0] == "fine"
-    assert titles[1:] == ["Error in skill sloppy: its result cannot be written"] * 5
+    assert titles[1:] == ["Error in skill sloppy: its result cannot be written"] * 6
+    assert "empty title (a headline needs one)" in text
     assert "invalid tag 'two words'" in text
     assert "invalid TODO keyword 'TO\\nDO'" in text
     assert re.search(r"^\* @agent do it +:ok:$", text, re.MULTILINE)  # the bad tag left out

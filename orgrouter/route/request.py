@@ -124,6 +124,10 @@ def find_requests(document: Document, names: Sequence[str]) -> list[FoundRequest
         headline = document.headline(entry.index)
         if not pattern.search(headline.raw) or _commented(document, entry):
             continue
+        if headline.todo is not None and document.settings.todo.is_done(headline.todo):
+            # A closed headline (DONE, or any done state of the file's #+TODO) asks for
+            # nothing: literate notes document "*** DONE @Agent Tag Detection" this way.
+            continue
         address = find_address(headline.raw, names)
         if address is None:
             continue

@@ -124,3 +124,15 @@ def test_body_paragraph_when_no_list() -> None:
     doc = Document(b"* @agent\n:PROPERTIES:\n:ID: x\n:END:\n\nPlease   summarize\nthis.\n", "t.org")
     (found,) = find_requests(doc, NAMES)
     assert (found.instruction, found.items) == ("Please summarize this.", ())
+
+
+def test_a_closed_headline_is_not_a_request() -> None:
+    data = (
+        b"#+TODO: TODO | DONE CANCELLED\n"
+        b"* DONE @agent tag this\n"
+        b"* CANCELLED @agent summarize this\n"
+        b"* TODO @agent create a todo for milk\n"
+        b"* @agent greet me\n"
+    )
+    found = find_requests(Document(data, "x.org"), NAMES)
+    assert [r.instruction for r in found] == ["create a todo for milk", "greet me"]

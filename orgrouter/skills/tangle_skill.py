@@ -3,7 +3,9 @@
 Tangling writes the note's targets (never the note itself) through the same safe
 writer as ``orgrouter tangle``: targets inside the notes root (or ``tangle.allow``)
 are written; a target outside them is held for the user's approval by the guardian's
-WAITING headline, and written only after the user approves it.
+WAITING headline, and written only after the user approves it. Under ``--diff``,
+``--check`` and ``--dry-run`` (``Context.dry_run``) nothing is written: the result says
+what a real run would write.
 """
 
 from __future__ import annotations
@@ -68,8 +70,9 @@ class TangleSkill(BaseSkill):
             for target in outside:
                 name = target.reason.split(": ", 1)[0]
                 roots.append(Path(os.path.normpath(base / os.path.expanduser(name))).parent)
-        report = Tangler(roots, WriteMode.WRITE, record=record, display_base=base_of(ctx, note))
-        return Emit((summary(report.run([note])),))
+        mode = WriteMode.DRY_RUN if ctx.dry_run else WriteMode.WRITE
+        report = Tangler(roots, mode, record=record, display_base=base_of(ctx, note))
+        return Emit((summary(report.run([note]), dry_run=ctx.dry_run),))
 
 
 def allowed_roots(ctx: Context, note: Path) -> list[Path]:
@@ -84,8 +87,8 @@ def base_of(ctx: Context, note: Path) -> Path:
     return ctx.notes_root or note.parent
 
 
-def summary(report: TangleReport) -> Result:
-    """Return the result headline describing what tangling did."""
+def summary(report: TangleReport, *, dry_run: bool = False) -> Result:
+    """Return the result headline describing what tangling did (or would do)."""
     lines = [f"- {t.action}: ={t.target}=" + (f" ({t.reason})" if t.reason else "")
              for t in report.targets]  # fmt: skip
     lines += [f"- skipped block at line {s.line} ({s.reason}): {s.detail}"
@@ -94,6 +97,9 @@ def summary(report: TangleReport) -> Result:
     written = report.count("written")
     problems = sum(report.count(a) for a in ("conflict", "refused", "failed")) + len(report.failed)
     title = f"Tangled: {written} written, {report.count('unchanged')} unchanged"
+    if dry_run:
+        would = report.count("would-write")
+        title = f"Would tangle: {would} to write, {report.count('unchanged')} unchanged"
     if problems:
         title += f", {problems} not written"
     return Result(title=title, body="\n".join(lines) or "No block in this note tangles.")

@@ -19,15 +19,17 @@ echo hi
 """
 
 
-def context(root: Path, note: Path) -> Context:
+def context(root: Path, note: Path, dry_run: bool = False) -> Context:
     request = Request(path=note, line=5, headline="@agent tangle this",
                       instruction="tangle this", agent="agent")  # fmt: skip
-    return Context(Config(), datetime(2026, 1, 1), request=request, notes_root=root)
+    return Context(
+        Config(), datetime(2026, 1, 1), request=request, notes_root=root, dry_run=dry_run
+    )
 
 
-def run(root: Path, note: Path, **extra: object) -> Emit:
+def run(root: Path, note: Path, dry_run: bool = False, **extra: object) -> Emit:
     stimulus = delegation({"skill": "tangle", "verb": "tangle", "text": "tangle this", **extra})
-    ctx = context(root, note)
+    ctx = context(root, note, dry_run)
     assert SKILL.trigger(stimulus, ctx)
     action = SKILL.symbolic(SKILL.neuro(stimulus, ctx), ctx)
     assert isinstance(action, Emit)
@@ -64,3 +66,35 @@ def test_target_outside_root_waits_for_approval(tmp_path: Path) -> None:
     (done,) = run(root, note, **{APPROVED_FLAG: True}).results
     assert done.title == "Tangled: 1 written, 0 unchanged"
     assert (tmp_path / "out.sh").read_text() == "echo hi\n"
+
+
+def test_dry_run_reports_what_it_would_write_and_writes_nothing(tmp_path: Path) -> None:
+    note = tmp_path / "n.org"
+    note.write_text(NOTE)
+    (result,) = run(tmp_path, note, dry_run=True).results
+    assert (result.title, result.body) == (
+        "Would tangle: 1 to write, 0 unchanged",
+        "- would-write: =run.sh=",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n.org"]
+    run(tmp_path, note)
+    (same,) = run(tmp_path, note, dry_run=True).results
+    assert (same.title, same.body) == (
+        "Would tangle: 0 to write, 1 unchanged",
+        "- unchanged: =run.sh=",
+    )
+
+
+def test_dry_run_of_an_approved_target_outside_the_root_writes_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    note = root / "n.org"
+    note.write_text(NOTE.replace(":tangle run.sh", ":tangle ../out.sh"))
+    (held,) = run(root, note, dry_run=True).results
+    assert held.kind == "approval"
+    (preview,) = run(root, note, dry_run=True, **{APPROVED_FLAG: True}).results
+    assert (preview.title, preview.body) == (
+        "Would tangle: 1 to write, 0 unchanged",
+        "- would-write: =../out.sh=",
+    )
+    assert not (tmp_path / "out.sh").exists()

@@ -389,14 +389,22 @@ def test_tangle_request_writes_its_targets(tmp_path: Path) -> None:
     assert "*** Tangled: 1 written, 0 unchanged\n" in note.read_text()
 
 
-@pytest.mark.xfail(
-    reason="orgrouter/skills/tangle_skill.py does not read Context.dry_run yet", strict=True
-)
 def test_diff_never_tangles(tmp_path: Path) -> None:
     note = tmp_path / "n.org"
     note.write_bytes(TANGLE_NOTE)
-    assert route(tmp_path, "--diff", str(note))[0] == 0
+    code, out, _err = route(tmp_path, "--diff", str(note))
+    assert code == 0
     assert not (tmp_path / "out.py").exists()
+    assert note.read_bytes() == TANGLE_NOTE
+    # The diff shows the result a dry run can honestly give: what would be written.
+    assert b"+*** Would tangle: 1 to write, 0 unchanged\n" in out
+    assert b"+- would-write: =out.py=\n" in out
+    for mode in ("--dry-run", "--check"):
+        route(tmp_path, mode, str(note))
+        assert not (tmp_path / "out.py").exists(), mode
+    # A real run after the previews writes the target.
+    assert route(tmp_path, "-q", str(note))[0] == 0
+    assert (tmp_path / "out.py").read_text() == "print(1)\n"
 
 
 def test_one_file_shares_the_tree_lock(notes: Path, tmp_path: Path) -> None:

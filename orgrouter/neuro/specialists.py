@@ -98,6 +98,7 @@ def specialist_results(
                 title=f"{persona.name} ({persona.role})",
                 body=markdown_to_org(reply.text),
                 properties=((PERSONA_KEY, persona.name), (MODEL_KEY, model)),
+                org_safe=True,
             )
         )
     if len(answers) < 2:
@@ -117,6 +118,7 @@ def specialist_results(
             title="Synthesis",
             body=markdown_to_org(reply.text),
             properties=((PERSONA_KEY, "synthesis"), (MODEL_KEY, model)),
+            org_safe=True,
         )
     )
     return tuple(results)

@@ -11,7 +11,10 @@ so a second run leaves the file, and its mtime, alone.
 
 Inserted text can never create structure: a child's title is one line, and its body is
 escaped the way Org escapes code (``org-escape-code-in-string``): a line starting with
-``*``, ``#+``, ``,*`` or ``,#+`` after optional blanks gets a leading comma. Inserted
+``*``, ``#+``, ``,*`` or ``,#+`` after optional blanks gets a leading comma. A body
+marked ``org_safe`` (Org that was made safe already, such as a model's Markdown after
+``markdown_to_org``) keeps its markup, blocks included: only what could still break the
+outline or the file's settings gets the comma (:func:`escape_safe_body`). Inserted
 lines use the file's newline, and a file without a final newline still has none.
 """
 
@@ -19,7 +22,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -34,6 +38,14 @@ PLANNING_KEYWORDS = ("DEADLINE", "SCHEDULED", "CLOSED")
 _ESCAPE_RE = re.compile(r"^([ \t]*)(,*(?:\*|#\+))", re.MULTILINE)
 # org-element-headline-parser's tags, ``[ \t]+\(:[[:alnum:]_@#%:]+:\)[ \t]*$``; \w
 # stands for [[:alnum:]_] (Unicode). Found from the line's end (see _tags).
+# For bodies already safe: true headline lines (scan.py's ``^\*+ ``), keyword lines, and
+# the block delimiters among them, as org-element pairs them (case-insensitive).
+_HEADLINE_LINE_RE = re.compile(r"\*+ ")
+_KEYWORD_LINE_RE = re.compile(r"[ \t]*#\+")
+_BLOCK_BEGIN_RE = re.compile(r"[ \t]*#\+begin_(\S+)", re.IGNORECASE)
+_BLOCK_END_RE = re.compile(r"[ \t]*#\+end_(\S+)[ \t]*$", re.IGNORECASE)
+# Org does not parse the contents of these, so a begin line inside one is its text.
+_LESSER_BLOCKS = frozenset({"src", "example", "export", "comment", "verse"})
 _TAGS_RE = re.compile(r":[\w@#%:]+:")
 _TAG_RE = re.compile(r"[\w@#%]+")
 _KEY_RE = re.compile(r"[^\s:][^\s]*")
@@ -64,6 +76,7 @@ class AppendChild:
     todo: str | None = None
     level: int | None = None  # stars; None means one deeper than the parent
     planning: tuple[tuple[str, str], ...] = ()  # (SCHEDULED, <2024-01-02 Tue>), ...
+    org_safe: bool = False  # body is safe Org already: see escape_safe_body
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +111,58 @@ Edit = AppendChild | SetProperty | AddTag | SetPlanning
 def escape_body(text: str) -> str:
     """Escape lines that Org would read as structure, as org-escape-code-in-string does."""
     return _ESCAPE_RE.sub(r"\1,\2", text)
+
+
+def escape_safe_body(text: str) -> str:
+    """Escape only the lines of safe Org that could still break the outline or settings.
+
+    A ``^\\*+ `` line would end the result's subtree, and a ``#+`` line could set
+    ``#+TITLE``, ``#+TODO`` or ``#+SETUPFILE`` for the whole file; each gets Org's
+    comma. Balanced ``#+begin_X``/``#+end_X`` pairs stay blocks, and every other line
+    (``*bold*``, a list, a table, an already escaped ``,*``) is left as it is.
+    """
+    lines = text.split("\n")
+    delimiters = _balanced_delimiters(lines)
+    out = []
+    for index, line in enumerate(lines):
+        if _HEADLINE_LINE_RE.match(line) or (
+            index not in delimiters and _KEYWORD_LINE_RE.match(line)
+        ):
+            body = line.lstrip(" \t")
+            line = line[: len(line) - len(body)] + "," + body  # after the indentation
+        out.append(line)
+    return "\n".join(out)
+
+
+def _balanced_delimiters(lines: Sequence[str]) -> set[int]:
+    """Return the indexes of the begin and end lines of blocks Org would see as blocks.
+
+    As org-element does: a ``#+begin_X`` line opens a block when a ``#+end_X`` line
+    follows within the enclosing block; the first such line closes it. Inside a src,
+    example, export, comment or verse block nothing else is a delimiter.
+    """
+    ends: dict[str, list[int]] = {}
+    for index, line in enumerate(lines):
+        closer = _BLOCK_END_RE.match(line)
+        if closer:
+            ends.setdefault(closer.group(1).lower(), []).append(index)
+    found: set[int] = set()
+    spans = [(0, len(lines))]  # (first line, limit) of a stretch to look in
+    while spans:
+        index, limit = spans.pop()
+        while index < limit:
+            begin = _BLOCK_BEGIN_RE.match(lines[index])
+            closing = ends.get(begin.group(1).lower(), []) if begin else []
+            after = bisect_right(closing, index)
+            if begin is None or after == len(closing) or closing[after] >= limit:
+                index += 1
+                continue
+            end = closing[after]
+            found.update((index, end))
+            if begin.group(1).lower() not in _LESSER_BLOCKS:
+                spans.append((index + 1, end))  # a greater block's contents are Org
+            index = end + 1
+    return found
 
 
 def one_line(text: str) -> str:
@@ -357,7 +422,8 @@ class _Planner:
         lines += [":PROPERTIES:", *drawer, ":END:"]
         body = _clean(edit.body).rstrip("\n")
         if body:
-            lines.extend(escape_body(body).split("\n"))
+            escape = escape_safe_body if edit.org_safe else escape_body
+            lines.extend(escape(body).split("\n"))
         return lines
 
     def _append_point(self, begin: int) -> int:

@@ -212,6 +212,7 @@ def _append(parent: int, new: NewResult) -> AppendChild:
         properties=tuple(properties),
         tags=result.tags,
         todo=result.todo,
+        org_safe=result.org_safe,
     )
 
 
@@ -253,15 +254,7 @@ def with_run(plans: Iterable[RequestPlan], run: str) -> None:
     for plan in plans:
         for new in plan.results:
             props = tuple(p for p in new.result.properties if p[0] != RUN_KEY)
-            new.result = Result(
-                title=new.result.title,
-                body=new.result.body,
-                kind=new.result.kind,
-                todo=new.result.todo,
-                tags=new.result.tags,
-                planning=new.result.planning,
-                properties=((RUN_KEY, run), *props),
-            )
+            new.result = dataclasses.replace(new.result, properties=((RUN_KEY, run), *props))
 
 
 def _split_planning(planning: str) -> tuple[str, str]:

@@ -71,7 +71,9 @@ class Result:
     ``body`` is Org text; write-back escapes it so it can never create structure.
     ``todo`` is a keyword for the result headline (``TODO``, ``WAITING``), ``planning``
     a planning line (``SCHEDULED: <2026-12-04 Fri>``), ``properties`` extra drawer
-    entries beside the ``ORGROUTER_*`` ones.
+    entries beside the ``ORGROUTER_*`` ones. ``org_safe`` says the body is Org made
+    safe already (``markdown_to_org``'s output): its blocks and ``*bold*`` lines are
+    kept, and only true headlines and keyword lines are escaped.
     """
 
     title: str
@@ -81,6 +83,7 @@ class Result:
     tags: tuple[str, ...] = ()
     planning: str | None = None
     properties: tuple[tuple[str, str], ...] = ()
+    org_safe: bool = False
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,12 @@ class ModelSkill(BaseSkill):
         if not body.strip():
             error = ModelError("the model's answer was empty after conversion to Org")
             return Emit((failure_result(error, self.handles),))
-        result = Result(title=self.title, body=body, properties=((MODEL_KEY, proposal.model),))
+        result = Result(
+            title=self.title,
+            body=body,
+            properties=((MODEL_KEY, proposal.model),),
+            org_safe=True,  # markdown_to_org escaped what Org would read as structure
+        )
         return Emit((result,))
 
 

@@ -13,6 +13,7 @@ from orgrouter.org.edit import (
     apply_splices,
     edit_bytes,
     escape_body,
+    escape_safe_body,
     headline_lines,
     one_line,
     plan_edits,
@@ -49,6 +50,59 @@ def test_escape_body_as_org_does() -> None:
     text = "* h\n  ** h\n#+TITLE: t\n,* e\n,,#+x\n*bold*\nkeep * this\n#not keyword\n"
     assert escape_body(text) == (
         ",* h\n  ,** h\n,#+TITLE: t\n,,* e\n,,,#+x\n,*bold*\nkeep * this\n#not keyword\n"
+    )
+
+
+def test_safe_body_still_escapes_headlines_and_settings() -> None:
+    text = "* x\n#+TITLE: y\n#+SETUPFILE: z\n  #+todo: a b\n**\tnot a headline\n*bold*"
+    assert escape_safe_body(text) == (
+        ",* x\n,#+TITLE: y\n,#+SETUPFILE: z\n  ,#+todo: a b\n**\tnot a headline\n*bold*"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "escaped"),
+    [
+        # Balanced blocks stay; a headline inside code gets the comma Org removes.
+        ("#+BEGIN_SRC sh\n* x\n,* y\n#+END_SRC", "#+BEGIN_SRC sh\n,* x\n,* y\n#+END_SRC"),
+        # Unbalanced delimiters are escaped, the begin and the end alike.
+        ("#+begin_src sh\necho", ",#+begin_src sh\necho"),
+        ("text\n#+end_src", "text\n,#+end_src"),
+        ("#+begin_src\n#+end_example", ",#+begin_src\n,#+end_example"),
+        # Inside a src block a begin line is text; the block ends at the first end line.
+        (
+            "#+begin_src\n#+begin_quote\n#+end_src\n#+end_quote",
+            "#+begin_src\n,#+begin_quote\n#+end_src\n,#+end_quote",
+        ),
+        # A greater block's contents are Org: a block inside it pairs within it only.
+        (
+            "#+begin_quote\n#+begin_example\nx\n#+end_example\n#+end_quote",
+            "#+begin_quote\n#+begin_example\nx\n#+end_example\n#+end_quote",
+        ),
+        (
+            "#+begin_quote\n#+begin_src\n#+end_quote\n#+end_src",
+            "#+begin_quote\n,#+begin_src\n#+end_quote\n,#+end_src",
+        ),
+        # An end line with trailing text closes nothing.
+        ("#+begin_src\n#+end_src x", ",#+begin_src\n,#+end_src x"),
+        # Already escaped lines are not escaped twice; tables and lists are left alone.
+        (",* a\n,#+TITLE: b\n| *x* |\n- * y", ",* a\n,#+TITLE: b\n| *x* |\n- * y"),
+    ],
+)
+def test_safe_body_blocks(body: str, escaped: str) -> None:
+    assert escape_safe_body(body) == escaped
+
+
+def test_append_child_escapes_a_safe_body_only_where_needed() -> None:
+    body = "*Decisions*\n#+begin_src python\nx = 1\n#+end_src\n* stray\n#+TITLE: t"
+    child = AppendChild(0, "R", ("ORGROUTER_RESULT", "r"), body=body, org_safe=True)
+    assert edit_bytes(b"* a\n", [child]) == (
+        b"* a\n** R\n:PROPERTIES:\n:ORGROUTER_RESULT: r\n:END:\n"
+        b"*Decisions*\n#+begin_src python\nx = 1\n#+end_src\n,* stray\n,#+TITLE: t\n"
+    )
+    unsafe = AppendChild(0, "R", ("ORGROUTER_RESULT", "r"), body=body)
+    assert edit_bytes(b"* a\n", [unsafe]).endswith(
+        b",*Decisions*\n,#+begin_src python\nx = 1\n,#+end_src\n,* stray\n,#+TITLE: t\n"
     )
 
 

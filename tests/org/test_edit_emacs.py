@@ -35,7 +35,7 @@ def test_golden_outputs_agree_with_emacs(emacs: str, tmp_path: Path) -> None:
             for head in record["heads"]
         )
     # Every child appended by the golden cases is a headline with a drawer to Emacs.
-    assert results == 8
+    assert results == 9
 
 
 # Visit a file the way a user does (coding and line ends detected, BOM dropped) and list
@@ -91,3 +91,61 @@ def _tags(data: bytes, begin: int, newline: bytes) -> str:
     # Adding a tag that is already there plans nothing.
     there = not plan_edits(data, [AddTag(begin, "done")], newline=newline)
     return '("done")' if there else "nil"
+
+
+# What Org reads in a result body: its elements in order, a keyword's key, a block's
+# type and (for src and example blocks) the value once Org has removed the commas.
+ELEMENTS_EL = r"""
+(require 'org) (require 'org-element)
+(with-temp-buffer
+  (insert-file-contents (car command-line-args-left))
+  (let ((org-inhibit-startup t)) (delay-mode-hooks (org-mode)))
+  (org-element-map (org-element-parse-buffer) org-element-all-elements
+    (lambda (e)
+      (let ((type (org-element-type e)))
+        (unless (memq type '(section property-drawer node-property))
+          (princ (format "%s %S %S\n" type
+                         (or (org-element-property :key e)
+                             (org-element-property :type e)
+                             (org-element-property :raw-value e))
+                         (org-element-property :value e))))))))
+(setq command-line-args-left nil)
+"""
+
+
+@pytest.mark.emacs
+def test_a_safe_body_keeps_its_blocks_and_sets_nothing(emacs: str, tmp_path: Path) -> None:
+    (tmp_path / "elements.el").write_text(ELEMENTS_EL, encoding="utf-8")
+    proc = subprocess.run(
+        [
+            emacs,
+            "-Q",
+            "--batch",
+            "-l",
+            str(tmp_path / "elements.el"),
+            str(CASES / "safe_body.out.org"),
+        ],
+        capture_output=True,
+        check=True,
+    )
+    # Three headlines (no new one), no keyword (no #+TITLE or #+SETUPFILE for the file),
+    # the src block whole with Org's comma removed, the quote and example blocks kept.
+    assert proc.stdout.decode("utf-8").split("\n") == [
+        'headline "Notes" nil',
+        'headline "@agent explain" nil',
+        'headline "Explanation" nil',
+        "paragraph nil nil",
+        "plain-list unordered nil",
+        "item nil nil",
+        "paragraph nil nil",
+        "paragraph nil nil",
+        'src-block nil "squares = [x * x for x in range(3)]',
+        "* escaped in code",
+        '"',
+        "quote-block nil nil",
+        "paragraph nil nil",
+        "paragraph nil nil",
+        'example-block nil ""',
+        "paragraph nil nil",
+        "",
+    ]

@@ -9,7 +9,10 @@ its line splitting treats ``\\x0c`` and ``\\u2028`` as line breaks, which Org do
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -18,7 +21,7 @@ from typing import TYPE_CHECKING
 from orgrouter.errors import InputError
 from orgrouter.io.text import detect_newline
 from orgrouter.org.headline import Headline, parse_headline
-from orgrouter.org.scan import HeadlineLine, iter_headline_lines
+from orgrouter.org.scan import BOM, HeadlineLine, iter_headline_lines
 from orgrouter.org.settings import InBufferSettings, read_settings
 
 if TYPE_CHECKING:
@@ -27,6 +30,10 @@ if TYPE_CHECKING:
 __all__ = ["Document", "OutlineEntry", "headline_records"]
 
 CRLF = b"\r\n"
+_STARS = re.compile(rb"(\*+) ")  # a headline's stars, matched at a line start
+# A headline line below the first line: literal "\n" first, so a search jumps from
+# line end to line end instead of trying "^" at every byte.
+_NEXT_HEADLINE = re.compile(rb"\n(\*+) ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,18 +79,53 @@ class Document:
         path: str | os.PathLike[str] | None = None,
         *,
         newline: bytes | None = None,
+        lines: list[HeadlineLine] | None = None,
     ) -> None:
-        """Index ``data`` (the file's bytes); ``newline`` b"\\r\\n" strips CRs as Emacs does."""
+        """Index ``data`` (the file's bytes); ``newline`` b"\\r\\n" strips CRs as Emacs does.
+
+        ``lines`` (for ``Document.around``) indexes those headlines instead of all.
+        """
         self.data = data
         self.path = None if path is None else Path(path)
         # When None, decide as Emacs does when visiting the file. Emacs reading the
         # file as utf-8-unix (as the conformance oracle does) corresponds to b"\n".
         self.newline = detect_newline(data) if newline is None else newline
-        self.lines = list(iter_headline_lines(data))
+        self.complete = lines is None  # False: only some headlines are indexed
+        self.lines = list(iter_headline_lines(data)) if lines is None else lines
         self.entries = _outline(self.lines, len(data))
         self.label = "<buffer>"  # names a document without a path in messages
         self._headlines: dict[int, Headline] = {}
         self._tags: list[tuple[str, ...]] | None = None
+
+    @classmethod
+    def around(
+        cls,
+        data: bytes,
+        offsets: Iterable[int],
+        path: str | os.PathLike[str] | None = None,
+        *,
+        newline: bytes | None = None,
+    ) -> Document:
+        """Index only the headlines whose lines hold ``offsets``, with what they need.
+
+        That is each such headline's whole subtree and its ancestors, the headline
+        right after each of them (where a section ends), and the file's first
+        headline (where the text before it ends). Their parents, subtree ends and
+        lines are those of the whole file, so everything asked about them answers as
+        on a full ``Document``; the other headlines are not there (``complete`` is
+        False). A route uses this on a large note with a few requests: it finds them
+        with one bytes search and need not index thousands of headlines.
+        """
+        lines, subtrees = _lines_around(data, offsets)
+        document = cls(data, path, newline=newline, lines=lines)
+        # Entries whose subtree is not indexed whole: their ends come from the bytes.
+        document.entries = [
+            entry
+            if any(begin <= entry.begin < end for begin, end in subtrees)
+            else dataclasses.replace(entry, subtree_end=_subtree_end(data, entry.scan_line))
+            for entry in document.entries
+        ]
+        return document
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], *, newline: bytes | None = None) -> Document:
@@ -184,6 +226,21 @@ class Document:
                 high = middle
         return low - 1 if low > 0 else None
 
+    def headline_begin(self, line: int) -> int | None:
+        """Return the offset of the headline on 1-based ``line`` (indexed or not), or None."""
+        for entry in self.entries:
+            if entry.line == line:
+                return entry.begin
+        if line < 1:
+            return None
+        start = 0
+        for _ in range(line - 1):
+            start = self.data.find(b"\n", start) + 1
+            if start == 0:
+                return None  # the file has fewer lines
+        found = _headline_at(self.data, start)
+        return None if found is None else found.begin
+
     def subtree_ast(self, index: int) -> Node:
         """Return the full AST of headline ``index``'s subtree."""
         from orgrouter.org.ast import build_subtree
@@ -201,6 +258,111 @@ class Document:
         from orgrouter.org.ast import build_document
 
         return build_document(self)
+
+
+def _headline_at(data: bytes, line_start: int) -> HeadlineLine | None:
+    """Return the headline on the line starting at ``line_start`` (line number 0), or None."""
+    begin = line_start
+    if line_start == 0 and data.startswith(BOM):
+        begin = len(BOM)  # Emacs drops a BOM, so a headline may follow it (see scan)
+    match = _STARS.match(data, begin)
+    if match is None:
+        return None
+    newline = data.find(b"\n", begin)
+    end = len(data) if newline < 0 else newline + 1
+    return HeadlineLine(begin, end, len(match.group(1)), 0)
+
+
+def _next_headline(data: bytes, position: int) -> HeadlineLine | None:
+    """Return the first headline starting at or after ``position`` (a line start)."""
+    if position == 0:
+        first = _headline_at(data, 0)
+        if first is not None:
+            return first
+    match = _NEXT_HEADLINE.search(data, max(position - 1, 0))
+    return None if match is None else _headline_at(data, match.start() + 1)
+
+
+def _ancestors(data: bytes, headline: HeadlineLine) -> list[HeadlineLine]:
+    """Return the headlines ``headline`` sits under, nearest first.
+
+    The parent is the last headline above with fewer stars: the latest of the last
+    headline of each smaller level, one backward search per level.
+    """
+    last: dict[int, int] = {}
+    for level in range(1, headline.level):
+        stars = b"*" * level + b" "
+        found = data.rfind(b"\n" + stars, 0, headline.begin)
+        if found >= 0:
+            last[level] = found + 1
+        else:
+            first = _headline_at(data, 0)
+            if first is not None and first.level == level and first.begin < headline.begin:
+                last[level] = first.begin
+    chain: list[HeadlineLine] = []
+    below = headline.level
+    while True:
+        candidates = [(begin, level) for level, begin in last.items() if level < below]
+        if not candidates:
+            return chain
+        begin, below = max(candidates)
+        line_start = begin - len(BOM) if begin == len(BOM) and data.startswith(BOM) else begin
+        parent = _headline_at(data, line_start)
+        assert parent is not None
+        chain.append(parent)
+
+
+def _subtree_end(data: bytes, headline: HeadlineLine) -> int:
+    """Return where ``headline``'s subtree ends: the next headline of its level or above."""
+    ends = [
+        found + 1
+        for found in (
+            data.find(b"\n" + b"*" * level + b" ", headline.end - 1)
+            for level in range(1, headline.level + 1)
+        )
+        if found >= 0 and found + 1 >= headline.end
+    ]
+    return min(ends, default=len(data))
+
+
+def _lines_around(
+    data: bytes, offsets: Iterable[int]
+) -> tuple[list[HeadlineLine], list[tuple[int, int]]]:
+    """Return the headline lines ``Document.around`` indexes, and the whole subtrees."""
+    chosen: dict[int, HeadlineLine] = {}
+    subtrees: list[tuple[int, int]] = []
+
+    def add(headline: HeadlineLine | None) -> None:
+        if headline is not None:
+            chosen.setdefault(headline.begin, headline)
+
+    for offset in sorted(set(offsets)):
+        if any(begin <= offset < end for begin, end in subtrees):
+            continue  # inside a subtree already indexed whole
+        headline = _headline_at(data, data.rfind(b"\n", 0, offset) + 1)
+        if headline is None or offset >= headline.end:
+            continue  # not on a headline line: it addresses nothing
+        add(headline)
+        for ancestor in _ancestors(data, headline):
+            add(ancestor)
+            add(_next_headline(data, ancestor.end))  # where the ancestor's section ends
+        position = headline.end
+        while True:
+            below = _next_headline(data, position)
+            add(below)  # in the subtree, or the headline that ends it
+            if below is None or below.level <= headline.level:
+                break
+            position = below.end
+        subtrees.append((headline.begin, len(data) if below is None else below.begin))
+    add(_next_headline(data, 0))  # the text before it is the top level's section
+    lines = sorted(chosen.values(), key=lambda headline: headline.begin)
+    numbered: list[HeadlineLine] = []
+    line, counted_to = 1, 0
+    for headline in lines:
+        line += data.count(b"\n", counted_to, headline.begin)
+        counted_to = headline.begin
+        numbered.append(dataclasses.replace(headline, line=line))
+    return numbered, subtrees
 
 
 def _dedupe_keep_last(tags: tuple[str, ...]) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from orgrouter.route.request import (
     HASH_KEY,
     STATUS_KEY,
     FoundRequest,
+    address_offsets,
     find_requests,
 )
 from orgrouter.route.results import APPROVAL_KEY, RUN_KEY, Written, written_results
@@ -48,9 +49,9 @@ from orgrouter.skills.base import (
 )
 
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
-_SETTING_LINE = re.compile(
-    rb"^[ \t]*#\+(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):", re.IGNORECASE | re.MULTILINE
-)
+# Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"
+# to the next instead of trying a line-start pattern at every byte of a large file.
+_SETTING_KEYWORD = re.compile(rb"#\+(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):", re.IGNORECASE)
 
 
 @dataclass
@@ -104,12 +105,15 @@ def route_document(
     data: bytes, path: str | None, env: RouteEnv, *, newline: bytes = b"\n"
 ) -> DocumentOutcome:
     """Return ``data`` with every request in it routed, and a report per request."""
-    document = Document(data, path, newline=newline)
-    if _SETTING_LINE.search(data) is None:
+    names = env.names()
+    # Only the addressed headlines' subtrees and ancestors: a note of thousands of
+    # headlines with one request is not indexed whole.
+    document = Document.around(data, address_offsets(data, names), path, newline=newline)
+    if not _has_setting_line(data):
         # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
         # settings, so skip decoding and scanning the whole file to find none.
         vars(document)["settings"] = InBufferSettings()
-    found = find_requests(document, env.names())
+    found = find_requests(document, names)
     plans: list[RequestPlan] = []
     reports: list[RequestReport] = []
     deferred = False
@@ -123,6 +127,15 @@ def route_document(
         return DocumentOutcome(data, reports, deferred)
     with_run(plans, env.run)
     return DocumentOutcome(apply_plans(data, plans, newline), reports, deferred)
+
+
+def _has_setting_line(data: bytes) -> bool:
+    """Return whether a line of ``data`` starts (after blanks) with a routing setting."""
+    for match in _SETTING_KEYWORD.finditer(data):
+        line_start = data.rfind(b"\n", 0, match.start()) + 1
+        if not data[line_start : match.start()].strip(b" \t"):
+            return True
+    return False
 
 
 def _route_request(
@@ -247,8 +260,11 @@ def _plan_retags(document: Document, plan: RequestPlan, retags: Sequence[Any]) -
     for retag in retags:
         tags = [tag for tag in retag.tags if tag_problem(tag) is None]  # never a broken line
         for line in retag.lines:
-            if line in begins:
-                plan.tags.extend((begins[line], tag) for tag in tags)
+            begin = begins.get(line)
+            if begin is None and not document.complete:
+                begin = document.headline_begin(line)  # a headline the route did not index
+            if begin is not None:
+                plan.tags.extend((begin, tag) for tag in tags)
 
 
 def _usable(item: kernel.Emitted) -> kernel.Emitted:

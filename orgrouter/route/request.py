@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -31,10 +31,10 @@ _OPAQUE_SPAN = re.compile(
     r"(?<![^\s\-(\'\"{])([~=])(?=\S)(?:.*?\S)?\1(?=[\s\-.,;:!?\')}\"\[]|$)"
     r"|\[\[[^\]]*\](?=\]|\[)"
 )
-_BLOCK = re.compile(
-    rb"^[ \t]*#\+begin_(src|example|export|comment|verse)\b.*?^[ \t]*#\+end_\1\b",
-    re.IGNORECASE | re.MULTILINE | re.DOTALL,
-)
+# A block as written: "#+begin_KIND" at a line start (after blanks) up to the first
+# later line starting with "#+end_KIND". Found from the literal "#+", so a large file
+# costs a jump from "#" to "#", not a line-start pattern tried at every byte.
+_BLOCK_BEGIN = re.compile(rb"#\+begin_(src|example|export|comment|verse)\b", re.IGNORECASE)
 _LEADING_PUNCT = re.compile(r"^[\s:,;.!\]\-–—]+")
 
 
@@ -118,7 +118,7 @@ def find_requests(document: Document, names: Sequence[str]) -> list[FoundRequest
     """Return every request in ``document``, in file order."""
     pattern = _address_re(names)
     data = document.data
-    blocks: list[tuple[int, int]] | None = None
+    blocks: _Blocks | None = None
     found: list[FoundRequest] = []
     for entry in _addressed_lines(document, names):
         headline = document.headline(entry.index)
@@ -132,8 +132,8 @@ def find_requests(document: Document, names: Sequence[str]) -> list[FoundRequest
         if address is None:
             continue
         if blocks is None:
-            blocks = [(m.start(), m.end()) for m in _BLOCK.finditer(data)]
-        if any(start < entry.begin < end for start, end in blocks):
+            blocks = _Blocks(data)
+        if blocks.holds(entry.begin):
             continue
         head = locate_head(data, entry.scan_line, newline=document.newline)
         if is_result(document, head):
@@ -146,6 +146,66 @@ def find_requests(document: Document, names: Sequence[str]) -> list[FoundRequest
     return found
 
 
+class _Blocks:
+    """The blocks of a document as written, found in file order only as far as asked."""
+
+    def __init__(self, data: bytes) -> None:
+        self.spans = block_spans(data)
+        self.seen: list[tuple[int, int]] = []
+        self.done = False
+
+    def holds(self, position: int) -> bool:
+        """Return whether ``position`` lies strictly inside a block."""
+        while not self.done and (not self.seen or self.seen[-1][0] < position):
+            span = next(self.spans, None)
+            if span is None:
+                self.done = True
+            else:
+                self.seen.append(span)
+        return any(start < position < end for start, end in self.seen)
+
+
+def block_spans(data: bytes) -> Iterator[tuple[int, int]]:
+    """Yield each block's span: its begin line's start to just past its ``#+end_KIND``.
+
+    The same spans, in the same order, as ``^[ \\t]*#\\+begin_(KIND)\\b.*?^[ \\t]*#\\+end_\\1\\b``
+    (multi-line, dot-all, ignoring case) finds: a begin without an end is no block.
+    """
+    position = 0
+    unclosed: set[bytes] = set()  # kinds with no end line after some point: none later
+    while True:
+        begin = _BLOCK_BEGIN.search(data, position)
+        if begin is None:
+            return
+        line_start = data.rfind(b"\n", 0, begin.start()) + 1
+        position = begin.end()
+        kind = begin.group(1).lower()
+        if kind in unclosed or data[line_start : begin.start()].strip(b" \t"):
+            continue  # "#+begin_src" after text on its line opens nothing
+        end = _block_end(data, kind, begin.end())
+        if end is None:
+            unclosed.add(kind)
+        else:
+            yield line_start, end
+            position = end
+
+
+def _block_end(data: bytes, kind: bytes, after: int) -> int | None:
+    """Return the end of the first ``#+end_KIND`` starting a line after ``after``."""
+    pattern = _end_re(kind)
+    for end in pattern.finditer(data, after):
+        line_start = data.rfind(b"\n", 0, end.start()) + 1
+        if line_start >= after and not data[line_start : end.start()].strip(b" \t"):
+            return end.end()
+    return None
+
+
+@lru_cache(maxsize=8)
+def _end_re(kind: bytes) -> re.Pattern[bytes]:
+    """Return the pattern of ``#+end_KIND`` (the end of one kind of block)."""
+    return re.compile(rb"#\+end_" + re.escape(kind) + rb"\b", re.IGNORECASE)
+
+
 def _addressed_lines(document: Document, names: Sequence[str]) -> list[OutlineEntry]:
     """Return the headlines whose line may hold an address (a superset), in order.
 
@@ -153,18 +213,28 @@ def _addressed_lines(document: Document, names: Sequence[str]) -> list[OutlineEn
     thousands of headlines and one request costs one scan.
     """
     entries: list[OutlineEntry] = []
-    data = document.data
+    for offset in address_offsets(document.data, names):
+        index = document.find(offset)
+        if index is None:
+            continue
+        entry = document.entries[index]
+        if offset < entry.end and (not entries or entries[-1] is not entry):
+            entries.append(entry)
+    return entries
+
+
+def address_offsets(data: bytes, names: Sequence[str]) -> list[int]:
+    """Return where an address may start in ``data`` (a superset, on any line).
+
+    ``Document.around`` these offsets indexes every headline ``find_requests`` needs.
+    """
+    offsets: list[int] = []
     for match in _address_bytes_re(tuple(names)).finditer(data):
         before = data[match.start() - 1 : match.start()]
         if before and (before.isalnum() or before in b"_."):
             continue  # bob@agent.org: the address must not follow a word or a dot
-        index = document.find(match.start())
-        if index is None:
-            continue
-        entry = document.entries[index]
-        if match.start() < entry.end and (not entries or entries[-1] is not entry):
-            entries.append(entry)
-    return entries
+        offsets.append(match.start())
+    return offsets
 
 
 @lru_cache(maxsize=32)

@@ -3,7 +3,11 @@
 ``neuro`` runs the sensor gate (classification and the rules decomposer) and, when a
 model may be used, asks it to decompose instead (validated, with the rules as the
 fallback). ``symbolic`` refuses what the gate refused, asks when confidence is too
-low, and otherwise injects one ``delegation`` stimulus per atomic intent.
+low, and otherwise injects one ``delegation`` stimulus per atomic intent. When the
+gate spawns specialists for a request in a note and a model may be used, one more
+delegation asks the ``specialists`` skill for the personas' answers and their
+synthesis; those are results, never requests, so they never come back through the
+gate. (``orgrouter ask`` answers directly: it has no rate-limit window to spend.)
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ class Proposal:
     gate: GateResult
     intents: tuple[dict[str, Any], ...]
     notes: tuple[str, ...] = ()
+    text: str = ""  # the request's instruction, for the specialists
+    sensor: str = ""  # where the request came from
 
 
 class RouterSkill(BaseSkill):
@@ -95,7 +101,7 @@ class RouterSkill(BaseSkill):
             notes = outcome.notes
         ctx.extra[GATE] = gate
         ctx.extra[NOTES] = notes
-        return Proposal(gate, intents, notes)
+        return Proposal(gate, intents, notes, stimulus.text, stimulus.sensor)
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
         """Return the delegations, or a clarification when the gate did not let it run."""
@@ -110,12 +116,31 @@ class RouterSkill(BaseSkill):
         selves = ctx.extra.get(SELVES, ("agent",))
         addressed = ctx.request.agent if ctx.request is not None else "agent"
         default = None if addressed in selves else addressed
-        return Inject(
-            tuple(
-                delegation({**intent, "agent": intent.get("agent") or default, **shared})
-                for intent in proposal.intents
-            )
-        )
+        delegations = [
+            delegation({**intent, "agent": intent.get("agent") or default, **shared})
+            for intent in proposal.intents
+        ]
+        if _spawns(proposal) and ctx.model() is not None:
+            delegations.append(delegation(_specialists(proposal, default)))
+        return Inject(tuple(delegations))
+
+
+def _spawns(proposal: Proposal) -> bool:
+    """Return whether the gate spawned specialists for a request found in a note."""
+    gate = proposal.gate
+    return proposal.sensor == Sensor.USER_COMMAND and gate.spawn.count > 0 and bool(gate.personas)
+
+
+def _specialists(proposal: Proposal, agent: str | None) -> dict[str, Any]:
+    """Return the intent that consults the gate's personas, after the request's own."""
+    orders = [i["order"] for i in proposal.intents if isinstance(i.get("order"), int)]
+    return {
+        "skill": "specialists",
+        "text": proposal.text,
+        "personas": [p.name for p in proposal.gate.personas],
+        "order": max(orders, default=0) + 1,
+        "agent": agent,
+    }
 
 
 def _not_understood(gate: GateResult) -> Result:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
-import pytest
 from conftest import ChatServer, run_orgrouter
 
 KEY = "sk-test-route-0a1b2c3d4e5f"
@@ -35,6 +35,9 @@ SUMMARY = (
     "* Anna reviews the budget; Bob fixes the `flaky` test."
 )
 TRANSLATION = "Nous avons décidé de livrer l'analyseur vendredi."
+EDITOR = "**Keep it short:** one line per decision."
+LIBRARIAN = "Link the decision to the release notes:\n\n```org\n* Release notes\n```"
+SYNTHESIS = "## Advice\nWrite one line per decision, linked to the release notes."
 ROUTED = """\
 #+TITLE: Team notes
 
@@ -69,6 +72,44 @@ Anna reviews the budget next week; Bob fixes the flaky test.
 :ORGROUTER_CHECK: {check2}
 :END:
 Nous avons décidé de livrer l'analyseur vendredi.
+*** The Editor (Clarity and Style)
+:PROPERTIES:
+:ORGROUTER_RESULT: {hash1}/3
+:ORGROUTER_KIND: result
+:ORGROUTER_INTENT: 3 specialists: summarize this section, then translate the decision into French
+:ORGROUTER_RUN: 2026-11-30T09:00:00
+:ORGROUTER_PERSONA: The Editor
+:ORGROUTER_MODEL: llama3.2:3b
+:ORGROUTER_CHECK: {check3}
+:END:
+*Keep it short:* one line per decision.
+*** The Librarian (Finding and Linking Notes)
+:PROPERTIES:
+:ORGROUTER_RESULT: {hash1}/4
+:ORGROUTER_KIND: result
+:ORGROUTER_INTENT: 3 specialists: summarize this section, then translate the decision into French
+:ORGROUTER_RUN: 2026-11-30T09:00:00
+:ORGROUTER_PERSONA: The Librarian
+:ORGROUTER_MODEL: llama3.2:3b
+:ORGROUTER_CHECK: {check4}
+:END:
+Link the decision to the release notes:
+
+#+begin_src org
+,* Release notes
+#+end_src
+*** Synthesis
+:PROPERTIES:
+:ORGROUTER_RESULT: {hash1}/5
+:ORGROUTER_KIND: result
+:ORGROUTER_INTENT: 3 specialists: summarize this section, then translate the decision into French
+:ORGROUTER_RUN: 2026-11-30T09:00:00
+:ORGROUTER_PERSONA: synthesis
+:ORGROUTER_MODEL: llama3.2:3b
+:ORGROUTER_CHECK: {check5}
+:END:
+*Advice*
+Write one line per decision, linked to the release notes.
 
 * Private :@personal:
 My bank PIN is 4711.
@@ -83,7 +124,7 @@ My bank PIN is 4711.
 :ORGROUTER_KIND: result
 :ORGROUTER_INTENT: 1 explain: explain this to me
 :ORGROUTER_RUN: 2026-11-30T09:00:00
-:ORGROUTER_CHECK: {check3}
+:ORGROUTER_CHECK: {check6}
 :END:
 This subtree is private (tagged @personal), so it is never sent to a model, and there \
 is no offline answer to a free-form question.
@@ -123,23 +164,26 @@ def test_route_writes_model_results_and_keeps_the_note(
     chat_server.play("server_error_then_success")  # the summary: a 500, then an answer
     chat_server.queue[-1]["body"]["choices"][0]["message"]["content"] = SUMMARY
     chat_server.reply(TRANSLATION)
+    # The gate spawns two specialists for this request (see the spawn golden set).
+    chat_server.reply(EDITOR)
+    chat_server.reply(LIBRARIAN)
+    chat_server.reply(SYNTHESIS)
     done = route(
         tmp_path, "notes", "--now", "2026-11-30T09:00", "--log", str(tmp_path / "events.jsonl")
     )
     assert (done.returncode, done.stderr) == (
         0,
-        "routed notes/meeting.org: 2 requests, 3 results\n"
-        "1 file scanned, 2 requests routed, 3 results written, 1 file changed.\n",
+        "routed notes/meeting.org: 2 requests, 6 results\n"
+        "1 file scanned, 2 requests routed, 6 results written, 1 file changed.\n",
     )
     routed = (notes / "meeting.org").read_text(encoding="utf-8")
     hash1, hash2 = properties(routed, "ORGROUTER_HASH")
-    check1, check2, check3 = properties(routed, "ORGROUTER_CHECK")
+    checks = properties(routed, "ORGROUTER_CHECK")
+    assert len(checks) == 6
     expected = ROUTED.format(
         hash1=hash1,
         hash2=hash2,
-        check1=check1,
-        check2=check2,
-        check3=check3,
+        **{f"check{n}": check for n, check in enumerate(checks, 1)},
         summary="{summary}",
     )
     # The model's heading is a bold line, written as it is (the body is safe Org).
@@ -152,7 +196,7 @@ def test_route_writes_model_results_and_keeps_the_note(
         remaining = remaining[at + len(line) :]
 
     # What the model saw: the section, never the private subtree; the key only as a header.
-    assert len(chat_server.received) == 4
+    assert len(chat_server.received) == 7
     for request in chat_server.received:
         assert "4711" not in request.body
         assert "Private" not in request.body
@@ -162,6 +206,25 @@ def test_route_writes_model_results_and_keeps_the_note(
         "summarize this section\n\nThe notes:\n\n"
         "The team met on Monday. We agreed to ship the parser on Friday.\n"
         "Anna reviews the budget next week; Bob fixes the flaky test."
+    )
+
+    # Each specialist answered the request with its own system prompt; the synthesis
+    # saw their answers (and went through no gate: one call, no decomposition).
+    editor, librarian, synthesis = (r.json()["messages"] for r in chat_server.received[4:])
+    assert editor[0]["content"].startswith("You are The Editor, a specialist in clarity")
+    assert librarian[0]["content"].startswith("You are The Librarian")
+    assert (
+        editor[1]["content"]
+        == librarian[1]["content"]
+        == summarize.replace(
+            "summarize this section",
+            "summarize this section, then translate the decision into French",
+        )
+    )
+    assert synthesis[1]["content"] == (
+        "The request: summarize this section, then translate the decision into French\n\n"
+        f"The Editor (Clarity and Style) said:\n{EDITOR}\n\n"
+        f"The Librarian (Finding and Linking Notes) said:\n{LIBRARIAN}"
     )
 
     # The key is in no file the run wrote, nor in its output.
@@ -176,7 +239,7 @@ def test_route_writes_model_results_and_keeps_the_note(
     again = route(tmp_path, "notes", "--now", "2026-11-30T09:05")
     assert again.returncode == 0
     assert (notes / "meeting.org").stat().st_mtime_ns == mtime
-    assert len(chat_server.received) == 4
+    assert len(chat_server.received) == 7
 
 
 def test_a_models_code_block_survives_write_back(chat_server: ChatServer, tmp_path: Path) -> None:
@@ -186,10 +249,33 @@ def test_a_models_code_block_survives_write_back(chat_server: ChatServer, tmp_pa
         '(:type :DELEGATION :payload (:skill "explain" :text "explain list comprehensions"))'
     )
     chat_server.reply("Like this:\n\n```python\nsquares = [x * x for x in range(3)]\n```")
+    chat_server.reply("Check `range` first.")  # the one specialist the gate spawns
     done = route(tmp_path, "notes", "--now", "2026-11-30T09:00")
     assert done.returncode == 0
     routed = (notes / "meeting.org").read_text()
     assert "\n#+begin_src python\nsquares = [x * x for x in range(3)]\n#+end_src\n" in routed
+    # One voice needs no synthesis: one persona result, and no error anywhere.
+    assert "\n*** The Detective (Root Cause Analysis)\n" in routed
+    assert routed.endswith(":END:\nCheck ~range~ first.\n")
+    assert ":ORGROUTER_STATUS: done\n" in routed
+    assert len(chat_server.received) == 3
+
+
+def test_offline_no_specialist_is_consulted(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "meeting.org").write_text(NOTE.split("\n* Private")[0] + "\n", encoding="utf-8")
+    done = route(tmp_path, "notes", "--now", "2026-11-30T09:00", "--json")
+    assert done.returncode == 0
+    (record,) = [json.loads(line) for line in done.stdout.splitlines()]
+    # The gate still scores two specialists, but without a model none is asked.
+    assert record["gate"]["spawn"]["count"] == 2
+    assert [i["skill"] for i in record["intents"]] == ["summarize", "translate"]
+    assert [(r["title"], r["skill"]) for r in record["results"]] == [
+        ("Summary", "summarize"),
+        ("No model configured", "ask"),
+    ]
+    assert "ORGROUTER_PERSONA" not in (notes / "meeting.org").read_text(encoding="utf-8")
 
 
 def test_a_file_tagged_private_sends_nothing(chat_server: ChatServer, tmp_path: Path) -> None:

@@ -155,6 +155,7 @@ class Flaky:
 def test_failed_request_is_retried_after_a_pause() -> None:
     config = Config()
     config.neuro.backend = "openai"
+    config.sensor_gate.max_personas = 0  # one model answer to retry, no specialist beside it
     model = Flaky()
     env = RouteEnv(config, load_skills(config).skills, NOW, backend_for=lambda _a: model)
     first = route_document(b"* Numbers\nUp 10%.\n** @agent explain this\n", "n.org", env)

@@ -154,8 +154,12 @@ class Decomposition:
 def tokenize(text: str) -> list[Raw]:
     """Split ``text`` into words, mentions, step numbers and punctuation."""
     return [
-        Raw("word" if m.lastgroup in (None, "opaque") else m.lastgroup, m.group(), m.start(),
-            m.end())
+        Raw(
+            "word" if m.lastgroup in (None, "opaque") else m.lastgroup,
+            m.group(),
+            m.start(),
+            m.end(),
+        )
         for m in _RAW.finditer(text)
     ]
 
@@ -478,6 +482,20 @@ class _Builder:
                 self.groups.append(self._group(node))
                 continue
             stack.extend(reversed([c for c in node.children if not isinstance(c, str)]))
+        return self._finish(numbered)
+
+    def build_plain(self, groups: list[list[_Clause]]) -> tuple[str, list[Intent]]:
+        """Return the kind and intents of a plain ``sequence`` of ``coord`` groups.
+
+        The same intents ``build`` makes of the tree lark parses from those terminals.
+        """
+        for clauses in groups:
+            intents = [self._clause_at(head, words, None, None) for head, words in clauses]
+            self.groups.append(_share_objects(intents))
+        return self._finish(numbered=False)
+
+    def _finish(self, numbered: bool) -> tuple[str, list[Intent]]:
+        """Number the groups' intents, link each group to the one before, name the kind."""
         self._drop_context()
         intents: list[Intent] = []
         previous: list[int] = []
@@ -509,6 +527,7 @@ class _Builder:
         intent; it is dropped only when another intent was understood, so a request that
         is only a statement still gets a clarification.
         """
+
         def context(intent: Intent) -> bool:
             return intent.basis == "unknown" and intent.verb in self.rules.subjects
 
@@ -553,23 +572,31 @@ class _Builder:
 
     def _coord(self, coord: Tree[Token], agent: str | None, by: Token | None) -> list[Intent]:
         intents = [self._clause(clause, agent, by) for clause in coord.children]  # type: ignore[arg-type]
-        # "summarize and tag this section": a verb without an object shares the next one's.
-        for index in range(len(intents) - 2, -1, -1):
-            if not intents[index].object:
-                intents[index].object = intents[index + 1].object
-        return intents
+        return _share_objects(intents)
 
     def _clause(self, clause: Tree[Token], agent: str | None, by: Token | None) -> Intent:
         head_token = clause.children[0]
         assert isinstance(head_token, str)
         words = [child for child in clause.children[1:] if isinstance(child, str)]
-        start = head_token.start_pos or 0
-        head_end = head_token.end_pos or start
-        end = (words[-1].end_pos if words else None) or head_end
+        head = (head_token.start_pos or 0, head_token.end_pos or 0)
+        spans = [(word.start_pos or 0, word.end_pos or 0) for word in words]
+        return self._clause_at(head, spans, agent, by)
+
+    def _clause_at(
+        self,
+        head_span: tuple[int, int],
+        words: list[tuple[int, int]],
+        agent: str | None,
+        by: Token | None,
+    ) -> Intent:
+        """Return the intent of one clause: its HEAD's span and its WORDs' spans."""
+        start = head_span[0]
+        head_end = head_span[1] or start
+        end = (words[-1][1] if words else None) or head_end
         head = self.lexer.heads[start]
         obj = self.text[head_end:end].strip()
         if head.basis == "generic":
-            head = self._by_noun(head, [w.lower() for w in words])
+            head = self._by_noun(head, [self.text[a:b].lower() for a, b in words])
         if head.basis == "unknown" and self.text[end:].lstrip().startswith("?"):
             head = Head("question", head.verb, self.rules.questions.get(head.verb, "ask"))
         if agent is not None and head.basis in ("unknown", "noun", "question"):
@@ -625,6 +652,44 @@ class _Builder:
         return intent
 
 
+def _share_objects(intents: list[Intent]) -> list[Intent]:
+    """Give a verb without an object the next one's ("summarize and tag this section")."""
+    for index in range(len(intents) - 2, -1, -1):
+        if not intents[index].object:
+            intents[index].object = intents[index + 1].object
+    return intents
+
+
+# A clause as terminals: its HEAD's span and its WORDs' spans.
+_Clause = tuple[tuple[int, int], list[tuple[int, int]]]
+
+
+def plain_groups(terminals: Sequence[tuple[str, int, int]]) -> list[list[_Clause]] | None:
+    """Return the groups of clauses of a plain instruction, or None for any other.
+
+    Plain: only HEAD, WORD, _AND and _SEQ, as ``sequence: group (_SEQ group)*`` with
+    each group a ``coord: clause (_AND clause)*`` and ``clause: HEAD WORD*`` (no
+    numbered steps, no delegation). Most instructions are plain, and for them this
+    is the whole grammar: the parse lark would make, without importing lark.
+    Anything else (or a sequence the grammar refuses) goes to lark.
+    """
+    groups: list[list[_Clause]] = [[]]
+    want_head = True
+    for kind, start, end in terminals:
+        if kind == "HEAD" and want_head:
+            groups[-1].append(((start, end), []))
+            want_head = False
+        elif kind == "WORD" and not want_head:
+            groups[-1][-1][1].append((start, end))
+        elif kind in ("_AND", "_SEQ") and not want_head:
+            if kind == "_SEQ":
+                groups.append([])
+            want_head = True
+        else:
+            return None
+    return None if want_head else groups
+
+
 def mark_risk(intent: Intent, rules: Rules) -> None:
     """Mark ``intent`` for approval when its verb is risky or it writes outside the root."""
     first = intent.verb.split(" ")[0] if intent.verb else ""
@@ -676,8 +741,14 @@ def _whole(text: str, kind: str, skill: str, rules: Rules) -> Decomposition:
     return Decomposition(text, kind, [intent])
 
 
-def decompose(text: str, rules: Rules, *, selves: Sequence[str] = ("agent",)) -> Decomposition:
-    """Split ``text`` into ordered atomic intents; ``selves`` are the agent's own names."""
+def decompose(
+    text: str, rules: Rules, *, selves: Sequence[str] = ("agent",), fast: bool = True
+) -> Decomposition:
+    """Split ``text`` into ordered atomic intents; ``selves`` are the agent's own names.
+
+    ``fast`` reads plain instructions without lark (``plain_groups``); False parses
+    every instruction with the grammar (the tests compare the two).
+    """
     stripped = text.strip()
     if not stripped:
         return Decomposition(text, "empty", [])
@@ -689,6 +760,11 @@ def decompose(text: str, rules: Rules, *, selves: Sequence[str] = ("agent",)) ->
     terminals = lexer.run()
     if not terminals:
         return Decomposition(text, "empty", [])
+    plain = plain_groups(terminals) if fast else None
+    if plain is not None:
+        builder = _Builder(text, lexer, rules)
+        kind, intents = builder.build_plain(plain)
+        return Decomposition(text, kind, intents, context=builder.context)
     from lark import Token
     from lark.exceptions import LarkError
 

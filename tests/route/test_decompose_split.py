@@ -244,14 +244,15 @@ def test_word_salad_always_parses(words: list[str]) -> None:
     assert all(text[i.start : i.end] == i.text for i in result.intents)
 
 
-def test_lark_is_imported_only_when_a_grammar_parse_runs() -> None:
+def test_lark_is_imported_only_for_steps_or_delegations() -> None:
     code = (
         "import sys\n"
         "from orgrouter.route import gate, golden, rules, decompose\n"
         "r = rules.default_rules()\n"
         "gate.classify('hello!', r)\n"
-        "assert 'lark' not in sys.modules, 'imported too early'\n"
-        "gate.classify('summarize this', r)\n"
+        "gate.classify('summarize this, then create todos for the action items', r)\n"
+        "assert 'lark' not in sys.modules, 'imported for a plain instruction'\n"
+        "gate.classify('1) summarize this 2) tag it', r)\n"
         "assert 'lark' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

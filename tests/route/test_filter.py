@@ -1,0 +1,41 @@
+"""--stdin: the per-file agent keyword still counts when the filter skips looking for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from route_cli import run_cli
+
+NOW = "2026-11-30T09:00"
+
+
+def stdin(tmp: Path, data: bytes) -> tuple[int, bytes, str]:
+    return run_cli(["route", "--stdin", "--now", NOW], tmp, stdin=data)
+
+
+def test_a_file_agent_keyword_makes_its_name_an_address(tmp_path: Path) -> None:
+    data = b"#+orgrouter_agent: Bob\n* @bob create a todo to call Ann\n"
+    code, out, err = stdin(tmp_path, data)
+    assert (code, err) == (0, "routed 1 request(s), 1 result(s)\n")
+    assert b"** TODO call Ann\n" in out
+    # Without the keyword @bob is nobody, and the buffer comes back unchanged.
+    plain = data.replace(b"#+orgrouter_agent: Bob\n", b"#+TITLE: x\n")
+    assert stdin(tmp_path, plain) == (0, plain, "")
+
+
+def test_a_bad_file_agent_keyword_is_an_error_naming_the_line(tmp_path: Path) -> None:
+    data = b"#+TITLE: x\n  #+ORGROUTER_AGENT: 42 bad\n* @agent hello\n"
+    name = tmp_path / "n.org"
+    code, out, err = run_cli(["route", "--stdin", "--file-name", str(name)], tmp_path, stdin=data)
+    assert (code, out) == (3, b"")
+    assert err == (
+        f"orgrouter: error: {name}:2: #+ORGROUTER_AGENT: '42 bad' is not an agent name "
+        "(one word: letters, digits, -, _)\n"
+    )
+
+
+def test_the_keyword_inside_a_line_is_not_one(tmp_path: Path) -> None:
+    data = b"* text #+ORGROUTER_AGENT: 42 bad\n* @agent create a todo to call Ann\n"
+    code, out, err = stdin(tmp_path, data)
+    assert (code, err) == (0, "routed 1 request(s), 1 result(s)\n")
+    assert b"** TODO call Ann\n" in out

@@ -1,9 +1,10 @@
 """Requests routed since the last refinement run, read from the router's table.
 
-The router records each routed request in the state database. Refine reads only the
-ones that say routing went wrong or was unsure: a clarification (no skill accepted an
-intent, or the gate was below ``min_confidence``), a veto (a skill's symbolic stage
-said no), or a misroute the user fixed by hand. It reads them by row id after a
+The router records each routed request in the state database (``orgrouter.route.history``
+defines the outcomes). Refine reads only the ones that say routing went wrong or was
+unsure: a clarification (the gate was below ``min_confidence``, or a skill asked), a
+veto (the guardian rejected it, or no skill took an intent), or a result the user
+corrected by hand. It reads them by row id after a
 cursor, so a second run right after finds nothing new. Where the router's table is
 not there (an older or fresh database), history is simply unavailable.
 """

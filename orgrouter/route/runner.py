@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
-from orgrouter.errors import ConfigError, InputError, OrgRouterError
+from orgrouter.errors import ConfigError, InputError, OrgRouterError, StateError
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.report import Report
 
@@ -240,6 +240,7 @@ def route_file(
         report.file_unchanged(path)
         if options.mode.writes and not outcome.deferred:
             cache.settle(path, snapshot.sha256)
+        _record_history(router, report, snapshot, outcome)
         return
     if options.mode is WriteMode.DIFF:
         options.on_diff(unified_diff(snapshot.data, outcome.data, path))
@@ -257,7 +258,25 @@ def route_file(
             return
         if not outcome.deferred:
             cache.settle(path, hashlib.sha256(outcome.data).hexdigest())
+        _record_history(router, report, snapshot, outcome)
     report.done(path, requests=outcome.routed, results=outcome.results)
+
+
+def _record_history(
+    router: Router, report: Report, snapshot: Snapshot, outcome: DocumentOutcome
+) -> None:
+    """Record the file's routed requests and edited results for refine (real runs only)."""
+    if router.state is None or not router.options.mode.writes:
+        return
+    from orgrouter.route.history import record_route
+
+    run = router.options.now.isoformat(timespec="seconds")  # the ORGROUTER_RUN stamp
+    try:
+        record_route(
+            router.state, run, snapshot.path, snapshot.data, snapshot.newline, outcome.requests
+        )
+    except StateError as error:  # the note is written; only refine's history is short
+        report.emit(f"warning: {error}")
 
 
 def unified_diff(old: bytes, new: bytes, path: str) -> str:

@@ -1,7 +1,8 @@
 """Record what each real route did to its requests, for ``orgrouter refine`` to read.
 
 One row per request a run routed (``--diff``, ``--check`` and ``--dry-run`` record
-nothing), in the state database's ``route_requests`` table: the file, the line, the
+nothing), in the state database's ``route_requests`` table: the file (relative to the
+notes root), the line, the
 request's ``ORGROUTER_HASH``, the outcome, the request's status and counts. Never the
 note's text: refine reads ids and outcomes, and the hash stands for the instruction.
 
@@ -21,10 +22,12 @@ Outcomes:
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orgrouter.errors import StateError
@@ -169,6 +172,21 @@ def record(state: StateDB, run: str, records: Sequence[RouteRecord]) -> int:
         raise StateError(f"cannot record the route history: {error}", path=state.path) from error
 
 
+def file_key(path: str, root: Path | None) -> str:
+    """Return how the history names a file: relative to the notes root when inside it.
+
+    So a cron run over the tree, a one-file run from Emacs and a run given an absolute
+    path all name a note alike, and a correction is recorded once.
+    """
+    absolute = Path(os.path.abspath(path))
+    if root is not None:
+        try:
+            return absolute.relative_to(os.path.abspath(root)).as_posix()
+        except ValueError:
+            pass  # outside the root: the absolute path is the name
+    return absolute.as_posix()
+
+
 def record_route(
     state: StateDB,
     run: str,
@@ -176,6 +194,9 @@ def record_route(
     data: bytes,
     newline: bytes,
     reports: Iterable[RequestReport],
+    *,
+    root: Path | None = None,
 ) -> int:
     """Record a routed file: the results the user edited in ``data``, then its requests."""
-    return record(state, run, [*corrections(path, data, newline), *request_records(path, reports)])
+    name = file_key(path, root)
+    return record(state, run, [*corrections(name, data, newline), *request_records(name, reports)])

@@ -273,7 +273,13 @@ def _record_history(
     run = router.options.now.isoformat(timespec="seconds")  # the ORGROUTER_RUN stamp
     try:
         record_route(
-            router.state, run, snapshot.path, snapshot.data, snapshot.newline, outcome.requests
+            router.state,
+            run,
+            snapshot.path,
+            snapshot.data,
+            snapshot.newline,
+            outcome.requests,
+            root=router.root,
         )
     except StateError as error:  # the note is written; only refine's history is short
         report.emit(f"warning: {error}")

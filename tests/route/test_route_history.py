@@ -9,7 +9,13 @@ from typing import Any
 
 from route_cli import run_cli
 
-from orgrouter.route.history import corrections, outcome_of, record, request_records
+from orgrouter.route.history import (
+    corrections,
+    file_key,
+    outcome_of,
+    record,
+    request_records,
+)
 from orgrouter.route.pipeline import RequestReport
 from orgrouter.state import StateDB
 
@@ -59,7 +65,7 @@ def test_refine_reads_an_unclear_request_and_an_edited_result_once(tmp_path: Pat
     text = note.read_text()
     assert "*** TODO Alice drafts the press release\n" in text
     assert "*** Clarification needed: is this what you meant?\n" in text
-    path, run = str(note), "2026-11-30T09:00:00"
+    path, run = "launch.org", "2026-11-30T09:00:00"  # relative to the notes root
     assert rows(tmp_path) == [
         (1, run, path, 4, "routed", "done", 1, 1, None),
         (2, run, path, 6, "clarification", "clarify", 0, 1, None),
@@ -67,8 +73,10 @@ def test_refine_reads_an_unclear_request_and_an_edited_result_once(tmp_path: Pat
 
     # The user fixes the todo orgrouter wrote; the next route notices, once.
     note.write_text(text.replace("Alice drafts the press release", "Alice drafts the blog post"))
-    for minute in ("05", "10"):
-        assert orgrouter(tmp_path, *route, "--now", f"2026-11-30T09:{minute}")[0] == 0
+    # Routed again as the tree, then as the one file: the same note, one correction.
+    for minute, target in (("05", notes), ("10", note)):
+        now = f"2026-11-30T09:{minute}"
+        assert orgrouter(tmp_path, "route", "-q", str(target), "--now", now)[0] == 0
         note.write_text("Top note.\n" + note.read_text())  # changed again, elsewhere
     hash1 = text.split(":ORGROUTER_HASH: ")[1][:16]
     assert rows(tmp_path)[2:] == [
@@ -166,3 +174,11 @@ def test_corrections_skip_approvals_archives_and_unchecked_results(tmp_path: Pat
         assert state.tables().count("route_requests") == 1
     finally:
         state.close()
+
+
+def test_files_are_named_relative_to_the_notes_root(tmp_path: Path) -> None:
+    root = tmp_path / "notes"
+    assert file_key(str(root / "sub" / "a.org"), root) == "sub/a.org"
+    assert file_key(str(root / "sub" / ".." / "a.org"), root) == "a.org"
+    assert file_key(str(tmp_path / "b.org"), root) == (tmp_path / "b.org").as_posix()
+    assert file_key(str(tmp_path / "b.org"), None) == (tmp_path / "b.org").as_posix()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import sys
-import traceback
 
 import click
 
@@ -78,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
     except OrgRouterError as error:
         click.echo(f"orgrouter: error: {error}", err=True)
         if verbose:
-            traceback.print_exc()
+            _print_traceback()
         sys.exit(error.exit_code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
@@ -100,6 +99,13 @@ def main(argv: list[str] | None = None) -> None:
             err=True,
         )
         if verbose:
-            traceback.print_exc()
+            _print_traceback()
         sys.exit(EXIT_FAILED)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _print_traceback() -> None:
+    """Print the exception being handled (traceback is imported only for -v)."""
+    import traceback
+
+    traceback.print_exc()

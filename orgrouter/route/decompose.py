@@ -16,7 +16,6 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from orgrouter.route.rules import Phrase, Rules
-from orgrouter.sexp import Keyword, dumps
 
 if TYPE_CHECKING:
     from lark import Lark, Token, Tree
@@ -110,6 +109,8 @@ class Intent:
 
     def to_plist(self) -> dict[str, Any]:
         """Return the intent as the plist a ``:delegation`` stimulus carries."""
+        from orgrouter.sexp import Keyword  # Lisp output is for the CLI and the seed
+
         data = {key.replace("_", "-"): value for key, value in self.to_json().items()}
         data["skill"] = Keyword(self.skill)
         data["risk"] = Keyword(self.risk)
@@ -138,6 +139,8 @@ class Decomposition:
 
     def to_sexp(self) -> str:
         """Return what the seed's ``verify-skill-router`` consumes, as Lisp text."""
+        from orgrouter.sexp import Keyword, dumps
+
         if not self.intents:
             log = {"type": Keyword("LOG"), "payload": {"text": FAILED_TEXT}}
             return dumps(log)

@@ -13,12 +13,14 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from orgrouter.config import SensorGateConfig
 from orgrouter.route.decompose import Decomposition, decompose, decompose_items
-from orgrouter.route.ratelimit import RateLimiter
 from orgrouter.route.rules import LEVELS, Persona, Rules
+
+if TYPE_CHECKING:  # the limiter is built by the runner, only when models are used
+    from orgrouter.route.ratelimit import RateLimiter
 
 Origin = Literal["user", "result", "delegation"]
 APPROVED, REJECTED, HUMAN_REQUIRED = "APPROVED", "REJECTED", "HUMAN_REQUIRED"

@@ -108,12 +108,13 @@ def route_document(
     names = env.names()
     # Only the addressed headlines' subtrees and ancestors: a note of thousands of
     # headlines with one request is not indexed whole.
-    document = Document.around(data, address_offsets(data, names), path, newline=newline)
+    offsets = address_offsets(data, names)
+    document = Document.around(data, offsets, path, newline=newline)
     if not _has_setting_line(data):
         # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
         # settings, so skip decoding and scanning the whole file to find none.
         vars(document)["settings"] = InBufferSettings()
-    found = find_requests(document, names)
+    found = find_requests(document, names, offsets)
     plans: list[RequestPlan] = []
     reports: list[RequestReport] = []
     deferred = False

@@ -114,13 +114,20 @@ def is_result(document: Document, head: Head) -> bool:
     return head.drawer is not None and head.drawer.get(RESULT_KEY) is not None
 
 
-def find_requests(document: Document, names: Sequence[str]) -> list[FoundRequest]:
-    """Return every request in ``document``, in file order."""
+def find_requests(
+    document: Document, names: Sequence[str], offsets: Sequence[int] | None = None
+) -> list[FoundRequest]:
+    """Return every request in ``document``, in file order.
+
+    ``offsets`` are ``address_offsets(document.data, names)`` when already known.
+    """
     pattern = _address_re(names)
     data = document.data
     blocks: _Blocks | None = None
     found: list[FoundRequest] = []
-    for entry in _addressed_lines(document, names):
+    if offsets is None:
+        offsets = address_offsets(data, names)
+    for entry in _addressed_lines(document, offsets):
         headline = document.headline(entry.index)
         if not pattern.search(headline.raw) or _commented(document, entry):
             continue
@@ -206,14 +213,14 @@ def _end_re(kind: bytes) -> re.Pattern[bytes]:
     return re.compile(rb"#\+end_" + re.escape(kind) + rb"\b", re.IGNORECASE)
 
 
-def _addressed_lines(document: Document, names: Sequence[str]) -> list[OutlineEntry]:
+def _addressed_lines(document: Document, offsets: Sequence[int]) -> list[OutlineEntry]:
     """Return the headlines whose line may hold an address (a superset), in order.
 
     One bytes search over the file instead of a look at every headline: a note with
     thousands of headlines and one request costs one scan.
     """
     entries: list[OutlineEntry] = []
-    for offset in address_offsets(document.data, names):
+    for offset in offsets:
         index = document.find(offset)
         if index is None:
             continue

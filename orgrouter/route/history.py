@@ -25,15 +25,17 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orgrouter.errors import StateError
-from orgrouter.org.drawer import Head
-from orgrouter.route.request import instruction_hash
-from orgrouter.route.results import CHECK_KEY, KIND_KEY, MARK, locate_results, result_check
+from orgrouter.org.drawer import Head, locate_head
+from orgrouter.org.scan import iter_headline_lines
+from orgrouter.route.request import RESULT_KEY, instruction_hash
+from orgrouter.route.results import CHECK_KEY, KIND_KEY, MARK, result_check
 
 if TYPE_CHECKING:
     from orgrouter.route.pipeline import RequestReport
@@ -112,25 +114,30 @@ def request_records(path: str, reports: Iterable[RequestReport]) -> list[RouteRe
 
 def corrections(path: str, data: bytes, newline: bytes) -> list[RouteRecord]:
     """Return a ``corrected`` record for each result in ``data`` the user has edited."""
-    identities: set[str] = set()
     position = data.find(MARK)
-    while position >= 0:  # a find per result, not a regexp tried at every byte
-        end = data.find(b"\n", position)
-        end = len(data) if end < 0 else end
-        value = data[position + len(MARK) : end].strip()
-        if value:
-            identities.add(value.decode("utf-8", "replace"))
-        position = data.find(MARK, end)
-    if not identities:
-        return []
-    found = []
-    for identity, head in sorted(locate_results(data, newline, identities).items()):
-        if _edited(data, head):
-            request_hash = identity.partition("/")[0]
-            found.append(
-                RouteRecord(path, head.headline.line, request_hash, "corrected", result=identity)
-            )
-    return found
+    if position < 0:
+        return []  # no result at all: the common case costs one search
+    # One linear headline scan; each result drawer belongs to the headline above it.
+    headlines = list(iter_headline_lines(data))
+    begins = [headline.begin for headline in headlines]
+    found: dict[str, RouteRecord] = {}
+    seen: set[int] = set()
+    while position >= 0:
+        index = bisect_right(begins, position) - 1
+        position = data.find(MARK, position + len(MARK))
+        if index < 0 or index in seen:
+            continue
+        seen.add(index)
+        head = locate_head(data, headlines[index], newline=newline)
+        identity = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
+        if identity is None or identity.value in found or not _edited(data, head):
+            continue
+        request_hash = identity.value.partition("/")[0]
+        line = head.headline.line
+        found[identity.value] = RouteRecord(
+            path, line, request_hash, "corrected", result=identity.value
+        )
+    return list(found.values())
 
 
 def _edited(data: bytes, head: Head) -> bool:

@@ -157,6 +157,9 @@ RESULTS = b"""\
 :PROPERTIES:
 :ORGROUTER_RESULT: abc/4
 :END:
+** A note of the user's
+It quotes a drawer line:
+:ORGROUTER_RESULT: abc/5
 """
 
 
@@ -166,6 +169,9 @@ def test_corrections_skip_approvals_archives_and_unchecked_results(tmp_path: Pat
         (2, "abc", "abc/1", "corrected"),
     ]
     assert corrections("a.org", b"* @agent do it\n", b"\n") == []
+    # The same result twice (two requests with one instruction) is one correction.
+    twice = RESULTS + RESULTS.replace(b"abc/2", b"abc/7")
+    assert [(r.line, r.result) for r in corrections("a.org", twice, b"\n")] == [(2, "abc/1")]
     state = StateDB.open(tmp_path / "state.db")
     try:
         assert record(state, "r1", found) == 1

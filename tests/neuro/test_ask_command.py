@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ChatServer, run_orgrouter
+from chatserver import ChatServer, run_orgrouter
 
 from orgrouter.config import Config, NeuroConfig
 from orgrouter.errors import UsageError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import ChatServer
+from chatserver import ChatServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

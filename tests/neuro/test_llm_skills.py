@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from conftest import ChatServer
+from chatserver import ChatServer
 
 from orgrouter.config import Config, NeuroConfig
 from orgrouter.neuro.factory import make_backend

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from conftest import ChatServer
+from chatserver import ChatServer
 
 from orgrouter.config import NeuroConfig
 from orgrouter.errors import ConfigError, ModelError

@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from conftest import ChatServer, run_orgrouter
+from chatserver import ChatServer, run_orgrouter
 
 KEY = "sk-test-route-0a1b2c3d4e5f"
 NOTE = """\

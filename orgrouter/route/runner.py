@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, InputError, OrgRouterError, StateError
 from orgrouter.neuro.backend import NeuroBackend
+from orgrouter.progress import Progress, progress_for
 from orgrouter.report import Report
 
 if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds work
@@ -177,7 +178,10 @@ def run_route(
         router = Router(config, options, root, state)
         log = _event_log(options, state)
         log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))
+        bar = progress_for(len(found.files), quiet=report.quiet)
+        report.emit = _above(bar, report.emit)
         for path in found.files:
+            bar.advance()
             scanned = scan_one(path, prefilter, cache)
             report.file_scanned(cached=scanned.status == "cached")
             if scanned.status == "skipped":
@@ -188,6 +192,7 @@ def run_route(
                 before = report.as_counts()
                 route_file(scanned.snapshot, router, report, options, cache)
                 log.emit("file_routed", path=os.fspath(path), **_delta(before, report))
+        bar.close()
         for warning in router.warnings:
             report.emit(warning)
         if options.mode.writes:
@@ -217,6 +222,16 @@ def _event_log(options: RunOptions, state: Any) -> EventLog:
     from orgrouter.eventlog import EventLog
 
     return EventLog(log_path=options.log_path, db=state)
+
+
+def _above(bar: Progress, emit: Callable[[str], None]) -> Callable[[str], None]:
+    """Return ``emit`` erasing the progress bar first, so messages never share its line."""
+
+    def emit_above(message: str) -> None:
+        bar.close()  # the next advance draws it again below the message
+        emit(message)
+
+    return emit_above
 
 
 def route_file(

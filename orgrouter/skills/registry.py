@@ -152,8 +152,13 @@ def _load_file(path: Path) -> list[Skill]:
     if spec is None or spec.loader is None:
         raise ConfigError("cannot load this file as a Python module", path=path)
     module = importlib.util.module_from_spec(spec)
+    # dataclasses, typing and pickle look a class's module up in sys.modules while the
+    # file runs (and later), so the module must be there; it is removed if it fails.
+    sys.modules[module_name] = module
+    loaded = False
     try:
         spec.loader.exec_module(module)
+        loaded = True
     except SyntaxError as error:
         message = f"broken skill file: {error.msg}"
         raise ConfigError(message, path=path, line=error.lineno) from error
@@ -163,7 +168,8 @@ def _load_file(path: Path) -> list[Skill]:
             f"broken skill file: {type(error).__name__}: {error}", path=path, line=line
         ) from error
     finally:
-        sys.modules.pop(module_name, None)
+        if not loaded:
+            sys.modules.pop(module_name, None)
     skills = getattr(module, "SKILLS", None)
     if not isinstance(skills, list | tuple):
         raise ConfigError("a skill file must define SKILLS, a list of skills", path=path)

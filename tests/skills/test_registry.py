@@ -110,3 +110,17 @@ def test_relative_paths_resolve_against_base_dir(tmp_path: Path) -> None:
     assert [str(e) for e in missing.errors] == [
         f"{tmp_path / 'nope'}: skills.paths entry is not a directory"
     ]
+
+
+def test_user_skill_may_use_dataclasses(tmp_path: Path) -> None:
+    skills = tmp_path / "skills"
+    skills.mkdir()
+    (skills / "counted.py").write_text(
+        "from dataclasses import dataclass\n"
+        + GOOD.replace("class Weather", "@dataclass(frozen=True)\nclass Count:\n    n: int\n\n"
+                       "class Weather")
+        + "\nCOUNT = Count(3)\n"
+    )
+    found = load_skills(_config(skills))
+    assert found.errors == []
+    assert "weather" in found.names()

@@ -458,6 +458,7 @@ def _merge(layers: list[_Layer], files: list[Path], ignored: list[str]) -> Loade
 # -- per-file agent ------------------------------------------------------------------
 
 _KEYWORD_RE = re.compile(rb"^[ \t]*#\+ORGROUTER_AGENT:[ \t]*(.*?)[ \t\r]*$", re.M | re.I)
+_KEYWORD_LITERAL_RE = re.compile(rb"#\+ORGROUTER_AGENT:", re.I)
 
 
 def agent_keyword(
@@ -473,6 +474,8 @@ def agent_keyword(
 
 def agent_keyword_in_bytes(data: bytes, path: str | os.PathLike[str] | None = None) -> str | None:
     """Return the last ``#+ORGROUTER_AGENT:`` name in an Org file's bytes (no parse)."""
+    if _KEYWORD_LITERAL_RE.search(data) is None:  # a plain search skips most files fast
+        return None
     found: str | None = None
     for match in _KEYWORD_RE.finditer(data):
         line = data.count(b"\n", 0, match.start()) + 1

@@ -61,8 +61,10 @@ def detect_newline(data: bytes) -> bytes:
     """Return ``b"\\r\\n"`` when every line ends with CRLF, else ``b"\\n"``."""
     # Emacs decodes a file as DOS only when its line ends are consistently CRLF; with
     # mixed ends it keeps the \r as a visible ^M and writes LF. Do the same.
+    if CRLF not in data:  # the common case, without counting a large file twice
+        return LF
     crlf = data.count(CRLF)
-    if crlf and crlf == data.count(LF):
+    if crlf == data.count(LF):
         return CRLF
     return LF
 

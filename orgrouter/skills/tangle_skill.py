@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from orgrouter.babel.record import TargetRecord
-from orgrouter.babel.run import Tangler, TangleReport, WriteMode
+if TYPE_CHECKING:  # the tangler is imported only when a tangle intent runs
+    from orgrouter.babel.run import TangleReport
+
 from orgrouter.route.guardian import APPROVED_FLAG, approval_result
 from orgrouter.skills.base import (
     Action,
@@ -55,6 +57,9 @@ class TangleSkill(BaseSkill):
                 body="Tangling needs a note file; run it from a note, not from stdin.",
                 kind="clarification",
             ),))  # fmt: skip
+        from orgrouter.babel.record import TargetRecord
+        from orgrouter.babel.run import Tangler, WriteMode
+
         note = request.path
         roots = allowed_roots(ctx, note)
         record = TargetRecord(ctx.state) if ctx.state is not None else None

@@ -9,8 +9,10 @@ run picks it up.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import enum
+import functools
 import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -29,7 +31,8 @@ if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds w
     from orgrouter.eventlog import EventLog
     from orgrouter.io.text import Snapshot
     from orgrouter.route.pipeline import DocumentOutcome, RequestReport, RouteEnv
-    from orgrouter.scancache import ScanCache
+    from orgrouter.route.pool import Handle
+    from orgrouter.scancache import ScanCache, Scanned
 
 
 class WriteMode(enum.Enum):
@@ -72,6 +75,14 @@ class Router:
         self._backends: dict[str, NeuroBackend | None] = {}
         self._budget: Any = None
         self.warnings: list[str] = []
+        self.used = False  # whether a file was routed with the environment (its warnings show)
+
+    def preload(self) -> None:
+        """Build the route environment now, if it can be (a file routed later needs it)."""
+        # A broken rules table: the first file routed meets it again, in its turn, and
+        # stops the run there, as a serial run does.
+        with contextlib.suppress(ConfigError):
+            self.env(None)
 
     def env(self, file_agent: str | None) -> RouteEnv:
         """Return the route environment, loading skills and limiter on first use."""
@@ -140,6 +151,7 @@ class Router:
         except ConfigError as error:  # a bad keyword in one note fails that note only
             raise InputError(error.message, path=error.path, line=error.line) from None
         env = self.env(file_agent)
+        self.used = True
         return route_document(data, path, env, newline=newline)
 
 
@@ -153,8 +165,11 @@ def run_route(
     """Route every Org file under ``paths``, recording each outcome in ``report``."""
     from orgrouter.discover import discover, find_notes_root
     from orgrouter.prefilter import prefilter_for
+    from orgrouter.route.pool import RouteAhead, requested_processes
     from orgrouter.scancache import ScanCache, scan_one
     from orgrouter.state import StateDB
+
+    processes = requested_processes(environ)  # a bad ORGROUTER_WORKERS fails before any work
 
     # The directory of orgrouter.toml (else the paths' common root): a route of one
     # file shares the tree's lock, state and search scope with the cron run.
@@ -180,20 +195,35 @@ def run_route(
         log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))
         bar = progress_for(len(found.files), quiet=report.quiet)
         report.emit = _above(bar, report.emit)
-        for path in found.files:
+        event_log = log
+        ahead = RouteAhead(router, processes)
+        ahead.on_start = lambda n: event_log.emit("pool_start", workers=n, files=ahead.candidates)
+
+        def take(scanned: Scanned, handle: Handle | None) -> None:
             bar.advance()
-            scanned = scan_one(path, prefilter, cache)
             report.file_scanned(cached=scanned.status == "cached")
             if scanned.status == "skipped":
-                report.skip(path, scanned.reason or "skipped")
+                report.skip(scanned.path, scanned.reason or "skipped")
             elif scanned.status == "failed" and scanned.error is not None:
                 report.fail(scanned.error)
             elif scanned.status == "candidate" and scanned.snapshot is not None:
                 before = report.as_counts()
-                route_file(scanned.snapshot, router, report, options, cache)
-                log.emit("file_routed", path=os.fspath(path), **_delta(before, report))
+                routed = None if handle is None else functools.partial(ahead.outcome, handle)
+                route_file(scanned.snapshot, router, report, options, cache, routed)
+                delta = _delta(before, report)
+                event_log.emit("file_routed", path=os.fspath(scanned.path), **delta)
+
+        try:
+            for path in found.files:
+                for scanned, handle in ahead.add(scan_one(path, prefilter, cache)):
+                    take(scanned, handle)
+            for scanned, handle in ahead.drain():
+                take(scanned, handle)
+        finally:
+            ahead.close()  # before the lock goes: forked workers hold its descriptor too
         bar.close()
-        for warning in router.warnings:
+        # The skills' load warnings, once, if any file was routed (here or in a worker).
+        for warning in router.warnings if router.used else ahead.warnings:
             report.emit(warning)
         if options.mode.writes:
             present = [os.fspath(p) for p in found.files]
@@ -235,12 +265,23 @@ def _above(bar: Progress, emit: Callable[[str], None]) -> Callable[[str], None]:
 
 
 def route_file(
-    snapshot: Snapshot, router: Router, report: Report, options: RunOptions, cache: ScanCache
+    snapshot: Snapshot,
+    router: Router,
+    report: Report,
+    options: RunOptions,
+    cache: ScanCache,
+    routed: Callable[[], DocumentOutcome | None] | None = None,
 ) -> None:
-    """Route one candidate file read as ``snapshot``; write, diff or count the outcome."""
+    """Route one candidate file read as ``snapshot``; write, diff or count the outcome.
+
+    ``routed`` returns the outcome a worker computed (or raises the file's error, as
+    routing here would); None from it, or no ``routed``, routes the file here.
+    """
     path = snapshot.path
     try:
-        outcome = router.route(snapshot.data, path, snapshot.newline)
+        outcome = routed() if routed is not None else None
+        if outcome is None:
+            outcome = router.route(snapshot.data, path, snapshot.newline)
     except ConfigError:
         raise  # a bad model configuration fails the run, not one file
     except OrgRouterError as error:

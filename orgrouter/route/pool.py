@@ -279,6 +279,7 @@ class RoutePool:
         self._dead = False  # the pool cannot start here: everything is routed in the parent
         self._inflight: list[Handle] = []
         self._deferred: deque[Handle] = deque()
+        self.counts = {"routed_count": 0, "returned_count": 0, "crashed_count": 0}
 
     def submit(self, snapshot: Snapshot) -> Handle:
         """Send a candidate's bytes to a worker; return the handle to its answer."""
@@ -305,6 +306,8 @@ class RoutePool:
         answer = self._alone(handle) if handle.alone else self._wait(handle)
         if answer.warnings is not None and not self.warnings:
             self.warnings = answer.warnings
+        crashed = answer.error is not None and answer.error[0] == CRASHED
+        self.counts["returned_count" if answer.kind == HERE else "routed_count"] += not crashed
         if answer.kind == ROUTED:
             return answer.outcome
         if answer.kind == FAILED and answer.error is not None:
@@ -394,6 +397,7 @@ class RoutePool:
             return executor.submit(route_in_worker, handle.task).result()
         except BrokenProcessPool:
             self.close()
+            self.counts["crashed_count"] += 1
             return Answer(FAILED, error=(CRASHED, None, None, None))
         except (OSError, RuntimeError):
             self._dead = True

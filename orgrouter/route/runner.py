@@ -221,6 +221,8 @@ def run_route(
                 take(scanned, handle)
         finally:
             ahead.close()  # before the lock goes: forked workers hold its descriptor too
+        if ahead.pool is not None:  # files answered in workers, given back, crashed
+            log.emit("pool_end", workers=ahead.pool.workers, **ahead.pool.counts)
         bar.close()
         # The skills' load warnings, once, if any file was routed (here or in a worker).
         for warning in router.warnings if router.used else ahead.warnings:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -82,8 +81,6 @@ def route(
     3 some files failed, 75 another run holds the lock for these notes.
     """
     from orgrouter.configload import load_config
-    from orgrouter.report import Report
-    from orgrouter.state import resolve_state_path
 
     if use_stdin and paths:
         raise UsageError("--stdin reads one document from stdin: give no PATHs")
@@ -108,6 +105,13 @@ def route(
         on_diff=lambda text: click.echo(text, nl=False),
         config_dir=loaded.files[-1].parent if loaded.files else None,
     )
+    if use_stdin:
+        return _stdin(file_name, config, options, state_path)
+    from orgrouter.discover import find_notes_root
+    from orgrouter.report import Report
+    from orgrouter.route.runner import run_route
+    from orgrouter.state import resolve_state_path
+
     report = Report(
         check=mode is WriteMode.CHECK,
         dry_run=mode in (WriteMode.DIFF, WriteMode.DRY_RUN),
@@ -115,10 +119,6 @@ def route(
         verbose=verbose,
         emit=lambda line: click.echo(line, err=True),
     )
-    if use_stdin:
-        return _stdin(file_name, config, options, state_path)
-    from orgrouter.discover import find_notes_root
-    from orgrouter.route.runner import run_route
 
     targets = list(paths) or ["."]
     root = find_notes_root(targets)
@@ -135,11 +135,15 @@ def _stdin(
 ) -> int:
     """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found."""
     from orgrouter.route.filter import route_stdin, stdin_root
-    from orgrouter.state import resolve_state_path
 
-    options.state_path = resolve_state_path(state_path, os.environ, config, stdin_root(file_name))
+    def locate_state() -> Path:
+        # Only when a skill needs the database: most filter runs never open it.
+        from orgrouter.state import resolve_state_path
+
+        return resolve_state_path(state_path, os.environ, config, stdin_root(file_name))
+
     data = sys.stdin.buffer.read()
-    outcome, warnings = route_stdin(data, file_name, config, options)
+    outcome, warnings = route_stdin(data, file_name, config, options, locate_state=locate_state)
     for warning in warnings:
         click.echo(warning, err=True)
     if options.mode is WriteMode.CHECK:
@@ -155,6 +159,8 @@ def _printer(as_json: bool) -> Callable[[RequestReport], None]:
     """Return the per-request callback: a JSON line with --json, else nothing."""
 
     def emit(request: RequestReport) -> None:
+        import json  # only --json needs it
+
         click.echo(json.dumps(request.to_json(), ensure_ascii=False, sort_keys=False))
 
     return emit if as_json else (lambda _request: None)

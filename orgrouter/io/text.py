@@ -83,6 +83,27 @@ def decode_org(
     data: bytes, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Decoded:
     """Decode ``data`` as an Org document, raising InputError naming ``path`` and line."""
+    has_bom = _check_bytes(data, path, max_bytes)
+    text = _decode_utf8(data, path, has_bom)
+    return Decoded(text, has_bom, detect_newline(data))
+
+
+def check_org(
+    data: bytes, path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES
+) -> bytes:
+    """Check ``data`` is an Org document as ``decode_org`` does; return its newline.
+
+    For callers that work on the bytes only: ASCII (most notes) is valid UTF-8 without
+    decoding it, which on a 5 MB buffer saves building a 5 MB string.
+    """
+    has_bom = _check_bytes(data, path, max_bytes)
+    if not data.isascii():
+        _decode_utf8(data, path, has_bom)
+    return detect_newline(data)
+
+
+def _check_bytes(data: bytes, path: str | os.PathLike[str], max_bytes: int) -> bool:
+    """Refuse oversized, UTF-16 or binary ``data``; return whether it starts with a BOM."""
     if len(data) > max_bytes:
         raise InputError(
             f"file is {len(data)} bytes, over the limit of {max_bytes} bytes", path=path
@@ -103,10 +124,14 @@ def decode_org(
             line=line,
             column=column,
         )
-    has_bom = data.startswith(BOM)
+    return data.startswith(BOM)
+
+
+def _decode_utf8(data: bytes, path: str | os.PathLike[str], has_bom: bool) -> str:
+    """Return ``data`` decoded (without its BOM), or raise InputError at the bad byte."""
     body = data[len(BOM) :] if has_bom else data
     try:
-        text = body.decode("utf-8")
+        return body.decode("utf-8")
     except UnicodeDecodeError as exc:
         offset = exc.start + (len(BOM) if has_bom else 0)
         line, column = _position(data, offset)
@@ -116,7 +141,6 @@ def decode_org(
             line=line,
             column=column,
         ) from None
-    return Decoded(text, has_bom, detect_newline(data))
 
 
 def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]:

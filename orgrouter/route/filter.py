@@ -10,40 +10,92 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
-from orgrouter.io.text import decode_org
+from orgrouter.io.text import check_org
 from orgrouter.route.pipeline import DocumentOutcome
 from orgrouter.route.runner import Router, RunOptions
+
+if TYPE_CHECKING:
+    from orgrouter.state import StateDB
 
 STDIN_NAME = "<stdin>"
 # Where a per-file agent keyword may be (a superset of what configload reads).
 _AGENT_KEYWORD = re.compile(rb"#\+ORGROUTER_AGENT:", re.IGNORECASE)
 
 
-def route_stdin(
-    data: bytes, file_name: str | None, config: Config, options: RunOptions
-) -> tuple[DocumentOutcome, list[str]]:
-    """Return the routed document for ``data`` and any warnings (e.g. a broken skill)."""
-    label = file_name or STDIN_NAME
-    decoded = decode_org(data, label)  # refuses binary or non-UTF-8 input, naming the line
-    root = stdin_root(file_name)
-    state: Any = None
-    if options.state_path is not None:
-        from orgrouter.state import StateDB
+class LazyState:
+    """The state database of one stdin route, opened on first use.
 
-        state = StateDB.open(options.state_path)
+    A stdin route needs it only for the spawn rate window (with a model) and the
+    tangle skill's target record; opening it (sqlite3, WAL, schemas) would cost every
+    Emacs filter run about 10 ms. Attribute access opens it and forwards to the
+    ``StateDB``, so it stands wherever one is expected.
+    """
+
+    def __init__(self, locate: Callable[[], Path]) -> None:
+        self._locate = locate
+        self._db: StateDB | None = None
+
+    @property
+    def opened(self) -> bool:
+        """Return whether the database has been opened."""
+        return self._db is not None
+
+    def open(self) -> StateDB:
+        """Return the database, opening it (at the path ``locate`` gives) the first time."""
+        if self._db is None:
+            from orgrouter.state import StateDB
+
+            self._db = StateDB.open(self._locate())
+        return self._db
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.open(), name)
+
+    def close(self) -> None:
+        """Close the database if it was opened."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def route_stdin(
+    data: bytes,
+    file_name: str | None,
+    config: Config,
+    options: RunOptions,
+    *,
+    locate_state: Callable[[], Path] | None = None,
+) -> tuple[DocumentOutcome, list[str]]:
+    """Return the routed document for ``data`` and any warnings (e.g. a broken skill).
+
+    The state database is ``locate_state()`` (called only if a skill needs it), else
+    ``options.state_path``; with neither there is none.
+    """
+    label = file_name or STDIN_NAME
+    newline = check_org(data, label)  # refuses binary or non-UTF-8 input, naming the line
+    root = stdin_root(file_name)
+    if locate_state is None and options.state_path is not None:
+        locate_state = _fixed(options.state_path)
+    state = LazyState(locate_state) if locate_state is not None else None
     try:
         router = Router(config, options, root, state)
-        outcome = _route(router, data, file_name, decoded.newline)
+        outcome = _route(router, data, file_name, newline)
     finally:
         if state is not None:
             state.close()
     for request in outcome.requests:
         options.on_request(request)
     return outcome, router.warnings
+
+
+def _fixed(path: Path) -> Callable[[], Path]:
+    """Return a locator that always gives ``path``."""
+    return lambda: path
 
 
 def _route(router: Router, data: bytes, path: str | None, newline: bytes) -> DocumentOutcome:

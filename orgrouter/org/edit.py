@@ -173,17 +173,19 @@ def one_line(text: str) -> str:
 def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
     """Apply splices to ``data``; insertions at one point keep their given order."""
     ordered = sorted(enumerate(splices), key=lambda item: (item[1].begin, item[1].end, item[0]))
-    out: list[bytes] = []
+    # Slices of a memoryview share the data: a large file is copied once, by the join.
+    view = memoryview(data)
+    out: list[bytes | memoryview] = []
     pos = 0
     for _, splice in ordered:
         if not 0 <= splice.begin <= splice.end <= len(data):
             raise ValueError(f"splice {splice.begin}..{splice.end} is outside the data")
         if splice.begin < pos:
             raise ValueError(f"splice {splice.begin}..{splice.end} overlaps an earlier one")
-        out.append(data[pos : splice.begin])
+        out.append(view[pos : splice.begin])
         out.append(splice.text)
         pos = splice.end
-    out.append(data[pos:])
+    out.append(view[pos:])
     return b"".join(out)
 
 

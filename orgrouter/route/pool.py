@@ -30,10 +30,9 @@ worker, so the one that kills it is the one reported, and the run goes on.
 
 from __future__ import annotations
 
-import os
 import signal
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -51,7 +50,6 @@ if TYPE_CHECKING:
     from orgrouter.scancache import Scanned
     from orgrouter.skills.base import Context, Skill, Stimulus
 
-WORKERS_ENV = "ORGROUTER_WORKERS"
 MIN_CANDIDATES = 48  # measured: see the note below IN_WORKER
 PER_WORKER = 16  # files in flight per worker: keeps it busy, bounds the parent's memory
 MAX_WAITING_BYTES = 16 * 1024 * 1024  # of candidates held before their turn
@@ -74,22 +72,6 @@ IN_WORKER = (
 # request (median of 5): 16 candidates 0.28 s serial / 0.29 s pooled, 32: 0.33 / 0.34,
 # 64: 0.43 / 0.40, 400: 1.40 / 1.13. The pool's fixed cost is the fork and the workers'
 # start-up; it pays from about 48 (the benchmark tree's 40 stay serial).
-
-
-def requested_processes(environ: Mapping[str, str]) -> int:
-    """Return how many processes may route: ``ORGROUTER_WORKERS``, else the CPU count."""
-    text = environ.get(WORKERS_ENV, "").strip()
-    if not text:
-        return os.cpu_count() or 1
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise ConfigError(
-            f"{WORKERS_ENV}={text!r}: expected a number of processes (1 routes serially)"
-        )
-    return count
 
 
 def workers_for(config: Config, processes: int) -> int:
@@ -428,7 +410,7 @@ class RouteAhead:
     router: Router
     processes: int  # ORGROUTER_WORKERS, else the CPU count
     min_candidates: int = MIN_CANDIDATES
-    on_start: Callable[[int], None] = lambda _workers: None
+    on_start: Callable[[int, int], None] = lambda _workers, _candidates: None
     workers: int | None = None  # decided at the first candidate (the config is read then)
     pool: RoutePool | None = None
     candidates: int = 0
@@ -481,7 +463,7 @@ class RouteAhead:
         # importing them (and a file a worker gives back is routed here without delay).
         self.router.preload()
         self.pool = RoutePool(Setup.of(self.router), workers)
-        self.on_start(workers)
+        self.on_start(workers, self.candidates)
         for item in self._waiting:
             if item.scanned.status == "candidate" and item.scanned.snapshot is not None:
                 item.handle = self.pool.submit(item.scanned.snapshot)

@@ -31,8 +31,11 @@ if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds w
     from orgrouter.eventlog import EventLog
     from orgrouter.io.text import Snapshot
     from orgrouter.route.pipeline import DocumentOutcome, RequestReport, RouteEnv
-    from orgrouter.route.pool import Handle
+    from orgrouter.route.pool import Handle, RouteAhead
     from orgrouter.scancache import ScanCache, Scanned
+
+
+WORKERS_ENV = "ORGROUTER_WORKERS"
 
 
 class WriteMode(enum.Enum):
@@ -165,11 +168,10 @@ def run_route(
     """Route every Org file under ``paths``, recording each outcome in ``report``."""
     from orgrouter.discover import discover, find_notes_root
     from orgrouter.prefilter import prefilter_for
-    from orgrouter.route.pool import RouteAhead, requested_processes
     from orgrouter.scancache import ScanCache, scan_one
     from orgrouter.state import StateDB
 
-    processes = requested_processes(environ)  # a bad ORGROUTER_WORKERS fails before any work
+    processes = processes_from(environ)  # a bad ORGROUTER_WORKERS fails before any work
 
     # The directory of orgrouter.toml (else the paths' common root): a route of one
     # file shares the tree's lock, state and search scope with the cron run.
@@ -196,10 +198,12 @@ def run_route(
         bar = progress_for(len(found.files), quiet=report.quiet)
         report.emit = _above(bar, report.emit)
         event_log = log
-        ahead = RouteAhead(router, processes)
-        ahead.on_start = lambda n: event_log.emit("pool_start", workers=n, files=ahead.candidates)
+        ahead: RouteAhead | None = None  # loaded at the first candidate: a warm run has none
 
-        def take(scanned: Scanned, handle: Handle | None) -> None:
+        def pool_start(workers: int, candidates: int) -> None:
+            event_log.emit("pool_start", workers=workers, files=candidates)
+
+        def take(scanned: Scanned, routed: Callable[[], DocumentOutcome | None] | None) -> None:
             bar.advance()
             report.file_scanned(cached=scanned.status == "cached")
             if scanned.status == "skipped":
@@ -208,24 +212,33 @@ def run_route(
                 report.fail(scanned.error)
             elif scanned.status == "candidate" and scanned.snapshot is not None:
                 before = report.as_counts()
-                routed = None if handle is None else functools.partial(ahead.outcome, handle)
                 route_file(scanned.snapshot, router, report, options, cache, routed)
                 delta = _delta(before, report)
                 event_log.emit("file_routed", path=os.fspath(scanned.path), **delta)
 
         try:
             for path in found.files:
-                for scanned, handle in ahead.add(scan_one(path, prefilter, cache)):
-                    take(scanned, handle)
-            for scanned, handle in ahead.drain():
-                take(scanned, handle)
+                scanned = scan_one(path, prefilter, cache)
+                if ahead is None and scanned.status != "candidate":
+                    take(scanned, None)
+                    continue
+                if ahead is None:
+                    from orgrouter.route.pool import RouteAhead
+
+                    ahead = RouteAhead(router, processes, on_start=pool_start)
+                for turn, handle in ahead.add(scanned):
+                    take(turn, _answer(ahead, handle))
+            for turn, handle in ahead.drain() if ahead is not None else ():
+                take(turn, _answer(ahead, handle))
         finally:
-            ahead.close()  # before the lock goes: forked workers hold its descriptor too
-        if ahead.pool is not None:  # files answered in workers, given back, crashed
+            if ahead is not None:
+                ahead.close()  # before the lock goes: forked workers hold its descriptor too
+        if ahead is not None and ahead.pool is not None:  # answered in workers, given back
             log.emit("pool_end", workers=ahead.pool.workers, **ahead.pool.counts)
         bar.close()
         # The skills' load warnings, once, if any file was routed (here or in a worker).
-        for warning in router.warnings if router.used else ahead.warnings:
+        workers_met = ahead.warnings if ahead is not None else ()
+        for warning in router.warnings if router.used else workers_met:
             report.emit(warning)
         if options.mode.writes:
             present = [os.fspath(p) for p in found.files]
@@ -240,6 +253,31 @@ def run_route(
             lock.release()
         if state is not None:
             state.close()
+
+
+def _answer(
+    ahead: RouteAhead | None, handle: Handle | None
+) -> Callable[[], DocumentOutcome | None] | None:
+    """Return what gives a file's outcome from the pool (None: route it here)."""
+    if ahead is None or handle is None:
+        return None
+    return functools.partial(ahead.outcome, handle)
+
+
+def processes_from(environ: Mapping[str, str]) -> int:
+    """Return how many processes may route: ``ORGROUTER_WORKERS``, else the CPU count."""
+    text = environ.get(WORKERS_ENV, "").strip()
+    if not text:
+        return os.cpu_count() or 1
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ConfigError(
+            f"{WORKERS_ENV}={text!r}: expected a number of processes (1 routes serially)"
+        )
+    return count
 
 
 def _delta(before: dict[str, int], report: Report) -> dict[str, int]:

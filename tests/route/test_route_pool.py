@@ -246,3 +246,24 @@ def test_a_model_backend_keeps_the_run_serial() -> None:
     assert workers_for(config, 1) == 0
     config.neuro.backend = "openai"  # a shared token budget: never multiplied
     assert workers_for(config, 4) == 0
+
+
+def test_broken_rules_stop_a_pooled_run_as_a_serial_one(tree: Path, tmp_path: Path) -> None:
+    for name in ("serial", "pooled"):
+        base = tmp_path / name
+        notes = copy_tree(tree, base)
+        (notes / "orgrouter.toml").write_text('[rules]\ndir = "../rules"\n')
+        (base / "rules").mkdir()
+        (base / "rules" / "verbs.toml").write_text("[verbs\n")
+    serial = route(tmp_path / "serial", 1)
+    code, out, err = route(tmp_path / "pooled", 3)
+    assert (code, out, err.replace(b"/pooled/", b"/serial/")) == serial
+    assert (code, out) == (2, b"")
+    where = tmp_path / "pooled" / "rules" / "verbs.toml"
+    assert err.decode() == (  # at the first candidate, before any other file's message
+        f"orgrouter: error: {where}:1: invalid TOML in routing table: Expected ']' at the "
+        "end of a table declaration (at line 1, column 7)\n"
+    )
+    assert files(tmp_path / "pooled" / "notes") == files(tree / "notes") | {
+        "orgrouter.toml": b'[rules]\ndir = "../rules"\n'
+    }

@@ -147,7 +147,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base
 
 
-@pytest.mark.parametrize("mode", [["--json", "-v"], ["--diff"], ["--dry-run", "-v"]])
+@pytest.mark.parametrize("mode", [["--json", "-v"], ["--diff"], ["--dry-run", "-v"], ["--check"]])
 def test_pool_routes_byte_identically(tree: Path, tmp_path: Path, mode: list[str]) -> None:
     serial = copy_tree(tree, tmp_path / "serial")
     pooled = copy_tree(tree, tmp_path / "pooled")
@@ -267,3 +267,23 @@ def test_broken_rules_stop_a_pooled_run_as_a_serial_one(tree: Path, tmp_path: Pa
     assert files(tmp_path / "pooled" / "notes") == files(tree / "notes") | {
         "orgrouter.toml": b'[rules]\ndir = "../rules"\n'
     }
+
+
+def test_skill_load_warnings_show_once_as_serially(tmp_path: Path) -> None:
+    for name in ("serial", "pooled"):
+        base = tmp_path / name
+        for index in range(MIN_CANDIDATES + 2):  # only requests the workers answer
+            folder = base / "notes" / f"area-{index % 4}"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"note-{index:02d}.org").write_bytes(note(index))
+        (base / "notes" / "orgrouter.toml").write_text('[skills]\npaths = ["../skills"]\n')
+        (base / "skills").mkdir()
+        (base / "skills" / "broken.py").write_text("def oops(:\n")
+    serial = route(tmp_path / "serial", 1, "-q")
+    code, out, err = route(tmp_path / "pooled", 2, "-q")
+    assert (code, out, err.replace(b"/pooled/", b"/serial/")) == serial
+    broken = tmp_path / "pooled" / "skills" / "broken.py"
+    assert (code, out) == (0, b"")
+    assert err.decode().startswith(f"warning: {broken}:1: ")
+    assert len(err.splitlines()) == 1
+    assert pool_events(tmp_path / "pooled") == pool_run(1, routed=MIN_CANDIDATES + 2, returned=0)

@@ -61,7 +61,10 @@ def detect_newline(data: bytes) -> bytes:
     """Return ``b"\\r\\n"`` when every line ends with CRLF, else ``b"\\n"``."""
     # Emacs decodes a file as DOS only when its line ends are consistently CRLF; with
     # mixed ends it keeps the \r as a visible ^M and writes LF. Do the same.
-    if CRLF not in data:  # the common case, without counting a large file twice
+    # The common case, without counting a large file twice. A lone b"\r" is looked
+    # for, not CRLF: one byte is a memchr, while a search for b"\r\n" stops at every
+    # b"\n" (5 ms on a 5 MB note).
+    if b"\r" not in data:
         return LF
     crlf = data.count(CRLF)
     if crlf == data.count(LF):

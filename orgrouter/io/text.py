@@ -67,7 +67,7 @@ def detect_newline(data: bytes) -> bytes:
     if b"\r" not in data:
         return LF
     crlf = data.count(CRLF)
-    if crlf == data.count(LF):
+    if crlf and crlf == data.count(LF):
         return CRLF
     return LF
 

@@ -77,8 +77,8 @@ IN_WORKER = (
 def workers_for(config: Config, processes: int) -> int:
     """Return how many worker processes a run routes in beside its own (0: serially).
 
-    The run's own process counts as one: it scans, writes and routes what no worker
-    has taken yet, so on two CPUs one worker beside it is the measured best.
+    The run's own process counts as one: it scans, writes, and routes the files
+    workers give back, so on two CPUs one worker beside it is the measured best.
     """
     from orgrouter.skills.registry import uses_models
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds w
 
 
 WORKERS_ENV = "ORGROUTER_WORKERS"
+MAX_PROCESSES = 8  # the default's ceiling; ORGROUTER_WORKERS may ask for more
 
 
 class WriteMode(enum.Enum):
@@ -265,10 +266,13 @@ def _answer(
 
 
 def processes_from(environ: Mapping[str, str]) -> int:
-    """Return how many processes may route: ``ORGROUTER_WORKERS``, else the CPU count."""
+    """Return how many processes may route: ``ORGROUTER_WORKERS``, else the CPUs (up to 8)."""
     text = environ.get(WORKERS_ENV, "").strip()
     if not text:
-        return os.cpu_count() or 1
+        # The CPUs this process may run on (a container's share, not the host's). This
+        # process's scan and writes bound the gain: past a few workers they only wait.
+        usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else ()
+        return min(len(usable) or os.cpu_count() or 1, MAX_PROCESSES)
     try:
         count = int(text)
     except ValueError:

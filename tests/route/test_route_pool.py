@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from orgrouter.config import Config
+from orgrouter.errors import ConfigError
 from orgrouter.route.pool import CRASHED, MIN_CANDIDATES, workers_for
+from orgrouter.route.runner import processes_from
 
 NOW = "2026-11-30T09:00"
 INSTRUCTIONS = (
@@ -287,3 +289,15 @@ def test_skill_load_warnings_show_once_as_serially(tmp_path: Path) -> None:
     assert err.decode().startswith(f"warning: {broken}:1: ")
     assert len(err.splitlines()) == 1
     assert pool_events(tmp_path / "pooled") == pool_run(1, routed=MIN_CANDIDATES + 2, returned=0)
+
+
+def test_processes_default_to_the_usable_cpus() -> None:
+    assert processes_from({"ORGROUTER_WORKERS": " 3 "}) == 3
+    assert processes_from({"ORGROUTER_WORKERS": "12"}) == 12  # asked for: not capped
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert processes_from({}) == processes_from({"ORGROUTER_WORKERS": ""}) == min(usable or 1, 8)
+    with pytest.raises(ConfigError) as caught:
+        processes_from({"ORGROUTER_WORKERS": "two"})
+    assert str(caught.value) == (
+        "ORGROUTER_WORKERS='two': expected a number of processes (1 routes serially)"
+    )

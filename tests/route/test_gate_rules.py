@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -104,4 +105,21 @@ def test_a_persona_with_an_unknown_domain_is_refused(tmp_path: Path) -> None:
 def test_an_unreadable_table_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "risk.toml").write_bytes(b"\xff\xfe not utf-8")
     with pytest.raises(ConfigError, match="cannot read routing table"):
+        load_rules(tmp_path)
+
+
+def test_package_tables_load_as_a_user_copy_would(tmp_path: Path) -> None:
+    # The package's own tables skip the one-pattern-at-a-time check at load; loaded
+    # from a user directory they get it, and must pass it and give the same rules.
+    for name in TABLES:
+        _copy(tmp_path, name)
+    strict = load_rules(tmp_path)
+    assert all(source.startswith(str(tmp_path)) for source in strict.sources.values())
+    assert dataclasses.replace(strict, sources=default_rules().sources) == default_rules()
+
+
+def test_a_bad_pattern_in_a_user_table_is_named_alone(tmp_path: Path) -> None:
+    # Joined with the others "x)|(?:y" would compile; alone it is refused, by name.
+    _copy(tmp_path, "intents.toml", "'compact( the)?", "'x)|(?:y")
+    with pytest.raises(ConfigError, match=r"bad regular expression 'x\)\|\(\?:y"):
         load_rules(tmp_path)

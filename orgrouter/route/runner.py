@@ -4,7 +4,8 @@
 with one ``stat`` per file (the scan cache), and neither the skills, the gate nor
 their grammar are imported until a file actually holds work. A file that fails,
 changed under us, or is locked by Emacs is reported and the run goes on; the next
-run picks it up.
+run picks it up. A run with many candidate files computes their routed bytes in worker
+processes (``route/pool.py``); everything else happens here, in file order.
 """
 
 from __future__ import annotations

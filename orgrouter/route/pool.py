@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 MIN_CANDIDATES = 48  # measured: see the note below IN_WORKER
 PER_WORKER = 16  # files in flight per worker: keeps it busy, bounds the parent's memory
-MAX_WAITING_BYTES = 16 * 1024 * 1024  # of candidates held before their turn
+MAX_WAITING_BYTES = 8 * 1024 * 1024  # of candidates waiting (each held as bytes and text)
 CRASHED = "internal error: the worker process routing it stopped abruptly (killed, out of memory?)"
 # The built-in skills that read nothing but the request's document and context and
 # write nothing: the only ones that act in a worker.

@@ -70,8 +70,8 @@ IN_WORKER = (
 )
 # MIN_CANDIDATES: on 2 CPUs, cold routes of trees of notes of ~15 kB, one in five with a
 # request (median of 5): 16 candidates 0.28 s serial / 0.29 s pooled, 32: 0.33 / 0.34,
-# 64: 0.43 / 0.40, 400: 1.40 / 1.13. The pool's fixed cost is the fork and the workers'
-# start-up; it pays from about 48 (the benchmark tree's 40 stay serial).
+# 64: 0.35 / 0.35 to 0.43 / 0.40, 400: 1.38 / 1.10. The pool's fixed cost is the fork
+# and the workers' start-up; it pays from about 48 (the benchmark tree's 40 stay serial).
 
 
 def workers_for(config: Config, processes: int) -> int:

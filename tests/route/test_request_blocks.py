@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -61,3 +62,19 @@ def test_block_spans_equal_the_pattern_on_the_corpus(corpus_dir: Path) -> None:
         data = path.read_bytes()
         assert list(block_spans(data)) == spans(data), path
     assert len(files) > 1000
+
+
+@pytest.mark.parametrize(
+    "middle",
+    [
+        b"a mention of #+begin_src in prose\n",  # after text: walked from here on
+        b"#+begin_verse\nnever closed\n",  # no end: the search passes over it
+        b"#+begin_src\n#+begin_src\nonly one end below\n",
+        b"# a comment, not a begin\n",
+    ],
+)
+def test_whole_blocks_then_a_walk_agree_with_the_pattern(middle: bytes) -> None:
+    block = b"#+begin_src sh\necho\n#+end_src\n* x\n"
+    data = block * 3 + middle + block * 3 + b"#+BEGIN_EXAMPLE\n* @agent go\n#+end_example\n"
+    assert list(block_spans(data)) == spans(data)
+    assert len(spans(data)) >= 6

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -42,7 +43,7 @@ def parse(files: tuple[str, ...], mode: str, verbose: bool) -> int:
         newline = b"\n" if mode == "headlines" else None
         try:
             if name == "-":
-                data = click.get_binary_stream("stdin").read()
+                data = sys.stdin.buffer.read()
                 document = Document.from_input(data, "<stdin>", newline=newline)
             else:
                 document = Document.from_file(name, newline=newline)

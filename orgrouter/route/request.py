@@ -35,11 +35,6 @@ _OPAQUE_SPAN = re.compile(
 # later line starting with "#+end_KIND". Found from the literal "#+", so a large file
 # costs a jump from "#" to "#", not a line-start pattern tried at every byte.
 _BLOCK_BEGIN = re.compile(rb"#\+begin_(src|example|export|comment|verse)\b", re.IGNORECASE)
-# A whole block from its begin: the first "#+end_KIND" (any case) that starts a later line.
-_BLOCK = re.compile(
-    rb"#\+begin_(src|example|export|comment|verse)\b.*?\n[ \t]*#\+end_\1\b",
-    re.IGNORECASE | re.DOTALL,
-)
 _LEADING_PUNCT = re.compile(r"^[\s:,;.!\]\-–—]+")
 
 
@@ -182,31 +177,8 @@ def block_spans(data: bytes) -> Iterator[tuple[int, int]]:
 
     The same spans, in the same order, as ``^[ \\t]*#\\+begin_(KIND)\\b.*?^[ \\t]*#\\+end_\\1\\b``
     (multi-line, dot-all, ignoring case) finds: a begin without an end is no block.
-    Whole blocks are matched in C from the literal ``#+begin_`` (each then checked to
-    start its line); on anything unusual, a begin after text on its line or one with
-    no end, the rest is walked begin by begin, which stays linear where the whole-block
-    pattern would scan to the end of the file once per such begin.
     """
     position = 0
-    while True:
-        block = _BLOCK.search(data, position)
-        if block is None:
-            return  # no begin from here on has an end: no more blocks
-        start = block.start()
-        line_start = data.rfind(b"\n", 0, start) + 1
-        # A begin the search passed over has no end (its kind never closes again).
-        passed = data.find(b"#", position, start) >= 0 and _BLOCK_BEGIN.search(
-            data, position, start
-        )
-        if passed or (line_start != start and data[line_start:start].strip(b" \t")):
-            yield from _walk_blocks(data, position)
-            return
-        yield line_start, block.end()
-        position = block.end()
-
-
-def _walk_blocks(data: bytes, position: int) -> Iterator[tuple[int, int]]:
-    """Yield the blocks from ``position`` on, one begin at a time (see ``block_spans``)."""
     unclosed: set[bytes] = set()  # kinds with no end line after some point: none later
     while True:
         begin = _BLOCK_BEGIN.search(data, position)
@@ -217,12 +189,28 @@ def _walk_blocks(data: bytes, position: int) -> Iterator[tuple[int, int]]:
         kind = begin.group(1).lower()
         if kind in unclosed or data[line_start : begin.start()].strip(b" \t"):
             continue  # "#+begin_src" after text on its line opens nothing
-        block = _BLOCK.match(data, begin.start())
-        if block is None:
+        end = _block_end(data, kind, begin.end())
+        if end is None:
             unclosed.add(kind)
         else:
-            yield line_start, block.end()
-            position = block.end()
+            yield line_start, end
+            position = end
+
+
+def _block_end(data: bytes, kind: bytes, after: int) -> int | None:
+    """Return the end of the first ``#+end_KIND`` starting a line after ``after``."""
+    pattern = _end_re(kind)
+    for end in pattern.finditer(data, after):
+        line_start = data.rfind(b"\n", 0, end.start()) + 1
+        if line_start >= after and not data[line_start : end.start()].strip(b" \t"):
+            return end.end()
+    return None
+
+
+@lru_cache(maxsize=8)
+def _end_re(kind: bytes) -> re.Pattern[bytes]:
+    """Return the pattern of ``#+end_KIND`` (the end of one kind of block)."""
+    return re.compile(rb"#\+end_" + re.escape(kind) + rb"\b", re.IGNORECASE)
 
 
 def _addressed_lines(document: Document, offsets: Sequence[int]) -> list[OutlineEntry]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -87,7 +88,10 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
     """Return ``data`` with every plan's edits made (the same bytes when none change).
 
     Stale results go first, so a result routed again can take their place; every
-    later step plans against the bytes the step before produced.
+    later step plans against the bytes the step before produced. A large note is
+    spliced once: the last step (each new result's check and planning line) reads
+    only its request's subtree, rebuilt alone, and edits only text the step before
+    inserts, so its splices fold into that step's.
     """
     removals = [s for plan in plans for s in _removals(data, newline, plan)]
     data = _apply(data, removals)
@@ -113,24 +117,105 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
         for at, tag in plan.tags:
             if not _inside(at, gone):
                 _tag_window(data, windows, moved(at)).edits.append(AddTag(moved(at), tag))
-    appended = _plan_in_windows(data, windows, newline)
-    data = _apply(data, appended)
+    ranked = _ranked_splices(data, windows, newline)
+    appended = [item[3] for item in ranked]
+    if not removals:
+        folded = _fold_finishing(data, plans, windows, ranked, newline)
+        if folded is not None:
+            return _apply(data, folded)
+    return _finish_all(_apply(data, appended), plans, windows, appended, newline)
+
+
+def _finish_all(
+    data: bytes,
+    plans: Sequence[RequestPlan],
+    windows: Sequence[_Window],
+    appended: list[Splice],
+    newline: bytes,
+) -> bytes:
+    """Return ``data`` (appends made) with each new result's planning line and check."""
     finishing: list[_Window] = []
     for plan, window in zip(plans, windows, strict=False):
         if not plan.results:
             continue
         # The request's subtree as it is now, after the appends (and earlier ones).
         begin = shift_offset(window.begin, appended)
-        level = plan.request.entry.level
-        line_end = data.find(b"\n", begin)
-        headline = HeadlineLine(begin, len(data) if line_end < 0 else line_end + 1, level, 0)
-        scope = (begin, subtree_end(data, headline))
-        new = {n.identity: n.result for n in plan.results}
-        for identity, head in locate_results(
-            data, newline, new, within=scope, level=level + 1
-        ).items():
-            finishing.append(_finish(data, head, new[identity], newline))
+        finishing.extend(_finishing(data, begin, plan, newline))
     return _apply(data, _plan_in_windows(data, finishing, newline))
+
+
+def _finishing(data: bytes, begin: int, plan: RequestPlan, newline: bytes) -> list[_Window]:
+    """Return the finishing windows of a plan's new results in ``data`` (appends made)."""
+    level = plan.request.entry.level
+    line_end = data.find(b"\n", begin)
+    headline = HeadlineLine(begin, len(data) if line_end < 0 else line_end + 1, level, 0)
+    scope = (begin, subtree_end(data, headline))
+    new = {n.identity: n.result for n in plan.results}
+    found = locate_results(data, newline, new, within=scope, level=level + 1)
+    return [_finish(data, head, new[identity], newline) for identity, head in found.items()]
+
+
+def _fold_finishing(
+    data: bytes,
+    plans: Sequence[RequestPlan],
+    windows: Sequence[_Window],
+    ranked: list[tuple[int, int, int, Splice, _Window]],
+    newline: bytes,
+) -> list[Splice] | None:
+    """Return the appends with each new result's finishing folded in, or None.
+
+    Each request's subtree after the appends is rebuilt from its window alone: the
+    window's bytes with its own and nested windows' splices (an enclosing request's
+    children, appended at the same point, come after it and start with a headline
+    no deeper than the request, so they end its subtree as the next headline does).
+    None when a finishing splice falls outside text the appends insert; the caller
+    then splices the whole note twice, as before.
+    """
+    appended = [item[3] for item in ranked]
+    second: list[Splice] = []
+    for plan, window in zip(plans, windows, strict=False):
+        if not plan.results:
+            continue
+        inner = [
+            Splice(s.begin - window.begin, s.end - window.begin, s.text)
+            for _, _, _, s, owner in ranked
+            if owner.begin >= window.begin and owner.end <= window.end
+        ]
+        piece = apply_splices(data[window.begin : window.end], inner)
+        at = shift_offset(window.begin, appended)
+        finishing = _finishing(piece, 0, plan, newline)
+        second.extend(
+            Splice(s.begin + at, s.end + at, s.text)
+            for s in _plan_in_windows(piece, finishing, newline)
+        )
+    return compose_splices(appended, second)
+
+
+def compose_splices(first: Sequence[Splice], second: Sequence[Splice]) -> list[Splice] | None:
+    """Return splices of the original bytes that make ``first`` then ``second``, or None.
+
+    ``second`` is planned against the bytes ``first`` produced; each of its splices
+    must fall inside the text one splice of ``first`` inserts, which it then edits.
+    """
+    order = sorted(range(len(first)), key=lambda i: (first[i].begin, first[i].end, i))
+    starts: list[int] = []  # where each (ordered) splice's text starts after ``first``
+    delta = 0
+    for i in order:
+        splice = first[i]
+        starts.append(splice.begin + delta)
+        delta += len(splice.text) - (splice.end - splice.begin)
+    inner: list[list[Splice]] = [[] for _ in order]
+    for splice in second:
+        k = bisect_right(starts, splice.begin) - 1
+        if k < 0 or splice.end > starts[k] + len(first[order[k]].text):
+            return None
+        inner[k].append(Splice(splice.begin - starts[k], splice.end - starts[k], splice.text))
+    return [
+        Splice(first[i].begin, first[i].end, apply_splices(first[i].text, inner[k]))
+        if inner[k]
+        else first[i]
+        for k, i in enumerate(order)
+    ]
 
 
 def _finish(data: bytes, head: Head, result: Result, newline: bytes) -> _Window:
@@ -168,14 +253,22 @@ def _tag_window(data: bytes, windows: list[_Window], at: int) -> _Window:
 
 
 def _plan_in_windows(data: bytes, windows: Sequence[_Window], newline: bytes) -> list[Splice]:
-    """Plan each window's edits against its own bytes and return the file's splices.
+    """Plan each window's edits against its own bytes and return the file's splices."""
+    return [item[3] for item in _ranked_splices(data, windows, newline)]
+
+
+def _ranked_splices(
+    data: bytes, windows: Sequence[_Window], newline: bytes
+) -> list[tuple[int, int, int, Splice, _Window]]:
+    """Plan each window's edits against its own bytes; return the splices, in order.
 
     ``plan_edits`` indexes every headline of the bytes it is given; a route edits a
     few subtrees, so each is planned alone and a 5 MB file is not indexed per step.
     Where two windows insert at one point (a request whose last child is another
     request), the later-starting (deeper) one goes first, inside its own subtree.
+    Each splice comes with the window it was planned in.
     """
-    ranked: list[tuple[int, int, int, Splice]] = []
+    ranked: list[tuple[int, int, int, Splice, _Window]] = []
     for window in windows:
         if not window.edits:
             continue
@@ -186,9 +279,9 @@ def _plan_in_windows(data: bytes, windows: Sequence[_Window], newline: bytes) ->
         piece = data[window.begin : window.end]
         for splice in plan_edits(piece, local, newline=newline):
             begin, end = splice.begin + window.begin, splice.end + window.begin
-            ranked.append((begin, end, -window.begin, Splice(begin, end, splice.text)))
+            ranked.append((begin, end, -window.begin, Splice(begin, end, splice.text), window))
     ranked.sort(key=lambda item: item[:3])
-    return [item[3] for item in ranked]
+    return ranked
 
 
 def _inside(offset: int, ranges: Sequence[tuple[int, int]]) -> bool:

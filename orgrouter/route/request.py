@@ -180,16 +180,25 @@ def block_spans(data: bytes) -> Iterator[tuple[int, int]]:
     """
     position = 0
     unclosed: set[bytes] = set()  # kinds with no end line after some point: none later
+    ends: dict[bytes, re.Pattern[bytes]] = {}
     while True:
         begin = _BLOCK_BEGIN.search(data, position)
         if begin is None:
             return
-        line_start = data.rfind(b"\n", 0, begin.start()) + 1
+        start = begin.start()
         position = begin.end()
+        line_start = start
+        if start and data[start - 1] != 0x0A:  # most begins start their line: no search
+            line_start = data.rfind(b"\n", 0, start) + 1
+            if data[line_start:start].strip(b" \t"):
+                continue  # "#+begin_src" after text on its line opens nothing
         kind = begin.group(1).lower()
-        if kind in unclosed or data[line_start : begin.start()].strip(b" \t"):
-            continue  # "#+begin_src" after text on its line opens nothing
-        end = _block_end(data, kind, begin.end())
+        if kind in unclosed:
+            continue
+        pattern = ends.get(kind)
+        if pattern is None:
+            pattern = ends[kind] = _end_re(kind)
+        end = _block_end(data, pattern, position)
         if end is None:
             unclosed.add(kind)
         else:
@@ -197,14 +206,20 @@ def block_spans(data: bytes) -> Iterator[tuple[int, int]]:
             position = end
 
 
-def _block_end(data: bytes, kind: bytes, after: int) -> int | None:
-    """Return the end of the first ``#+end_KIND`` starting a line after ``after``."""
-    pattern = _end_re(kind)
-    for end in pattern.finditer(data, after):
-        line_start = data.rfind(b"\n", 0, end.start()) + 1
-        if line_start >= after and not data[line_start : end.start()].strip(b" \t"):
+def _block_end(data: bytes, pattern: re.Pattern[bytes], after: int) -> int | None:
+    """Return the end of the first ``pattern`` (an end line) starting a line after ``after``."""
+    position = after
+    while True:
+        end = pattern.search(data, position)
+        if end is None:
+            return None
+        start = end.start()
+        if data[start - 1] == 0x0A:  # start > after > 0: the common case, no search
             return end.end()
-    return None
+        line_start = data.rfind(b"\n", 0, start) + 1
+        if line_start >= after and not data[line_start:start].strip(b" \t"):
+            return end.end()
+        position = end.end()
 
 
 @lru_cache(maxsize=8)

@@ -11,7 +11,6 @@ processes (``route/pool.py``); everything else happens here, in file order.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import enum
 import functools
 import hashlib
@@ -388,6 +387,8 @@ def _record_history(
 
 def unified_diff(old: bytes, new: bytes, path: str) -> str:
     """Return the unified diff from ``old`` to ``new`` as ``diff -u`` prints it."""
+    import difflib  # only --diff needs it; every route (Emacs's --stdin too) imports this
+
     label = Path(path).as_posix()
     lines = difflib.unified_diff(
         old.decode("utf-8", "replace").splitlines(keepends=True),

@@ -14,7 +14,6 @@ and the nearest valid key; paths in a file are relative to that file.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import re
 import tomllib
@@ -97,6 +96,8 @@ def all_keys() -> list[str]:
 def _suggest(name: str, options: Iterable[str]) -> str:
     """Return ' (did you mean X?)' for the nearest option, or a list of valid ones."""
     options = list(options)
+    import difflib  # only a typo needs it; every run loads this module
+
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     if close:
         return f" (did you mean {close[0]!r}?)"
@@ -282,6 +283,8 @@ def _value_problem(dotted: str, value: Any) -> str | None:
     """Return what is wrong with a well-typed value, or None."""
     choices = CHOICES.get(dotted)
     if choices is not None and value not in choices:
+        import difflib
+
         close = difflib.get_close_matches(value, choices, n=1, cutoff=0.5)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         return f"{dotted} must be one of {', '.join(choices)}, not {value!r}{hint}"

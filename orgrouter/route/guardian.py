@@ -10,7 +10,6 @@ way the approval headline gets ``ORGROUTER_STATUS`` so it is acted on only once.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -99,6 +98,8 @@ class ApprovedSkill(BaseSkill):
 
 def approval_result(payload: Mapping[str, Any], agent: AgentConfig) -> Result:
     """Return the approval headline that holds ``payload`` until the user decides."""
+    import json  # most routes hold no approval; json stays off their start-up
+
     text = str(payload.get("text", ""))
     reason = payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky"
     held = {k: payload[k] for k in HELD_KEYS if payload.get(k) not in (None, "", [])}
@@ -143,6 +144,8 @@ def decisions(written: list[Written], agent: AgentConfig) -> tuple[list[Decision
 
 def _held_stimulus(result: Written) -> Stimulus | None:
     """Return the approved delegation an approval headline holds, or None if unreadable."""
+    import json
+
     try:
         held = json.loads(result.get(APPROVAL_KEY) or "")
     except ValueError:
@@ -154,3 +157,4 @@ def _held_stimulus(result: Written) -> Stimulus | None:
 
 SKILL = GuardianSkill()
 APPROVED_SKILL = ApprovedSkill()
+

@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, InputError, OrgRouterError, StateError
-from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.progress import Progress, progress_for
 from orgrouter.report import Report
 
 if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds work
     from orgrouter.eventlog import EventLog
     from orgrouter.io.text import Snapshot
+    from orgrouter.neuro.backend import NeuroBackend
     from orgrouter.route.pipeline import DocumentOutcome, RequestReport, RouteEnv
     from orgrouter.route.pool import Handle, RouteAhead
     from orgrouter.scancache import ScanCache, Scanned

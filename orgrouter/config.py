@@ -31,6 +31,9 @@ class SensorGateConfig:
     rate_limit_window_s: int = 300
 
 
+BACKENDS = ("rules", "openai")  # the values neuro.backend may take
+
+
 @dataclass
 class NeuroConfig:
     """The model backend; ``rules`` is offline and deterministic."""

@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orgrouter.config import Config, NeuroConfig
+from orgrouter.config import BACKENDS, Config, NeuroConfig
 from orgrouter.errors import ConfigError
-from orgrouter.neuro.factory import BACKENDS
 
 PROJECT_FILE = "orgrouter.toml"
 ENV_PREFIX = "ORGROUTER_"

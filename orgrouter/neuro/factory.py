@@ -7,12 +7,10 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
-from orgrouter.config import NeuroConfig
+from orgrouter.config import BACKENDS, NeuroConfig
 from orgrouter.errors import ConfigError
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.budget import TokenBudget
-
-BACKENDS = ("rules", "openai")
 
 
 def make_backend(

@@ -213,19 +213,24 @@ def _dangling(path: Path) -> str:
         return ""
 
 
-def find_notes_root(
-    paths: Iterable[str | os.PathLike[str]], marker: str = "orgrouter.toml"
-) -> Path:
-    """Return the nearest directory at or above ``paths``' common root with ``marker``.
+# What marks a notes root, strongest first: orgrouter's own config anywhere above wins
+# over a nearer repository (as black's find_project_root).
+ROOT_MARKERS = ("orgrouter.toml", ".git")
 
-    Without one, the common root itself. Keying the state database and the run lock
-    by this root means a route of one file from Emacs and the cron run over the whole
-    tree share one cache and one lock.
+
+def find_notes_root(paths: Iterable[str | os.PathLike[str]]) -> Path:
+    """Return the notes root of ``paths``: the nearest directory with ``orgrouter.toml``,
+    else with ``.git``, at or above their common directory; else that directory.
+
+    Route, tangle and the state database all use this one rule, so a route of one file
+    from Emacs, the cron run over the tree and ``orgrouter tangle`` share one cache, one
+    lock and one record of tangled targets.
     """
     base = common_root(paths)
-    for directory in (base, *base.parents):
-        if (directory / marker).is_file():
-            return directory
+    for marker in ROOT_MARKERS:
+        for directory in (base, *base.parents):
+            if (directory / marker).exists():
+                return directory
     return base
 
 

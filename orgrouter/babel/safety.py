@@ -6,21 +6,6 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-ROOT_MARKERS = ("orgrouter.toml", ".git")
-
-
-def find_root(path: Path) -> Path:
-    """Return the notes root for ``path``: the nearest directory with orgrouter.toml,
-    else with .git (as black's find_project_root), else the directory given."""
-    start = path.resolve()
-    if not start.is_dir():
-        start = start.parent
-    for marker in ROOT_MARKERS:
-        for directory in (start, *start.parents):
-            if (directory / marker).exists():
-                return directory
-    return start
-
 
 def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)

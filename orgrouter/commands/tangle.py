@@ -75,11 +75,11 @@ def tangle(
 
 def _by_root(files: Iterable[Path], root: Path | None) -> dict[Path, list[Path]]:
     """Group Org files by their notes root (--root, else the nearest config root)."""
-    from orgrouter.babel.safety import find_root
+    from orgrouter.discover import find_notes_root
 
     groups: dict[Path, list[Path]] = {}
     for path in files:
-        groups.setdefault((root or find_root(path)).resolve(), []).append(path)
+        groups.setdefault((root or find_notes_root([path])).resolve(), []).append(path)
     return groups
 
 
@@ -151,13 +151,13 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool) -> None:
 def detangle(files: tuple[Path, ...], state_path: str | None) -> int:
     """Carry edits in tangled files (with :comments link) back into their Org blocks."""
     from orgrouter.babel.detangle import detangle_file
-    from orgrouter.babel.safety import find_root
     from orgrouter.configload import load_config
+    from orgrouter.discover import find_notes_root
     from orgrouter.errors import EXIT_FAILED, OrgRouterError
 
     code = 0
     for path in files:
-        root = find_root(path)
+        root = find_notes_root([path])
         try:
             record = _open_record(state_path, root, load_config(root).config)
             for message in detangle_file(path, record):

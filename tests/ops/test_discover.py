@@ -166,3 +166,15 @@ def test_find_notes_root_prefers_the_config_directory(tmp_path: Path) -> None:
     touch(tmp_path / "notes" / "orgrouter.toml", "")
     assert find_notes_root([note]) == (tmp_path / "notes").resolve()
     assert find_notes_root([tmp_path / "notes" / "sub"]) == (tmp_path / "notes").resolve()
+
+
+def test_find_notes_root_falls_back_to_the_repository(tmp_path: Path) -> None:
+    note = tmp_path / "repo" / "notes" / "a.org"
+    note.parent.mkdir(parents=True)
+    note.write_text("* a\n")
+    assert find_notes_root([note]) == note.parent.resolve()
+    (tmp_path / "repo" / ".git").mkdir()
+    assert find_notes_root([note]) == (tmp_path / "repo").resolve()
+    # orgrouter's own config anywhere above wins over a nearer repository
+    (tmp_path / "orgrouter.toml").write_text("")
+    assert find_notes_root([note]) == tmp_path.resolve()

@@ -20,10 +20,9 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from orgrouter.errors import ConflictError, InputError
 from orgrouter.io.text import DEFAULT_MAX_BYTES, Snapshot, decode_org
@@ -46,10 +45,6 @@ CREATE TABLE IF NOT EXISTS scan_cache (
 );
 """
 RACY_NS = 2_000_000_000
-MIN_PARALLEL = 16  # below this many files a pool costs more than it saves
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,33 +352,3 @@ def _read_stable(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
         raise ConflictError("changed while being read", path=path)
     return data, after
 
-
-def map_files(
-    func: Callable[[T], R],
-    items: Sequence[T],
-    *,
-    workers: int | None = None,
-    min_parallel: int = MIN_PARALLEL,
-) -> list[R]:
-    """Return ``[func(item) for item in items]``, in a process pool when it pays.
-
-    ``func`` must be a module-level function and items and results picklable. Few
-    items (under ``min_parallel``) or one worker run serially: starting a pool costs
-    more than parsing a handful of files. If the pool cannot start or a worker dies,
-    the whole batch runs again serially, so ``func`` must be free of side effects
-    (parsing is; writing is not, and stays in the parent).
-    """
-    count = (os.cpu_count() or 1) if workers is None else workers
-    if count <= 1 or len(items) < max(2, min_parallel):
-        return [func(item) for item in items]
-    count = min(count, len(items))
-    # Imported here: multiprocessing costs a warm run ~8 ms of its ~100 ms.
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        with ProcessPoolExecutor(max_workers=count) as pool:
-            chunk = max(1, len(items) // (count * 4))
-            return list(pool.map(func, items, chunksize=chunk))
-    except (BrokenProcessPool, OSError, NotImplementedError):
-        return [func(item) for item in items]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from orgrouter.prefilter import make_prefilter
-from orgrouter.scancache import RACY_NS, ScanCache, map_files, scan_files, scan_one
+from orgrouter.scancache import RACY_NS, ScanCache, scan_files, scan_one
 from orgrouter.state import StateDB
 
 PREFILTER = make_prefilter([], ["APPROVED", "REJECTED"])
@@ -174,20 +174,3 @@ def test_cache_rows_survive_in_the_database(tmp_path: Path, tree: list[Path]) ->
         (str(tree[0]), 13, OLD_NS, 0, 0),
     ]
 
-
-def square(n: int) -> int:
-    return n * n
-
-
-def pid_of(_n: int) -> int:
-    return os.getpid()
-
-
-def test_map_files_serial_and_parallel() -> None:
-    assert map_files(square, [1, 2, 3]) == [1, 4, 9]
-    assert map_files(pid_of, [1, 2, 3], workers=2) == [os.getpid()] * 3  # few: serial
-    many = list(range(40))
-    assert map_files(square, many, workers=2, min_parallel=4) == [n * n for n in many]
-    pids = set(map_files(pid_of, many, workers=2, min_parallel=4))
-    assert os.getpid() not in pids
-    assert map_files(pid_of, many, workers=1) == [os.getpid()] * 40

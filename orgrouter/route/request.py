@@ -20,6 +20,7 @@ from functools import cached_property, lru_cache
 
 from orgrouter.org.document import Document, OutlineEntry
 from orgrouter.org.drawer import Head, locate_head
+from orgrouter.prefilter import _caseless_bytes as caseless_bytes
 
 RESULT_KEY = "ORGROUTER_RESULT"
 HASH_KEY = "ORGROUTER_HASH"
@@ -264,9 +265,12 @@ def _address_bytes_re(names: tuple[str, ...]) -> re.Pattern[bytes]:
     """Return the bytes pattern of an address; ASCII-only word tests keep it a superset.
 
     It starts with the literal ``@`` (no look-behind) so the regex engine can skip
-    ahead to each ``@`` instead of trying every byte of a large file.
+    ahead to each ``@`` instead of trying every byte of a large file. Names are spelt
+    with the prefilter's caseless bytes: ``re.IGNORECASE`` folds only ASCII in bytes,
+    and ``@Ärger`` must be found for the name ``ärger`` as ``find_address`` finds it.
     """
-    alternatives = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+    ordered = sorted(names, key=len, reverse=True)
+    alternatives = b"|".join(caseless_bytes(n) for n in ordered)
     return re.compile(rb"@(?:" + alternatives + rb")(?!\w)", re.IGNORECASE)
 
 

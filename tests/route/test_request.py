@@ -99,6 +99,12 @@ def test_find_all_requests() -> None:
     assert found[0].recorded("ORGROUTER_HASH") is None
 
 
+def test_a_non_ascii_name_is_found_in_any_case() -> None:
+    doc = Document("* @Ärger do this\n* @ärger do that\n".encode())
+    found = find_requests(doc, address_names("Ärger", []))
+    assert [(r.agent, r.instruction) for r in found] == [("ärger", "do this"), ("ärger", "do that")]
+
+
 def test_instruction_hash_ignores_spacing_not_words() -> None:
     assert instruction_hash("agent", "do  it ") == instruction_hash("Agent", "do it")
     assert instruction_hash("agent", "do it") != instruction_hash("coder", "do it")

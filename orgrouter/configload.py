@@ -463,17 +463,6 @@ _KEYWORD_RE = re.compile(rb"^[ \t]*#\+ORGROUTER_AGENT:[ \t]*(.*?)[ \t\r]*$", re.
 _KEYWORD_LITERAL_RE = re.compile(rb"#\+ORGROUTER_AGENT:", re.I)
 
 
-def agent_keyword(
-    keywords: Iterable[tuple[str, str]], *, path: str | os.PathLike[str] | None = None
-) -> str | None:
-    """Return the ``#+ORGROUTER_AGENT:`` name among a document's (key, value) keywords."""
-    found: str | None = None
-    for key, value in keywords:
-        if key.upper() == "ORGROUTER_AGENT":
-            found = _agent_name(value, path, None)
-    return found
-
-
 def agent_keyword_in_bytes(data: bytes, path: str | os.PathLike[str] | None = None) -> str | None:
     """Return the last ``#+ORGROUTER_AGENT:`` name in an Org file's bytes (no parse)."""
     if _KEYWORD_LITERAL_RE.search(data) is None:  # a plain search skips most files fast

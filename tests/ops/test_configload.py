@@ -8,7 +8,6 @@ import pytest
 
 from orgrouter.configload import (
     Source,
-    agent_keyword,
     agent_keyword_in_bytes,
     all_keys,
     env_names,
@@ -233,8 +232,6 @@ def test_every_key_has_an_env_name() -> None:
 
 
 def test_agent_keyword() -> None:
-    assert agent_keyword([("TITLE", "x"), ("orgrouter_agent", "@Bob")]) == "bob"
-    assert agent_keyword([("TITLE", "x")]) is None
     data = b"#+TITLE: t\n  #+orgrouter_agent: Hal \r\n* x\n"
     assert agent_keyword_in_bytes(data, "n.org") == "hal"
     with pytest.raises(ConfigError) as info:

@@ -23,7 +23,6 @@ Outcomes:
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from orgrouter.errors import StateError
 from orgrouter.org.drawer import Head, locate_head
+from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
 from orgrouter.route.request import RESULT_KEY, instruction_hash
 from orgrouter.route.results import CHECK_KEY, KIND_KEY, MARK, result_check
@@ -61,9 +61,6 @@ CREATE UNIQUE INDEX IF NOT EXISTS {TABLE}_correction ON {TABLE} (file, result)
     WHERE result IS NOT NULL;
 """
 OUTCOMES = ("routed", "clarification", "vetoed", "corrected")
-ARCHIVE_TAG = "ARCHIVE"  # org-archive-tag, what /compact adds to older results
-
-_TAGS = re.compile(r"[ \t]:([\w@#%:]+):[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -148,8 +145,7 @@ def _edited(data: bytes, head: Head) -> bool:
     if recorded is None or (kind is not None and kind.value == "approval"):
         return False
     line = data[head.headline.begin : head.headline.end].decode("utf-8", "replace")
-    tags = _TAGS.search(line.rstrip("\r\n"))
-    if tags is not None and ARCHIVE_TAG in tags.group(1).split(":"):
+    if parse_headline(line.rstrip("\r\n")).archived:  # /compact archived it
         return False
     return recorded.value != result_check(data, head)
 

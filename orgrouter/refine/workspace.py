@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import cast
 
 from orgrouter.config import Config, RefineConfig
-from orgrouter.configload import find_project_file, load_config
+from orgrouter.configload import load_config
+from orgrouter.discover import find_notes_root
 from orgrouter.errors import ConfigError
 from orgrouter.eventlog import EventLog, Value
 from orgrouter.refine.replay import package_golden_dir, replay_golden
@@ -81,10 +82,9 @@ def open_workspace(
     """Load the config found from ``start``, open the state DB and the event log."""
     loaded = load_config(start, cli_file=config_file, env=env)
     config = loaded.config
-    # The notes root keys the state database: where orgrouter.toml sits (the same
-    # root `orgrouter route` is run on when the config lives in the notes dir).
-    project = config_file if config_file is not None else find_project_file(start)
-    root = start if project is None else project.resolve().parent
+    # The notes root keys the state database: found by the rule `orgrouter route`
+    # uses, so both open the same database (with --config, that file's directory).
+    root = config_file.resolve().parent if config_file is not None else find_notes_root([start])
     tree, golden = resolve_dirs(config, root)
     path = resolve_state_path(state_path, env, config, root)
     with StateDB.open(path) as db, EventLog(log_path=log_path, db=db) as log:

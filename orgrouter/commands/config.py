@@ -59,12 +59,12 @@ def render_text(loaded: LoadedConfig) -> str:
 
 def render_json(loaded: LoadedConfig) -> str:
     """Return the configuration, its sources and the files read as JSON."""
+    items = effective_items(loaded)
     data = {
         "files": [str(p) for p in loaded.files],
-        "values": {key: value for key, value, _ in effective_items(loaded)},
+        "values": {key: value for key, value, _ in items},
         "sources": {
-            key: {"kind": source.kind, "detail": source.detail}
-            for key, _, source in effective_items(loaded)
+            key: {"kind": source.kind, "detail": source.detail} for key, _, source in items
         },
         "ignored_env": loaded.ignored_env,
     }

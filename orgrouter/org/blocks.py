@@ -162,11 +162,6 @@ def _lisp_escape(match: re.Match[str]) -> str:
     return _LISP_ESCAPES.get(code, code)
 
 
-def is_headline_line(line: str) -> bool:
-    """Return True when ``line`` is an Org headline (stars then a space)."""
-    return _HEADLINE_RE.match(line) is not None
-
-
 class _ByteIndex:
     """Convert character offsets to UTF-8 byte offsets (cheap for ASCII text)."""
 
@@ -291,7 +286,7 @@ def _affiliated(text: str, start: int) -> tuple[int, str | None, tuple[str, ...]
     for line_start in _line_starts_above(text, start):
         line = _line_text(text, line_start)
         match = _AFFILIATED_RE.match(line)
-        if match is None or is_headline_line(line):
+        if match is None:
             break
         first = line_start
         keyword = (match.group(2) or "").upper()

@@ -171,9 +171,8 @@ def parse_now(text: str | None) -> datetime:
     if not text:
         return datetime.now().replace(microsecond=0)
     try:
-        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        return datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
         raise UsageError(
             f"--now / {NOW_ENV}: {text!r} is not an ISO 8601 time (e.g. 2026-11-30T09:00)"
         ) from None
-    return value.replace(tzinfo=None) if value.tzinfo is None else value

@@ -113,14 +113,6 @@ def read_prose(section: str) -> Prose:
     return Prose(tuple(paragraphs), tuple(items))
 
 
-def top_level(items: tuple[Item, ...]) -> list[Item]:
-    """Return the items at the smallest indentation (the list's own items)."""
-    if not items:
-        return []
-    least = min(item.indent for item in items)
-    return [item for item in items if item.indent == least]
-
-
 def sentences(text: str) -> list[str]:
     """Split ``text`` into sentences at ``.``, ``!`` or ``?`` followed by a capital."""
     return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]

@@ -21,8 +21,6 @@ from orgrouter.refine.store import RefineStore
 from orgrouter.refine.tree import RulesTree, package_rules_dir
 from orgrouter.state import StateDB, resolve_state_path
 
-MODES = ("report", "propose", "auto_apply")
-
 Emit = Callable[[str, Mapping[str, object]], None]
 Replay = Callable[[Path, Path | None], Scores]
 
@@ -48,10 +46,6 @@ class Workspace:
 
 def resolve_dirs(config: Config, base: Path | None) -> tuple[RulesTree, Path]:
     """Return the rules tree and golden dir, resolving config paths against ``base``."""
-    if config.refine.mode not in MODES:
-        raise ConfigError(
-            f"refine.mode must be one of {', '.join(MODES)}, not {config.refine.mode!r}"
-        )
     root = base if base is not None else Path.cwd()
     live = None if config.rules.dir is None else (root / config.rules.dir)
     golden = package_golden_dir() if config.refine.golden is None else root / config.refine.golden

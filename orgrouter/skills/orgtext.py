@@ -26,10 +26,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 
 @dataclass(frozen=True)
 class Item:
-    """One list item: its text (continuation lines joined), depth and checkbox."""
+    """One list item: its text (continuation lines joined) and checkbox."""
 
     text: str
-    indent: int
     checkbox: str | None  # " ", "X", "-" or None
     after: str  # the last prose line before the list (e.g. "Action items:")
 
@@ -80,7 +79,7 @@ def read_prose(section: str) -> Prose:
     def close_item() -> None:
         nonlocal item
         if item is not None:
-            items.append(Item(" ".join(item), item_meta[0], item_meta[1], item_meta[2]))
+            items.append(Item(" ".join(item), item_meta[1], item_meta[2]))
             item = None
 
     def close_paragraph() -> None:

@@ -12,7 +12,7 @@ from orgrouter.errors import InputError
 from orgrouter.org.blocks import SrcBlock, find_src_blocks
 from orgrouter.org.drawer import Property, locate_head
 from orgrouter.org.headline import parse_headline
-from orgrouter.org.scan import iter_headline_lines
+from orgrouter.org.scan import HeadlineLine, iter_headline_lines
 from orgrouter.org.settings import InBufferSettings, read_settings
 
 # org-babel-src-block-regexp: how org-babel-map-src-blocks finds blocks (a language is
@@ -77,7 +77,7 @@ class Document:
         settings = read_settings(text, path)
         headings = _read_headings(text, data, settings)
         props = {key.casefold(): value for key, value in settings.properties.items()}
-        doc = cls(path, text, headings, find_src_blocks(text), props, _file_drawer(text))
+        doc = cls(path, text, headings, find_src_blocks(text), props, _file_drawer(data))
         doc._heading_starts = [h.begin for h in headings]
         return doc
 
@@ -201,25 +201,17 @@ def _read_headings(text: str, data: bytes, settings: InBufferSettings) -> list[H
 
 # A property drawer before the first headline, after comment lines only (Org 9.5's
 # org-get-property-block at point-min).
-_FILE_DRAWER_RE = re.compile(
-    r"(?:[ \t]*#(?: .*)?\n)*[ \t]*:PROPERTIES:[ \t]*\n((?:[ \t]*:\S+:(?: .*)?[ \t]*\n)*?)"
-    r"[ \t]*:END:[ \t]*$",
-    re.IGNORECASE | re.MULTILINE,
-)
-_PROPERTY_LINE_RE = re.compile(r"[ \t]*:(\S+):(?:[ \t]+(.*?))?[ \t]*$")
+_TOP_COMMENTS_RE = re.compile(rb"(?:[ \t]*#(?: .*)?\n)*")
 
 
-def _file_drawer(text: str) -> LocalValues:
+def _file_drawer(data: bytes) -> LocalValues:
     """Return the properties of the drawer at the top of the file, if there is one."""
-    match = _FILE_DRAWER_RE.match(text)
-    if match is None:
+    comments = _TOP_COMMENTS_RE.match(data)
+    begin = comments.end() if comments is not None else 0
+    head = locate_head(data, HeadlineLine(begin, begin, 0, 0))
+    if head.planning is not None or head.drawer is None:
         return {}
-    pairs = []
-    for line in match.group(1).splitlines():
-        prop = _PROPERTY_LINE_RE.match(line)
-        if prop is not None:
-            pairs.append((prop.group(1), prop.group(2) or ""))
-    return _drawer_properties(pairs)
+    return _drawer_properties([(p.key, p.value) for p in head.drawer.properties])
 
 
 def _first(properties: tuple[Property, ...], key: str) -> str | None:

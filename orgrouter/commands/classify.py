@@ -66,6 +66,7 @@ def classify(
     from orgrouter.configload import load_config
     from orgrouter.route.gate import classify as run_gate
     from orgrouter.route.ratelimit import RateLimiter
+    from orgrouter.route.request import address_names
     from orgrouter.route.rules import configured_rules
     from orgrouter.state import StateDB, resolve_state_path
 
@@ -75,7 +76,7 @@ def classify(
     config = load_config(Path.cwd(), cli_file=config_file).config
     rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
     now = parse_now(now_text or os.environ.get("ORGROUTER_NOW"))
-    selves = ["agent", *([config.agent.name] if config.agent.name else [])]
+    selves = address_names(config.agent.name, ())
     gate = config.sensor_gate
     if no_rate_limit or origin != "user":
         result = run_gate(request, rules, config=gate, origin=origin,  # type: ignore[arg-type]

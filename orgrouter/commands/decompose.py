@@ -36,6 +36,7 @@ def decompose(
     from orgrouter.errors import UsageError
     from orgrouter.route.decompose import decompose as split
     from orgrouter.route.decompose import decompose_items
+    from orgrouter.route.request import address_names
     from orgrouter.route.rules import configured_rules
 
     if as_json and as_sexp:
@@ -44,7 +45,7 @@ def decompose(
         raise UsageError("give either TEXT (- for stdin) or one or more --item")
     config = load_config(Path.cwd(), cli_file=config_file).config
     rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
-    selves = ["agent", *([config.agent.name] if config.agent.name else [])]
+    selves = address_names(config.agent.name, ())
     if items:
         result = decompose_items(list(items), rules, selves=selves)
     else:

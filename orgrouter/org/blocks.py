@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from orgrouter.org.scan import HEADLINE_TEXT_RE
+
 # org-element-src-block-parser's begin-line regexp: language, switches, parameters.
 # Only spaces (not tabs) separate the language, as in Org.
 SRC_BEGIN_RE = re.compile(
@@ -21,7 +23,6 @@ SRC_BEGIN_RE = re.compile(
     re.IGNORECASE,
 )
 _BLOCK_BEGIN_RE = re.compile(r"^[ \t]*#\+BEGIN_(\S+)", re.IGNORECASE | re.MULTILINE)
-_HEADLINE_RE = re.compile(r"^\*+ ", re.MULTILINE)
 # Lesser blocks: Org does not parse their contents, so a begin line inside is text.
 _LESSER = frozenset({"SRC", "EXAMPLE", "EXPORT", "COMMENT", "VERSE"})
 # org-element--affiliated-re (dual keywords CAPTION and RESULTS take [secondary]).
@@ -209,7 +210,7 @@ def find_src_blocks(text: str) -> list[SrcBlock]:
     """Return every src block element of an Org document, in document order."""
     if "#+" not in text:
         return []
-    headlines = [m.start() for m in _HEADLINE_RE.finditer(text)]
+    headlines = [m.start() for m in HEADLINE_TEXT_RE.finditer(text)]
     index = _ByteIndex(text)
     blocks: list[SrcBlock] = []
     pos = 0

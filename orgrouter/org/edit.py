@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from orgrouter.org.drawer import Head, locate_head
-from orgrouter.org.scan import HeadlineLine, iter_headline_lines
+from orgrouter.org.scan import HEADLINE_TEXT_RE, HeadlineLine, iter_headline_lines
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
@@ -40,7 +40,6 @@ _ESCAPE_RE = re.compile(r"^([ \t]*)(,*(?:\*|#\+))", re.MULTILINE)
 # stands for [[:alnum:]_] (Unicode). Found from the line's end (see _tags).
 # For bodies already safe: true headline lines (scan.py's ``^\*+ ``), keyword lines, and
 # the block delimiters among them, as org-element pairs them (case-insensitive).
-_HEADLINE_LINE_RE = re.compile(r"\*+ ")
 _KEYWORD_LINE_RE = re.compile(r"[ \t]*#\+")
 _BLOCK_BEGIN_RE = re.compile(r"[ \t]*#\+begin_(\S+)", re.IGNORECASE)
 _BLOCK_END_RE = re.compile(r"[ \t]*#\+end_(\S+)[ \t]*$", re.IGNORECASE)
@@ -125,7 +124,7 @@ def escape_safe_body(text: str) -> str:
     delimiters = _balanced_delimiters(lines)
     out = []
     for index, line in enumerate(lines):
-        if _HEADLINE_LINE_RE.match(line) or (
+        if HEADLINE_TEXT_RE.match(line) or (
             index not in delimiters and _KEYWORD_LINE_RE.match(line)
         ):
             body = line.lstrip(" \t")

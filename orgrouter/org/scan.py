@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 HEADLINE_RE = re.compile(rb"^(\*+) ", re.MULTILINE)
+# The same rule for decoded text, where offsets count characters.
+HEADLINE_TEXT_RE = re.compile(r"^\*+ ", re.MULTILINE)
 BOM = b"\xef\xbb\xbf"
 _FIRST_AFTER_BOM_RE = re.compile(rb"\xef\xbb\xbf(\*+) ")
 

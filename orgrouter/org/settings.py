@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orgrouter.org.headline import split_tags
+from orgrouter.org.scan import HEADLINE_TEXT_RE
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence, todo_keywords
 
 __all__ = ["InBufferSettings", "SettingKeyword", "read_settings", "setting_keywords"]
@@ -31,7 +32,6 @@ _CANDIDATE_RE = re.compile(
 )
 # `org-element-keyword-parser': the key runs to the last colon of the first word.
 _KEYWORD_RE = re.compile(r"[ \t]*#\+(\S*):")
-_HEADLINE_RE = re.compile(r"^\*+ ", re.MULTILINE)
 _BLOCK_BEGIN_RE = re.compile(r"^[ \t]*#\+begin_(\S+)", re.IGNORECASE | re.MULTILINE)
 _LATEX_BEGIN_RE = re.compile(r"^[ \t]*\\begin\{([A-Za-z0-9*]+)\}", re.MULTILINE)
 # Blocks whose contents Org does not parse as elements (greater blocks such as quote,
@@ -83,7 +83,7 @@ class InBufferSettings:
 
 def _opaque_spans(text: str) -> list[tuple[int, int]]:
     """Return the (begin, end) offsets of blocks whose lines are not elements."""
-    headlines = [match.start() for match in _HEADLINE_RE.finditer(text)]
+    headlines = [match.start() for match in HEADLINE_TEXT_RE.finditer(text)]
     spans: list[tuple[int, int]] = []
     starts = sorted(
         [(m.start(), m.end(), "block", m.group(1)) for m in _BLOCK_BEGIN_RE.finditer(text)]

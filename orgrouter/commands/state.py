@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from orgrouter.configload import load_config
+from orgrouter.discover import find_notes_root
 from orgrouter.errors import OrgRouterError
 from orgrouter.runlock import RunLock
 from orgrouter.state import StateDB, describe, reset_state, resolve_state_path
@@ -25,10 +26,16 @@ _CONFIG = click.option(
 )
 
 
+def _root(notes_root: str) -> Path:
+    """Return the notes root a path belongs to, by the rule route and tangle use."""
+    return find_notes_root([notes_root])
+
+
 def _path(notes_root: str, state_path: str | None, config_file: str | None) -> Path:
-    """Return the state database path for ``notes_root``."""
-    loaded = load_config(Path(notes_root), cli_file=config_file, env=os.environ)
-    return resolve_state_path(state_path, os.environ, loaded.config, notes_root)
+    """Return the state database path for ``notes_root``: the one route uses there."""
+    root = _root(notes_root)
+    loaded = load_config(root, cli_file=config_file, env=os.environ)
+    return resolve_state_path(state_path, os.environ, loaded.config, root)
 
 
 def _contents(target: Path) -> str:
@@ -113,6 +120,6 @@ def reset_command(
     ):
         click.echo("nothing changed", err=True)
         return
-    with RunLock(notes_root, os.environ):
+    with RunLock(_root(notes_root), os.environ):
         reset_state(target).close()
     click.echo(f"rebuilt {target}", err=True)

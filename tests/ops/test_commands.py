@@ -125,3 +125,12 @@ def test_reset_declined(
     assert err == (f"Delete and rebuild {path}?\nIt holds: demo (1 rows) [y/N]: nothing changed\n")
     with StateDB.open(path) as db:
         assert db.tables() == ["demo", "schema_versions"]
+
+
+def test_state_path_names_the_database_route_uses_from_a_subdirectory(
+    env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (env / "orgrouter.toml").write_text("")
+    (env / "projects").mkdir()
+    expected = tmp_path / "xdg-state" / "orgrouter" / f"{root_key(env)}.sqlite3"
+    assert run(["state", "path", str(env / "projects")], capsys) == (0, f"{expected}\n", "")

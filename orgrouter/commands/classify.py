@@ -17,7 +17,7 @@ def parse_now(value: str | None) -> float | None:
     """Return an ISO 8601 timestamp (``--now`` / ``ORGROUTER_NOW``) as epoch seconds."""
     if not value:
         return None  # the gate reads the clock itself
-    from orgrouter.commands.route import parse_now as parse_clock
+    from orgrouter.clock import parse_now as parse_clock
 
     moment = parse_clock(value)
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()

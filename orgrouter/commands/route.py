@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from orgrouter.clock import NOW_ENV, parse_now
 from orgrouter.config import Config
 from orgrouter.errors import UsageError
 from orgrouter.route.runner import RunOptions, WriteMode
@@ -18,7 +18,6 @@ from orgrouter.route.runner import RunOptions, WriteMode
 if TYPE_CHECKING:
     from orgrouter.route.pipeline import RequestReport
 
-NOW_ENV = "ORGROUTER_NOW"
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -164,15 +163,3 @@ def _printer(as_json: bool) -> Callable[[RequestReport], None]:
         click.echo(json.dumps(request.to_json(), ensure_ascii=False, sort_keys=False))
 
     return emit if as_json else (lambda _request: None)
-
-
-def parse_now(text: str | None) -> datetime:
-    """Return the run's clock: ``text`` as ISO 8601, or the current local time."""
-    if not text:
-        return datetime.now().replace(microsecond=0)
-    try:
-        return datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"--now / {NOW_ENV}: {text!r} is not an ISO 8601 time (e.g. 2026-11-30T09:00)"
-        ) from None

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
 
+from orgrouter.clock import NOW_ENV, parse_now
 from orgrouter.config import Config, RefineConfig
 from orgrouter.configload import load_config
 from orgrouter.discover import find_notes_root
@@ -58,8 +59,9 @@ def resolve_dirs(config: Config, base: Path | None) -> tuple[RulesTree, Path]:
 
 def clock(env: Mapping[str, str]) -> Callable[[], str]:
     """Return the clock: ``ORGROUTER_NOW`` when set (reproducible), else UTC now."""
-    fixed = env.get("ORGROUTER_NOW")
+    fixed = env.get(NOW_ENV)
     if fixed:
+        parse_now(fixed)  # refuse a malformed value, as route and classify do
         return lambda: fixed
     return lambda: datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 

@@ -229,7 +229,9 @@ def find_notes_root(paths: Iterable[str | os.PathLike[str]]) -> Path:
     base = common_root(paths)
     for marker in ROOT_MARKERS:
         for directory in (base, *base.parents):
-            if (directory / marker).exists():
+            candidate = directory / marker
+            # a config must be a file; .git is a file too in worktrees and submodules
+            if candidate.is_file() or (marker == ".git" and candidate.exists()):
                 return directory
     return base
 

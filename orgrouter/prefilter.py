@@ -30,7 +30,7 @@ ORGROUTER_PROPERTY = b":ORGROUTER_"
 _BOM = rb"(?:\xef\xbb\xbf)"
 
 
-def _caseless_bytes(name: str) -> bytes:
+def caseless_bytes(name: str) -> bytes:
     """Return a bytes regex matching ``name`` in any letter case, UTF-8 encoded.
 
     ``re.IGNORECASE`` on bytes folds ASCII only; an agent named ``Ärger`` must match
@@ -58,7 +58,7 @@ _FILE_AGENT_LITERAL = re.compile(rb"#\+orgrouter_agent:", re.IGNORECASE)
 @functools.lru_cache(maxsize=256)
 def _address_re(addresses: tuple[str, ...]) -> re.Pattern[bytes]:
     """Compile the regex for an address starting at an ``@`` (matched at its offset)."""
-    names = b"|".join(_caseless_bytes(a) for a in addresses)
+    names = b"|".join(caseless_bytes(a) for a in addresses)
     # (?<![\w.]) and (?!\w) are the contract's boundaries on ASCII; on bytes a UTF-8
     # lead or continuation byte is not \w, which errs towards a match. The lookbehind
     # sees the byte before the offset ``match`` starts at.

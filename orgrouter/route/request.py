@@ -20,7 +20,7 @@ from functools import cached_property, lru_cache
 
 from orgrouter.org.document import Document, OutlineEntry
 from orgrouter.org.drawer import Head, locate_head
-from orgrouter.prefilter import _caseless_bytes as caseless_bytes
+from orgrouter.prefilter import caseless_bytes
 
 RESULT_KEY = "ORGROUTER_RESULT"
 HASH_KEY = "ORGROUTER_HASH"

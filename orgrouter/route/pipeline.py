@@ -51,7 +51,10 @@ from orgrouter.skills.base import (
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 # Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"
 # to the next instead of trying a line-start pattern at every byte of a large file.
-_SETTING_KEYWORD = re.compile(rb"#\+(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):", re.IGNORECASE)
+# A #+STARTUP line counts when it may say odd (or oddeven): results' levels follow it.
+_SETTING_KEYWORD = re.compile(
+    rb"#\+(?:(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):|STARTUP:[^\n]*odd)", re.IGNORECASE
+)
 
 
 @dataclass
@@ -127,7 +130,8 @@ def route_document(
     if not plans:
         return DocumentOutcome(data, reports, deferred)
     with_run(plans, env.run)
-    return DocumentOutcome(apply_plans(data, plans, newline), reports, deferred)
+    odd = document.settings.odd_levels
+    return DocumentOutcome(apply_plans(data, plans, newline, odd_levels=odd), reports, deferred)
 
 
 def _has_setting_line(data: bytes) -> bool:

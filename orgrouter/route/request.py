@@ -3,11 +3,11 @@
 An address is ``@agent`` or ``@NAME`` (the configured agent name and sub-agents),
 case-insensitive, not preceded by a word character or ``.``, not followed by a word
 character. It counts only in a headline's title, outside inline code and verbatim
-(``~@agent~``, ``=@agent=``) and links (target and description), and not on a headline line that sits
-inside a ``#+begin_src``/``#+begin_example`` block as written (Org would read it as a
-headline, but the user wrote it as code). Every addressed headline counts, at any
-depth; one orgrouter wrote (``ORGROUTER_RESULT`` in its drawer) never does, nor one in
-a ``COMMENT`` subtree, which Org treats as commented out.
+(``~@agent~``, ``=@agent=``) and links (target and description), and not on a
+headline line that sits inside a ``#+begin_src``/``#+begin_example`` block as written
+(Org would read it as a headline, but the user wrote it as code). Every addressed
+headline counts, at any depth; one orgrouter wrote (``ORGROUTER_RESULT`` in its
+drawer) never does, nor one in a ``COMMENT`` subtree, which Org treats as commented out.
 """
 
 from __future__ import annotations

@@ -105,7 +105,7 @@ def route(
         config_dir=loaded.files[-1].parent if loaded.files else None,
     )
     if use_stdin:
-        return _stdin(file_name, config, options, state_path)
+        return _stdin(file_name, config, options, state_path, quiet=quiet)
     from orgrouter.discover import find_notes_root
     from orgrouter.report import Report
     from orgrouter.route.runner import run_route
@@ -130,7 +130,12 @@ def route(
 
 
 def _stdin(
-    file_name: str | None, config: Config, options: RunOptions, state_path: str | None
+    file_name: str | None,
+    config: Config,
+    options: RunOptions,
+    state_path: str | None,
+    *,
+    quiet: bool = False,
 ) -> int:
     """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found."""
     from orgrouter.route.filter import route_stdin, stdin_root
@@ -149,7 +154,7 @@ def _stdin(
         return 1 if outcome.data != data else 0
     sys.stdout.buffer.write(outcome.data)
     sys.stdout.buffer.flush()
-    if outcome.routed:
+    if outcome.routed and not quiet:  # -q: the buffer shows what was routed, errors too
         click.echo(f"routed {outcome.routed} request(s), {outcome.results} result(s)", err=True)
     return 0
 

@@ -91,7 +91,7 @@ class DocumentOutcome:
 
     data: bytes
     requests: list[RequestReport]
-    deferred: bool = False  # work left for a later run (rate limit, model failure)
+    deferred: bool = False  # work left for a later run (a retry, an approval awaited)
 
     @property
     def results(self) -> int:
@@ -158,7 +158,10 @@ def _route_request(
     answered = request.recorded(HASH_KEY) == request.hash
     again = env.force or (answered and _retry_due(request, written, env.now))
     if answered and not again:
-        return _act_on_approvals(document, request, written, env, report)
+        plan, report, later = _act_on_approvals(document, request, written, env, report)
+        # A failed request inside its retry window is still work for a later run: the
+        # scan cache must not settle the file, or the retry never comes.
+        return plan, report, later or request.recorded(STATUS_KEY) == "error"
     ctx = request_context(document, request, found, written, env)
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
@@ -199,7 +202,8 @@ def _route_request(
     report.intents = [_plain(i) for i in outcome.intents]
     report.results = [_result_json(e) for e in emitted]
     report.logs = list(outcome.logs) + list(ctx.extra.get(router.NOTES, ()))
-    deferred = deferred or any(e.result.kind == "error" for e in emitted)
+    # An error is retried, a WAITING approval awaits its answer: work for a later run.
+    deferred = deferred or status in ("error", "waiting")
     return plan, report, deferred
 
 
@@ -213,7 +217,7 @@ def _act_on_approvals(
     """Run the approvals the user granted, close the rejected ones; None if no change."""
     decided, pending = decisions(written, _agent(env))
     if not decided:
-        return None, report, False
+        return None, report, pending  # a WAITING approval keeps the file due
     plan = RequestPlan(request)
     ctx = request_context(document, request, [request], written, env)
     numbers = [_number(w.identity, request.hash) for w in written]
@@ -238,7 +242,7 @@ def _act_on_approvals(
     kinds = [r["kind"] for r in report.results]
     report.status = request_status(kinds, pending)
     plan.properties = [(STATUS_KEY, report.status)]
-    return plan, report, False
+    return plan, report, pending or report.status == "error"
 
 
 def _retry_due(request: FoundRequest, written: list[Written], now: datetime) -> bool:

@@ -14,9 +14,8 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 
-from orgrouter.org.document import Document
+from orgrouter.org.document import Document, subtree_end
 from orgrouter.org.drawer import PLANNING_RE, Head, locate_head
 from orgrouter.org.scan import BOM, HeadlineLine
 from orgrouter.route.request import RESULT_KEY, FoundRequest
@@ -221,18 +220,6 @@ def _line_end(data: bytes, start: int) -> int:
     """Return the offset of the newline ending the line at ``start`` (or the end)."""
     newline = data.find(b"\n", start)
     return len(data) if newline < 0 else newline
-
-
-def subtree_end(data: bytes, headline: HeadlineLine) -> int:
-    """Return the offset of the next headline of the same or a higher level, or the end."""
-    match = _next_at_most(headline.level).search(data, headline.end)
-    return len(data) if match is None else match.start()
-
-
-@cache
-def _next_at_most(level: int) -> re.Pattern[bytes]:
-    """Return the pattern of a headline line of ``level`` stars or fewer."""
-    return re.compile(rb"^\*{1,%d} " % level, re.MULTILINE)
 
 
 def check_with(data: bytes, head: Head, planning: bytes) -> str:

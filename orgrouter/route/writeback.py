@@ -27,6 +27,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from orgrouter.org.document import subtree_end
 from orgrouter.org.drawer import Head
 from orgrouter.org.edit import (
     AddTag,
@@ -53,7 +54,6 @@ from orgrouter.route.results import (
     content_end,
     locate_results,
     result_check,
-    subtree_end,
     written_results,
 )
 from orgrouter.skills.base import Result

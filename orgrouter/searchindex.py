@@ -62,6 +62,10 @@ _NOT_TEXT = re.compile(
     r"^[ \t]*(?::[\w-]+:.*|(?:SCHEDULED|DEADLINE|CLOSED):.*|#\+\S*.*)$", re.MULTILINE
 )
 _WORD = re.compile(r"\w+")
+_SETTING = re.compile(
+    r"^[ \t]*#\+(?:FILETAGS|SETUPFILE|TODO|SEQ_TODO|TYP_TODO|INCLUDE):",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,10 +220,14 @@ def sections(text: str, privacy_tags: Collection[str]) -> Iterable[tuple[int, st
     """Yield (line, title, section text) for each headline the index may hold."""
     from orgrouter.org.headline import parse_headline
     from orgrouter.org.settings import read_settings
+    from orgrouter.org.todo import DEFAULT_TODO
 
     private = frozenset(tag.casefold() for tag in privacy_tags)
-    settings = read_settings(text)
-    if {tag.casefold() for tag in settings.filetags} & private:
+    # Most notes set neither TODO keywords nor file tags; reading the settings costs
+    # more than indexing such a file, so only files that have the keywords pay it.
+    settings = read_settings(text) if _SETTING.search(text) else None
+    todo = DEFAULT_TODO if settings is None else settings.todo
+    if settings is not None and {tag.casefold() for tag in settings.filetags} & private:
         return
     heads = list(_HEADLINE.finditer(text))
     hidden_below: int | None = None  # level of a private subtree being passed over
@@ -228,7 +236,7 @@ def sections(text: str, privacy_tags: Collection[str]) -> Iterable[tuple[int, st
     for index, head in enumerate(heads):
         line += text.count("\n", position, head.start())
         position = head.start()
-        headline = parse_headline(head.group(0), settings.todo)
+        headline = parse_headline(head.group(0), todo)
         level = headline.level
         if hidden_below is not None and level <= hidden_below:
             hidden_below = None

@@ -90,6 +90,16 @@ def route_stdin(
             state.close()
     for request in outcome.requests:
         options.on_request(request)
+    if outcome.writes:
+        # A move writes other files too, atomically with this one only through the
+        # journal of a file route: a filter cannot, so the whole move waits for one.
+        import dataclasses
+
+        names = ", ".join(w.path for w in outcome.writes)
+        router.warnings.append(
+            f"an approved move into {names} waits: run `orgrouter route` on the file"
+        )
+        outcome = dataclasses.replace(outcome, data=data, writes=[])
     return outcome, router.warnings
 
 

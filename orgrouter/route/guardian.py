@@ -33,7 +33,10 @@ WAITING = "WAITING"
 APPROVED_FLAG = "approved"  # payload key of a delegation the user approved
 # What an approval headline keeps of the held intent: enough to run it, nothing more.
 FREE_FORM = frozenset({"ask", "draft", "rewrite", "explain", "translate", "summarize"})
-HELD_KEYS = ("order", "skill", "verb", "object", "agent", "text", "risk", "risk_reason")
+HELD_KEYS = ("order", "skill", "verb", "object", "agent", "text", "risk", "risk_reason", "binding")
+# Skills that change notes beyond results (orgrouter.skills.executor): always held, and
+# their approval shows what moves where.
+EXECUTORS = ("archive", "refile", "delete")
 
 
 class GuardianSkill(BaseSkill):
@@ -48,12 +51,20 @@ class GuardianSkill(BaseSkill):
         return (
             stimulus.sensor == Sensor.DELEGATION
             and not payload.get(APPROVED_FLAG)
-            and bool(payload.get("needs_approval"))
+            and (
+                bool(payload.get("needs_approval"))
+                or str(payload.get("skill", "")).lower() in EXECUTORS
+            )
         )
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
         """Return the WAITING approval headline for the held intent."""
         stimulus = proposal_stimulus(proposal)
+        skill = str(stimulus.payload.get("skill", "")).lower()
+        if skill in EXECUTORS:
+            from orgrouter.skills.executor import hold
+
+            return hold(skill, stimulus.payload, ctx)
         return Emit((approval_result(stimulus.payload, ctx.config.agent),))
 
 
@@ -96,8 +107,12 @@ class ApprovedSkill(BaseSkill):
         )
 
 
-def approval_result(payload: Mapping[str, Any], agent: AgentConfig) -> Result:
-    """Return the approval headline that holds ``payload`` until the user decides."""
+def approval_result(payload: Mapping[str, Any], agent: AgentConfig, shows: str = "") -> Result:
+    """Return the approval headline that holds ``payload`` until the user decides.
+
+    ``shows`` is what an executor will do (what moves where), written above the
+    instructions.
+    """
     import json  # most routes hold no approval; json stays off their start-up
 
     text = str(payload.get("text", ""))
@@ -106,7 +121,8 @@ def approval_result(payload: Mapping[str, Any], agent: AgentConfig) -> Result:
     return Result(
         title=f"Approve: {text}",
         body=(
-            f"Held for approval: {reason}. Nothing has run.\n"
+            (f"{shows}\n" if shows else "")
+            + f"Held for approval: {reason}. Nothing has run.\n"
             f"To run it, change {WAITING} to {agent.approve_keyword} and route again; "
             f"{agent.reject_keyword} closes it."
         ),

@@ -1,0 +1,119 @@
+"""Apply approved executors' moves to a routed document: cut here, paste there.
+
+The pipeline first writes the request's results (the approval marked, "Archived ...")
+into the document's bytes, then calls :func:`apply_moves`: each subject is found again
+in those bytes (by its headline line and how many identical lines precede it), copied
+with what was just written inside it, pasted into its target as Org does, and cut.
+The bytes of every other file to write come back as :class:`FileWrite` values; the
+runner commits them with the source through the move journal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orgrouter.errors import InputError
+from orgrouter.org.document import Document
+from orgrouter.org.subtree import Span, subtree_span
+from orgrouter.skills.executor import Move, Subject
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """New bytes for a file other than the routed one."""
+
+    path: str
+    before: bytes | None  # what the plan was made against; None: the file is new
+    data: bytes
+
+    @property
+    def before_sha256(self) -> str | None:
+        """Return the hash the file must still have (None: it must not exist)."""
+        return None if self.before is None else hashlib.sha256(self.before).hexdigest()
+
+
+@dataclass
+class _Targets:
+    """The target files' bytes as the moves build them up."""
+
+    before: dict[str, bytes | None] = field(default_factory=dict)
+    now: dict[str, bytes] = field(default_factory=dict)
+
+    def read(self, path: str, source: Path) -> bytes:
+        if path not in self.now:
+            try:
+                with open(path, "rb") as handle:
+                    data: bytes | None = handle.read()
+            except FileNotFoundError:
+                data = None
+            self.before[path] = data
+            if data is None:
+                from orgrouter.skills.archive import new_file_prefix
+
+                self.now[path] = new_file_prefix(Path(path), source)
+            else:
+                self.now[path] = data
+        return self.now[path]
+
+
+def locate(data: bytes, subject: Subject) -> Span:
+    """Return ``subject``'s subtree in ``data`` (which the write-back may have changed)."""
+    seen = 0
+    for line in Document(data).lines:
+        text = data[line.begin : line.end].rstrip(b"\r\n")
+        if text == subject.headline:
+            if seen == subject.rank:
+                return subtree_span(data, line.begin)
+            seen += 1
+    raise InputError(f"cannot find {subject.title!r} again to move it; nothing was moved")
+
+
+def apply_moves(
+    data: bytes, moves: Sequence[Move], path: str | None, newline: bytes
+) -> tuple[bytes, list[FileWrite]]:
+    """Return the document's bytes with ``moves`` made, and the other files' new bytes."""
+    if path is None:
+        raise InputError("moves need the note's file (not text on stdin); nothing was moved")
+    source = Path(os.path.abspath(path))
+    targets = _Targets()
+    for move in moves:
+        span = locate(data, move.subject)
+        text = data[span.begin : span.end]
+        if not move.target:
+            pasted, point = _paste(move, data, text, newline, source, span)
+            offset = len(pasted) - len(data) if point <= span.begin else 0
+            data = pasted[: span.begin + offset] + pasted[span.end + offset :]
+            continue
+        target = targets.read(move.target, source)
+        target_newline = (
+            b"\r\n" if b"\r\n" in target and target.count(b"\r\n") == target.count(b"\n") else b"\n"
+        )
+        targets.now[move.target], _ = _paste(move, target, text, target_newline, source, None)
+        data = data[: span.begin] + data[span.end :]
+    writes = [FileWrite(p, targets.before[p], targets.now[p]) for p in targets.now]
+    return data, writes
+
+
+def _paste(
+    move: Move, target: bytes, text: bytes, newline: bytes, source: Path, span: Span | None
+) -> tuple[bytes, int]:
+    """Return ``target`` with ``text`` pasted where ``move`` sends it, and where it starts."""
+    if move.kind == "archive":
+        from orgrouter.skills import archive
+
+        pasted, point = archive.paste(target, text, move.heading, newline)
+        return archive.finish(pasted, point, move, newline), point
+    from orgrouter.skills import refile
+
+    index = None
+    document = Document(target, newline=newline)
+    if move.olpath:
+        index, _ = refile.find_heading(document, "/".join(move.olpath), move.target or "this file")
+    level, point = refile.insertion(document, target, index)
+    if span is not None and span.begin < point <= span.end and point != span.begin:
+        raise InputError("the target moved inside the subtree; nothing was moved")
+    return refile.paste(target, text, level, point, newline)

@@ -44,6 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+# ctx.extra key: a callable a skill calls before it writes any file besides its note.
+# It takes the notes root's run lock where the run does not hold it already (route
+# --stdin) and raises LockedError (exit 75) if another run holds it.
+WRITE_LOCK = "write_lock"
 PROJECT_FILE = "orgrouter.toml"  # configload's project file; any file of that name is config
 _STATE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
@@ -78,6 +82,13 @@ class Ownership(Protocol):
     def owner(self, target: str) -> tuple[str, str] | None:
         """Return (sha256, source note) of what orgrouter last wrote to ``target``."""
         ...
+
+
+def before_write(extra: Mapping[str, object]) -> None:
+    """Take the run lock for a write besides the note, if this run does not hold it yet."""
+    take = extra.get(WRITE_LOCK)
+    if callable(take):
+        take()
 
 
 def protected_paths(
@@ -121,7 +132,7 @@ class WritePolicy:
         if not any(_inside(real, home) for home in homes):
             inside_root = _inside(real, _real(self.root))
             where = "outside the note's own directory" if inside_root else "outside the notes root"
-            return NeedsApproval(f"{where}: {real}")
+            return NeedsApproval(where)
         if not os.path.lexists(real):
             return Allowed("a new file")
         return self._existing(note, real)
@@ -138,10 +149,10 @@ class WritePolicy:
                 return f"{PROJECT_FILE} is orgrouter's configuration"
             for own in self.protected:
                 if _inside(path, Path(os.path.abspath(own))) or _inside(path, _real(own)):
-                    return f"{own} is orgrouter's own configuration or state"
+                    return "orgrouter's own configuration or state"
         git_dir = _git_dir_above(real)
         if git_dir is not None:
-            return f"{git_dir} is a git directory"
+            return f"inside a git directory ({git_dir.name})"
         if os.path.lexists(real) and not real.is_file():
             return "it exists and is not a regular file"
         return None
@@ -149,16 +160,16 @@ class WritePolicy:
     def _existing(self, note: Path, real: Path) -> Verdict:
         owner = self.record.owner(str(real)) if self.record is not None else None
         if owner is None:
-            return NeedsApproval(f"an existing file orgrouter did not write: {real}")
+            return NeedsApproval("an existing file orgrouter did not write")
         sha, source = owner
         if os.path.realpath(source) != os.path.realpath(note):
-            return NeedsApproval(f"orgrouter wrote it from another note ({source}): {real}")
+            return NeedsApproval(f"orgrouter wrote it from another note, {Path(source).name}")
         try:
             current = hashlib.sha256(real.read_bytes()).hexdigest()
         except OSError as error:
             return Forbidden(f"cannot read it: {error.strerror or error}")
         if current != sha:
-            return NeedsApproval(f"edited since orgrouter wrote it: {real}")
+            return NeedsApproval("edited since orgrouter wrote it")
         return Allowed("orgrouter wrote it from this note and it is unchanged since")
 
 

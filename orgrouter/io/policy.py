@@ -127,11 +127,15 @@ class WritePolicy:
         forbidden = self._forbidden(note, written, real)
         if forbidden is not None:
             return Forbidden(forbidden)
-        homes = [Path(os.path.realpath(note)).parent]
-        homes += [Path(os.path.realpath(p)) for p in self.allow]
+        # The directory the note is in as given: targets are relative to it, and a
+        # symlinked note does not move its tree to where the link leads.
+        homes = [_real(Path(os.path.abspath(note)).parent)]
+        homes += [_real(p) for p in self.allow]
         if not any(_inside(real, home) for home in homes):
             inside_root = _inside(real, _real(self.root))
             where = "outside the note's own directory" if inside_root else "outside the notes root"
+            if real != written:  # the approval must show where the write really goes
+                where += f", through a symlink to {real}"
             return NeedsApproval(where)
         if not os.path.lexists(real):
             return Allowed("a new file")
@@ -145,7 +149,7 @@ class WritePolicy:
             if hidden is not None:
                 return f"{hidden!r} is hidden (a dot file or directory: .git, .ssh, ...)"
         for path in (written, real):
-            if path.name == PROJECT_FILE:
+            if path.name.casefold() == PROJECT_FILE:  # case-insensitive file systems too
                 return f"{PROJECT_FILE} is orgrouter's configuration"
             for own in self.protected:
                 if _inside(path, Path(os.path.abspath(own))) or _inside(path, _real(own)):

@@ -114,6 +114,9 @@ def _reason(preview: TangleReport, held: list[TargetResult]) -> str:
                                       for t in held)  # fmt: skip
     if not held:
         reason = "the request was marked as needing approval"
+    free = [t.target for t in preview.targets if t.action == "would-write"]
+    if free:
+        reason += "; with it, written as they need no approval: " + ", ".join(free)
     refused = [t.target for t in preview.targets if t.action == "refused"]
     if refused:
         reason += "; never written, approved or not: " + ", ".join(refused)

@@ -111,3 +111,30 @@ def test_existing_files_need_approval_unless_ours_from_this_note(tree: tuple[Pat
     # No record at all (after `orgrouter state reset`): not ours.
     record.rows.clear()
     assert isinstance(check(root, note, "init.el", record), NeedsApproval)
+
+
+def test_project_file_in_any_case_is_forbidden(tree: tuple[Path, Path]) -> None:
+    root, note = tree
+    assert isinstance(check(root, note, "ORGROUTER.TOML"), Forbidden)
+
+
+def test_a_symlink_leading_outside_says_where_it_leads(tree: tuple[Path, Path]) -> None:
+    root, note = tree
+    outside = root.parent / "outside.sh"
+    outside.write_text("x\n")
+    (note.parent / "link.sh").symlink_to(outside)
+    verdict = check(root, note, "link.sh")
+    assert isinstance(verdict, NeedsApproval)
+    assert verdict.reason.endswith(f"through a symlink to {outside.resolve()}")
+
+
+def test_a_symlinked_note_keeps_its_own_directory(tree: tuple[Path, Path]) -> None:
+    root, note = tree
+    elsewhere = root.parent / "synced"
+    elsewhere.mkdir()
+    (elsewhere / "real.org").write_text("* n\n")
+    link = note.parent / "linked.org"
+    link.symlink_to(elsewhere / "real.org")
+    assert isinstance(check(root, link, "new.el"), Allowed)
+    assert isinstance(check(root, link, "../../synced/new.el"), NeedsApproval)
+    assert isinstance(check(root, link, "../../synced/real.org"), Forbidden)  # the note

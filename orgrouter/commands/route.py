@@ -132,8 +132,15 @@ def route(
 def _stdin(
     file_name: str | None, config: Config, options: RunOptions, state_path: str | None
 ) -> int:
-    """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found."""
+    """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found.
+
+    A skill that writes a file besides stdout (a tangle target) first takes the notes
+    root's run lock, as a directory run does: exit 75 if another run holds it.
+    """
     from orgrouter.route.filter import route_stdin, stdin_root
+    from orgrouter.runlock import RunLock
+
+    lock = RunLock(stdin_root(file_name), os.environ)
 
     def locate_state() -> Path:
         # Only when a skill needs the database: most filter runs never open it.
@@ -142,7 +149,12 @@ def _stdin(
         return resolve_state_path(state_path, os.environ, config, stdin_root(file_name))
 
     data = sys.stdin.buffer.read()
-    outcome, warnings = route_stdin(data, file_name, config, options, locate_state=locate_state)
+    try:
+        outcome, warnings = route_stdin(
+            data, file_name, config, options, locate_state=locate_state, write_lock=lock.acquire
+        )
+    finally:
+        lock.release()
     for warning in warnings:
         click.echo(warning, err=True)
     if options.mode is WriteMode.CHECK:

@@ -70,11 +70,14 @@ def route_stdin(
     options: RunOptions,
     *,
     locate_state: Callable[[], Path] | None = None,
+    write_lock: Callable[[], None] | None = None,
 ) -> tuple[DocumentOutcome, list[str]]:
     """Return the routed document for ``data`` and any warnings (e.g. a broken skill).
 
     The state database is ``locate_state()`` (called only if a skill needs it), else
-    ``options.state_path``; with neither there is none.
+    ``options.state_path``; with neither there is none. ``write_lock`` is called before
+    a skill writes any file besides stdout (a tangle target): it takes the notes root's
+    run lock, so a filter run never writes while a directory run holds it.
     """
     label = file_name or STDIN_NAME
     newline = check_org(data, label)  # refuses binary or non-UTF-8 input, naming the line
@@ -84,6 +87,10 @@ def route_stdin(
     state = LazyState(locate_state) if locate_state is not None else None
     try:
         router = Router(config, options, root, state)
+        if write_lock is not None:
+            from orgrouter.io.policy import WRITE_LOCK
+
+            router.env(None).shared[WRITE_LOCK] = write_lock
         outcome = _route(router, data, file_name, newline)
     finally:
         if state is not None:

@@ -21,7 +21,7 @@ from orgrouter.org.document import Document
 from orgrouter.org.settings import InBufferSettings
 from orgrouter.route import kernel
 from orgrouter.route.context import RouteEnv, request_context
-from orgrouter.route.guardian import decisions
+from orgrouter.route.guardian import decisions, recheck
 from orgrouter.route.request import (
     HASH_KEY,
     STATUS_KEY,
@@ -231,6 +231,11 @@ def _act_on_approvals(
             continue
         if decision.stimulus is None:
             emitted = [kernel.Emitted(_unreadable_approval(), "guardian", "", 0)]
+        elif (again := recheck(decision.stimulus, ctx)) is not None:
+            # Not what orgrouter asked (edited, copied, forged): ask again, run nothing.
+            order = decision.stimulus.payload.get("order")
+            order = order if isinstance(order, int) else 0
+            emitted = [kernel.Emitted(again, "guardian", decision.stimulus.text, order)]
         else:
             outcome = kernel.run(decision.stimulus, env.skills, ctx)
             emitted = list(outcome.emitted)

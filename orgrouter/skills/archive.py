@@ -39,10 +39,10 @@ from orgrouter.skills.executor import (
     Unclear,
     binding,
     index_at_line,
-    policy_for,
     relative_name,
     resolve_subjects,
     run_executor,
+    write_problem,
 )
 
 DEFAULT_LOCATION = "%s_archive::"
@@ -238,6 +238,7 @@ class ArchiveSkill(BaseSkill):
 
     name = "archive"
     priority = 60
+    binds_approvals = True  # it asks for approval itself, bound to what moves where
 
     def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
         """Return whether ``stimulus`` is a delegation to this executor."""
@@ -280,7 +281,7 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
         same = target is None or target == source
         if not same:
             assert target is not None
-            problem = policy_for(ctx).problem(target)
+            problem = write_problem(ctx, target)
             if problem is not None:
                 raise Unclear(
                     "Clarification needed: the archive file may not be written",

@@ -150,6 +150,11 @@ class Request:
     results: tuple[ResultRef, ...] = ()
 
 
+# ctx.extra key: the bytes of the note being routed (a skill that reads "this note"
+# reads them, not the disk: under --stdin the buffer differs from the file).
+NOTE_BYTES = "note_bytes"
+
+
 @dataclass
 class Context:
     """Everything a skill may consult; a skill writes no file unless asked (``dry_run``)."""

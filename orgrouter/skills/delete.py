@@ -20,6 +20,7 @@ class DeleteSkill(BaseSkill):
 
     name = "delete"
     priority = 60
+    binds_approvals = True  # it asks for approval itself, bound to what moves where
 
     def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
         """Return whether ``stimulus`` is a delegation to this executor."""

@@ -14,21 +14,23 @@ A plan never writes: the pipeline applies its :class:`Move` values to the routed
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
 from orgrouter.skills.base import Context, Emit, Result
 
+if TYPE_CHECKING:
+    from orgrouter.route.binding import Effect
+
 DOCUMENT = "document"  # ctx.extra key: the Document the request sits in
 MOVES = "moves"  # ctx.extra key: the Moves approved executors planned
-BINDING = "binding"  # payload key: the binding the approval showed
 EXECUTORS = ("archive", "refile", "delete")
 RESULT_MARK = re.compile(rb"^[ \t]*:ORGROUTER_[A-Z_]+:.*(?:\r?\n|$)", re.MULTILINE | re.IGNORECASE)
 EMPTY_DRAWER = re.compile(
@@ -91,7 +93,7 @@ class Plan:
 
     moves: tuple[Move, ...]
     lines: tuple[str, ...]  # one line per subject: "Website (line 4) -> a.org_archive"
-    binding: str
+    binding: Effect  # what the approval binds to (orgrouter.route.binding)
     retag: tuple[int, ...] = ()  # lines to tag :ARCHIVE: instead of moving anything
     summary: str = ""  # the result's title once done
 
@@ -267,44 +269,27 @@ def subject_text(data: bytes, subject: Subject) -> bytes:
     return EMPTY_DRAWER.sub(b"", RESULT_MARK.sub(b"", b"".join(kept)))
 
 
-def binding(kind: str, data: bytes, subjects: Sequence[Subject], target: str) -> str:
-    """Return the hash an approval binds to: the action, the subjects' text, the target."""
-    digest = hashlib.sha256(kind.encode() + b"\0" + target.encode("utf-8", "replace") + b"\0")
-    for subject in subjects:
-        digest.update(subject.headline + b"\0" + subject_text(data, subject) + b"\0")
-    return digest.hexdigest()[:16]
+def binding(kind: str, data: bytes, subjects: Sequence[Subject], target: str) -> Effect:
+    """Return what an approval binds to: the action and target, and each subject's text."""
+    from orgrouter.route.binding import Effect
+
+    items = {
+        f"{n}. {subject.title}": subject.headline + b"\n" + subject_text(data, subject)
+        for n, subject in enumerate(subjects, 1)
+    }
+    return Effect.of(f"{kind} -> {target or 'this file'}", items)
 
 
-@dataclass
-class Policy:
-    """Which files an approved move may write (until a shared write policy exists)."""
+def write_problem(ctx: Context, target: Path) -> str | None:
+    """Return why an approved move may never write ``target`` (io/policy.py), or None."""
+    from orgrouter.io.policy import Forbidden, check_routed_write
 
-    root: Path | None
-    forbidden: tuple[Path, ...] = field(default_factory=tuple)
-
-    def problem(self, target: Path) -> str | None:
-        """Return why ``target`` may not be written, or None when it may."""
-        if self.root is None:
-            return "no notes root is known, so no other file may be written"
-        root = self.root.resolve()
-        resolved = Path(os.path.realpath(target))
-        if resolved != root and root not in resolved.parents:
-            return f"{target} is outside the notes root {root}"
-        relative = resolved.relative_to(root)
-        if any(part.startswith(".") for part in relative.parts):
-            return f"{relative} is in a hidden directory or is a hidden file"
-        if resolved.name == "orgrouter.toml" or resolved in self.forbidden:
-            return f"{relative} is orgrouter's own configuration or state"
-        if not re.search(r"\.org(?:_archive)?$", resolved.name, re.IGNORECASE):
-            return f"{relative} is not an Org file (.org or .org_archive)"
-        return None
-
-
-def policy_for(ctx: Context) -> Policy:
-    """Return the write policy of ``ctx``'s run."""
-    state = getattr(ctx.state, "path", None)
-    forbidden = (Path(state).resolve(),) if state is not None else ()
-    return Policy(ctx.notes_root, forbidden)
+    if ctx.request is None or ctx.request.path is None or ctx.notes_root is None:
+        return "no note and notes root are known, so no other file may be written"
+    if not re.search(r"\.org(?:_archive)?$", target.name, re.IGNORECASE):
+        return f"{target.name} is not an Org file (.org or .org_archive)"
+    verdict = check_routed_write(ctx.notes_root, ctx.request.path, target)
+    return verdict.reason if isinstance(verdict, Forbidden) else None
 
 
 def relative_name(path: Path, ctx: Context) -> str:
@@ -321,46 +306,19 @@ def relative_name(path: Path, ctx: Context) -> str:
 ARCHIVE_TAG = "ARCHIVE"  # `org-archive-tag'
 
 
-def executor_for(name: str) -> Executor:
-    """Return the built-in executor skill called ``name``."""
-    from orgrouter.skills.registry import load_builtin
-
-    skill = load_builtin(name)
-    if not hasattr(skill, "plan"):
-        raise TypeError(f"skill {name!r} is not an executor")
-    return skill  # type: ignore[return-value]
-
-
-def hold(name: str, payload: Mapping[str, Any], ctx: Context) -> Emit:
-    """Return the approval that shows what executor ``name`` would do (or a question)."""
-    from orgrouter.route.guardian import approval_result
-
-    try:
-        plan = executor_for(name).plan(payload, ctx)
-    except Unclear as unclear:
-        return unclear.clarification()
-    held = {**payload, BINDING: plan.binding}
-    return Emit((approval_result(held, ctx.config.agent, plan.describe()),))
-
-
 def run_executor(skill: Executor, payload: Mapping[str, Any], ctx: Context) -> Emit:
-    """Run an approved plan whose binding is unchanged; otherwise ask (again)."""
-    from orgrouter.route.guardian import APPROVED_FLAG, approval_result
+    """Run the plan the user approved exactly (route/binding.py); otherwise ask (again)."""
+    from orgrouter.route.binding import require_approval
 
-    if not payload.get(APPROVED_FLAG):
-        return hold(skill.name, payload, ctx)  # never unapproved, whatever routed it here
     try:
         plan = skill.plan(payload, ctx)
     except Unclear as unclear:
         return unclear.clarification()
-    if payload.get(BINDING) != plan.binding:
-        held = {k: v for k, v in payload.items() if k != APPROVED_FLAG}
-        held[BINDING] = plan.binding
-        note = (
-            "What the approval showed has changed since (the subject's text or the "
-            "target), so nothing ran. This is what it would do now:\n" + plan.describe()
-        )
-        return Emit((approval_result(held, ctx.config.agent, note),))
+    reason = str(payload.get("risk_reason") or f"{skill.name} changes the notes beyond results")
+    asked = require_approval(payload, ctx, plan.binding, reason)
+    if asked is not None:
+        body = f"{plan.describe()}\n{asked.body}"
+        return Emit((dataclasses.replace(asked, body=body),))
     if plan.retag:
         from orgrouter.skills.base import Retag
 

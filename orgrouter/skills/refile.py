@@ -27,10 +27,10 @@ from orgrouter.skills.executor import (
     Unclear,
     binding,
     document_of,
-    policy_for,
     relative_name,
     resolve_subjects,
     run_executor,
+    write_problem,
 )
 
 MAX_LISTED = 12
@@ -185,6 +185,7 @@ class RefileSkill(BaseSkill):
 
     name = "refile"
     priority = 60
+    binds_approvals = True  # it asks for approval itself, bound to what moves where
 
     def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
         """Return whether ``stimulus`` is a delegation to this executor."""
@@ -208,7 +209,7 @@ class RefileSkill(BaseSkill):
         target = resolve_file(file_words, source, ctx) if file_words else source
         same = target == source
         if not same:
-            problem = policy_for(ctx).problem(target)
+            problem = write_problem(ctx, target)
             if problem is not None:
                 raise Unclear("Clarification needed: that file may not be written", problem)
         olpath: tuple[str, ...] = ()

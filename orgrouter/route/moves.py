@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orgrouter.errors import InputError
+from orgrouter.io.text import detect_newline
 from orgrouter.org.document import Document
 from orgrouter.org.subtree import Span, subtree_span
 from orgrouter.skills.executor import Move, Subject
@@ -85,13 +86,16 @@ def apply_moves(
         text = data[span.begin : span.end]
         if not move.target:
             pasted, point = _paste(move, data, text, newline, source, span)
-            offset = len(pasted) - len(data) if point <= span.begin else 0
-            data = pasted[: span.begin + offset] + pasted[span.end + offset :]
+            begin = span.begin + (len(pasted) - len(data) if point <= span.begin else 0)
+            # Org cuts the subtree as it is after the paste: a heading appended right
+            # after it (an archive heading not found) takes the blank lines before it.
+            after = subtree_span(pasted, begin)
+            data = pasted[: after.begin] + pasted[after.end :]
             continue
         target = targets.read(move.target, source)
-        target_newline = (
-            b"\r\n" if b"\r\n" in target and target.count(b"\r\n") == target.count(b"\n") else b"\n"
-        )
+        target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
+        if target_newline != newline:  # Emacs decodes both files: lines take the target's
+            text = text.replace(b"\r\n", b"\n").replace(b"\n", target_newline)
         targets.now[move.target], _ = _paste(move, target, text, target_newline, source, None)
         data = data[: span.begin] + data[span.end :]
     writes = [FileWrite(p, targets.before[p], targets.now[p]) for p in targets.now]
@@ -114,6 +118,6 @@ def _paste(
     if move.olpath:
         index, _ = refile.find_heading(document, "/".join(move.olpath), move.target or "this file")
     level, point = refile.insertion(document, target, index)
-    if span is not None and span.begin < point <= span.end and point != span.begin:
+    if span is not None and span.begin < point < span.end:
         raise InputError("the target moved inside the subtree; nothing was moved")
     return refile.paste(target, text, level, point, newline)

@@ -1,0 +1,158 @@
+"""archive, refile and delete through the whole route: asked, approved, done once.
+
+Each test writes a note, routes it (the approval is asked, showing what moves where),
+approves it as the user does, and routes again.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "route"))
+
+from route_cli import run_cli  # noqa: E402
+
+NOW = "2026-12-01T10:00:00"
+
+
+def _notes(tmp: Path, files: dict[str, str]) -> Path:
+    notes = tmp / "notes"
+    notes.mkdir()
+    (notes / "orgrouter.toml").write_text("")
+    for name, text in files.items():
+        (notes / name).write_text(text)
+    return notes
+
+
+def _route(tmp: Path, notes: Path) -> tuple[int, str]:
+    args = ["route", "-q", "--now", NOW, "--state", str(tmp / "state.db"), str(notes)]
+    code, _out, err = run_cli(args, tmp, env={"HOME": str(tmp)})
+    return code, err
+
+
+def _approve(path: Path) -> None:
+    path.write_text(path.read_text().replace("WAITING Approve", "APPROVED Approve"))
+
+
+def test_archive_this_asks_showing_what_and_where_then_archives_once(tmp_path: Path) -> None:
+    notes = _notes(
+        tmp_path, {"a.org": "* Old project :p:\nNotes.\n** @agent archive this\n* Keep\n"}
+    )
+    note = notes / "a.org"
+    assert _route(tmp_path, notes)[0] == 0
+    asked = note.read_text()
+    assert "*** WAITING Approve: archive this\n" in asked
+    assert "- Old project (line 1) -> a.org_archive\n" in asked
+    assert not (notes / "a.org_archive").exists()
+    _approve(note)
+    assert _route(tmp_path, notes)[0] == 0
+    assert note.read_text() == "* Keep\n"
+    archived = (notes / "a.org_archive").read_text()
+    assert archived.startswith(f"#    -*- mode: org -*-\n\n\nArchived entries from file {note}\n")
+    assert archived.count("* Old project") == 1
+    assert ":ARCHIVE_FILE: ~/notes/a.org\n" in archived
+    assert "*** Archived 'Old project'" in archived  # the result moved with the subtree
+    before = {p: p.stat().st_mtime_ns for p in notes.iterdir()}
+    assert _route(tmp_path, notes)[0] == 0
+    assert {p: p.stat().st_mtime_ns for p in notes.iterdir()} == before
+
+
+def test_editing_the_subject_after_approval_asks_again_and_moves_nothing(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* Draft\nText.\n** @agent delete this\n"})
+    note = notes / "a.org"
+    _route(tmp_path, notes)
+    _approve(note)
+    note.write_text(note.read_text().replace("Text.", "Text I changed."))
+    assert _route(tmp_path, notes)[0] == 0
+    text = note.read_text()
+    assert "Text I changed." in text
+    assert "asked again because" in text
+    assert not (notes / "a.org_archive").exists()
+
+
+def test_delete_archives_and_says_where(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* Draft idea\nWords.\n** @agent get rid of this draft\n"})
+    note = notes / "a.org"
+    _route(tmp_path, notes)
+    assert "(deleted from this note, kept there)" in note.read_text()
+    _approve(note)
+    _route(tmp_path, notes)
+    assert note.read_text() == ""
+    kept = (notes / "a.org_archive").read_text()
+    assert "Words." in kept and "Deleted 'Draft idea': moved to the archive" in kept
+
+
+def test_refile_under_an_outline_path_of_another_file(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Inbox\n** Redesign :web:\nBody.\n** @agent refile Redesign to projects.org"
+        " under Website\n",
+        "projects.org": "* Website\n** Existing\n* Other\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    assert _route(tmp_path, notes)[0] == 0
+    assert "Redesign" not in (notes / "a.org").read_text().split("** @agent")[0]
+    assert (
+        (notes / "projects.org")
+        .read_text()
+        .startswith(
+            "* Website\n** Existing\n** Redesign" + " " * (72 - 11) + ":web:\nBody.\n* Other\n"
+        )
+    )
+
+
+def test_unknown_and_ambiguous_targets_get_clarifications_listing_candidates(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "a.org": "* X\n** @agent refile this to nowhere.org\n* Y\n** @agent move this under Dup\n",
+        "b.org": "* Dup\n* P\n** Dup\n",
+        "c.org": "* Dup\n* Q\n** Dup\n* R\n** @agent refile this under Dup\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    text = (notes / "a.org").read_text()
+    assert "Clarification needed: no file 'nowhere.org'" in text
+    assert "- b.org\n" in text and "- c.org\n" in text
+    assert "Clarification needed: no headline 'Dup' in this file" in text
+    ambiguous = (notes / "c.org").read_text()
+    assert "several headlines match 'Dup'" in ambiguous
+    assert "- Dup (line 1)\n- Q/Dup (line 3)\n" in ambiguous
+    assert "WAITING" not in text + ambiguous
+
+
+def test_a_locked_target_defers_the_whole_move(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Task\nT.\n** @agent refile this to b.org\n",
+        "b.org": "* B\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    approved = (notes / "a.org").read_bytes()
+    os.symlink("user@host.1", notes / ".#b.org")
+    assert _route(tmp_path, notes)[0] == 0  # skipped and reported, picked up later
+    assert (notes / "a.org").read_bytes() == approved
+    assert (notes / "b.org").read_text() == "* B\n"
+    (notes / ".#b.org").unlink()
+    _route(tmp_path, notes)
+    assert (notes / "a.org").read_text() == ""
+    assert (notes / "b.org").read_text().startswith("* B\n* Task\nT.\n")
+
+
+def test_archive_tag_variant_and_forbidden_archive_location(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Old :x:\n** @agent archive this with the archive tag\n",
+        "h.org": "#+ARCHIVE: .hidden/h.org::\n* Secret\n** @agent archive this\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    assert (notes / "a.org").read_text().startswith("* Old :x:ARCHIVE:\n")
+    hidden = (notes / "h.org").read_text()
+    assert "the archive file may not be written" in hidden and "WAITING" not in hidden
+    assert not (notes / ".hidden").exists()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "route"))
 
-from route_cli import run_cli  # noqa: E402
+from route_cli import run_cli
 
 NOW = "2026-12-01T10:00:00"
 

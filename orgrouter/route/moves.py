@@ -81,7 +81,7 @@ def apply_moves(
         raise InputError("moves need the note's file (not text on stdin); nothing was moved")
     source = Path(os.path.abspath(path))
     targets = _Targets()
-    for move in moves:
+    for move in _outermost(moves):
         span = locate(data, move.subject)
         text = data[span.begin : span.end]
         if not move.target:
@@ -100,6 +100,18 @@ def apply_moves(
         data = data[: span.begin] + data[span.end :]
     writes = [FileWrite(p, targets.before[p], targets.now[p]) for p in targets.now]
     return data, writes
+
+
+def _outermost(moves: Sequence[Move]) -> list[Move]:
+    """Return ``moves`` without those whose subject another one moves already (with it)."""
+    kept: list[Move] = []
+    for move in moves:
+        begin, end = move.subject.begin, move.subject.end
+        if not any(
+            k.subject.begin <= begin < k.subject.end and end <= k.subject.end for k in kept
+        ):
+            kept = [k for k in kept if not begin <= k.subject.begin < end] + [move]
+    return kept
 
 
 def _paste(

@@ -156,3 +156,13 @@ def test_archive_tag_variant_and_forbidden_archive_location(tmp_path: Path) -> N
     hidden = (notes / "h.org").read_text()
     assert "the archive file may not be written" in hidden and "WAITING" not in hidden
     assert not (notes / ".hidden").exists()
+
+
+def test_two_approved_moves_of_one_subtree_move_it_once(tmp_path: Path) -> None:
+    text = "* Old\nX.\n** @agent archive this\n** @agent delete this\n"
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    assert _route(tmp_path, notes)[0] == 0
+    assert (notes / "a.org").read_text() == ""
+    assert (notes / "a.org_archive").read_text().count("* Old\n") == 1

@@ -137,6 +137,26 @@ def at_level(text: bytes, level: int, newline: bytes = b"\n") -> bytes:
     return shifted if shifted.endswith(b"\n") else shifted + newline
 
 
+_LOCAL_VARIABLES = re.compile(
+    rb"^[ \t]*# Local Variables:[ \t]*\r?\n(?:.*\r?\n)*?[ \t]*# End:[ \t]*(?:\r?\n)?[ \t\r\n]*\Z",
+    re.MULTILINE,
+)
+
+
+def without_local_variables(data: bytes, span: Span) -> Span:
+    """Return ``span`` less a file-final local variables block (``org-preserve-local-variables``).
+
+    Org keeps the block at the end of the buffer when it copies or cuts the last
+    subtree: the subtree ends where the block begins.
+    """
+    if span.end != len(data):
+        return span
+    found = _LOCAL_VARIABLES.search(data, span.begin)
+    if found is None or found.start() <= span.begin:
+        return span
+    return Span(span.begin, found.start(), span.level)
+
+
 def cut(data: bytes, span: Span) -> bytes:
     """Return ``data`` without the subtree ``span`` (``org-cut-subtree``)."""
     return data[: span.begin] + data[span.end :]

@@ -19,7 +19,7 @@ from pathlib import Path
 from orgrouter.errors import InputError
 from orgrouter.io.text import detect_newline
 from orgrouter.org.document import Document
-from orgrouter.org.subtree import Span, subtree_span
+from orgrouter.org.subtree import Span, subtree_span, without_local_variables
 from orgrouter.skills.executor import Move, Subject
 
 
@@ -68,7 +68,7 @@ def locate(data: bytes, subject: Subject) -> Span:
         text = data[line.begin : line.end].rstrip(b"\r\n")
         if text == subject.headline:
             if seen == subject.rank:
-                return subtree_span(data, line.begin)
+                return without_local_variables(data, subtree_span(data, line.begin))
             seen += 1
     raise InputError(f"cannot find {subject.title!r} again to move it; nothing was moved")
 
@@ -89,7 +89,7 @@ def apply_moves(
             begin = span.begin + (len(pasted) - len(data) if point <= span.begin else 0)
             # Org cuts the subtree as it is after the paste: a heading appended right
             # after it (an archive heading not found) takes the blank lines before it.
-            after = subtree_span(pasted, begin)
+            after = without_local_variables(pasted, subtree_span(pasted, begin))
             data = pasted[: after.begin] + pasted[after.end :]
             continue
         target = targets.read(move.target, source)
@@ -107,9 +107,7 @@ def _outermost(moves: Sequence[Move]) -> list[Move]:
     kept: list[Move] = []
     for move in moves:
         begin, end = move.subject.begin, move.subject.end
-        if not any(
-            k.subject.begin <= begin < k.subject.end and end <= k.subject.end for k in kept
-        ):
+        if not any(k.subject.begin <= begin < k.subject.end and end <= k.subject.end for k in kept):
             kept = [k for k in kept if not begin <= k.subject.begin < end] + [move]
     return kept
 

@@ -100,6 +100,12 @@ def split_location(location: str, source: Path) -> tuple[Path | None, str]:
             "fix the ARCHIVE property or #+ARCHIVE: line.",
         )
     file_part, _, heading_part = location.partition("::")
+    if heading_part.startswith("datetree/"):
+        raise Unclear(
+            "Clarification needed: datetree archive locations are not supported",
+            f"The archive location {location!r} asks for a date tree, which orgrouter does "
+            "not build; archive it from Emacs, or name a file and heading (FILE::* Heading).",
+        )
     name = source.name
     heading = heading_part.replace("%s", name)
     if not file_part.strip():

@@ -87,6 +87,11 @@ ARCHIVE_CASES = {
         "g.org",
         2,
     ),
+    "local-variables-stay": (
+        {"l.org": "* A\n** B\nbody\n\n# Local Variables:\n# fill-column: 70\n# End:\n"},
+        "l.org",
+        2,
+    ),
     "deep-subtree-promoted": (
         {"f.org": "* A\n** B\n*** C  :long_tag_name:other:\n**** D :d:\nbody\n***** E\n* Z\n"},
         "f.org",
@@ -112,6 +117,13 @@ REFILE_CASES = {
         3,
     ),
     "crlf-target": ({"a.org": A_ORG, "p.org": "* W\r\n** x\r\n"}, "a.org", 6, "p.org", 1),
+    "local-variables-target": (
+        {"a.org": A_ORG, "p.org": "* W\n** x\n# Local Variables:\n# End:\n"},
+        "a.org",
+        6,
+        "p.org",
+        0,
+    ),
     "same-file-before": ({"a.org": A_ORG}, "a.org", 10, "a.org", 4),
     "same-file-after": ({"a.org": A_ORG}, "a.org", 6, "a.org", 11),
 }

@@ -166,3 +166,26 @@ def test_two_approved_moves_of_one_subtree_move_it_once(tmp_path: Path) -> None:
     assert _route(tmp_path, notes)[0] == 0
     assert (notes / "a.org").read_text() == ""
     assert (notes / "a.org_archive").read_text().count("* Old\n") == 1
+
+
+def test_archive_the_done_items_archives_each_done_child(tmp_path: Path) -> None:
+    text = "* Sprint\n** DONE One\n** TODO Two\n** DONE Three\n** @agent archive the done items\n"
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    left = (notes / "a.org").read_text()
+    assert "** TODO Two\n" in left and "DONE One" not in left and "DONE Three" not in left
+    archived = (notes / "a.org_archive").read_text()
+    assert archived.index("* DONE One\n") < archived.index("* DONE Three\n")
+
+
+def test_next_weeks_file_is_the_note_named_for_next_week(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Idea\nI.\n** @agent move this to next week's file\n",
+        "2026-12-08.org": "* Monday\n",  # --now is Tuesday 2026-12-01
+        "2026-12-15.org": "* Later\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    assert "-> 2026-12-08.org (at the end, level 1)" in (notes / "a.org").read_text()

@@ -100,7 +100,8 @@ def commit_move(
     environ: Mapping[str, str] = os.environ,
 ) -> None:
     """Write a move's files, journalled; raise ConflictError (nothing written) to defer it."""
-    for planned in others:
+    everything = [*others, Planned(source.path, source.data, source_after)]
+    for planned in everything:
         lock = emacs_lock(planned.path)
         if lock is not None:
             raise ConflictError(
@@ -114,7 +115,7 @@ def commit_move(
                 path=source.path,
             )
     _ensure(db)
-    files = [*others, Planned(source.path, source.data, source_after)]
+    files = everything
     with db.transaction() as conn:
         cursor = conn.execute("INSERT INTO move_journal (created) VALUES (?)", (now,))
         move = cursor.lastrowid

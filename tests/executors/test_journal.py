@@ -30,14 +30,18 @@ def test_a_move_writes_both_files_and_leaves_no_record(tmp_path: Path) -> None:
     assert pending_paths(db) == set()
 
 
-@pytest.mark.parametrize("trouble", ["changed", "locked"])
+@pytest.mark.parametrize("trouble", ["changed", "locked", "note-locked", "note-changed"])
 def test_a_changed_or_locked_target_defers_the_whole_move(tmp_path: Path, trouble: str) -> None:
     db, note, target = _setup(tmp_path)
     snapshot = read_org_file(note)
     if trouble == "changed":
         target.write_bytes(b"* B edited\n")
-    else:
+    elif trouble == "locked":
         os.symlink("me@host.1", tmp_path / ".#b.org")
+    elif trouble == "note-locked":
+        os.symlink("me@host.1", tmp_path / ".#a.org")
+    else:
+        note.write_bytes(b"* Keep\n* Move\n* Typed meanwhile\n")
     before = (note.read_bytes(), target.read_bytes())
     with pytest.raises(ConflictError):
         commit_move(db, snapshot, b"* Keep\n", [Planned(str(target), b"* B\n", b"x")], now="t")

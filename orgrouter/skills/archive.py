@@ -247,8 +247,12 @@ class ArchiveSkill(BaseSkill):
     binds_approvals = True  # it asks for approval itself, bound to what moves where
 
     def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
-        """Return whether ``stimulus`` is a delegation to this executor."""
-        return stimulus.sensor == Sensor.DELEGATION and self.delegated_to(stimulus)
+        """Return whether ``stimulus`` asks to archive (or to tag something archived)."""
+        if stimulus.sensor != Sensor.DELEGATION:
+            return False
+        if str(stimulus.payload.get("skill", "")).lower() == "tag":  # "tag it archived"
+            return bool(_TAG_VARIANT.search(stimulus.text))
+        return self.delegated_to(stimulus)
 
     def plan(self, payload: Mapping[str, Any], ctx: Context) -> Plan:
         """Return what archiving ``payload``'s subject would do."""

@@ -315,7 +315,9 @@ def run_executor(skill: Executor, payload: Mapping[str, Any], ctx: Context) -> E
     except Unclear as unclear:
         return unclear.clarification()
     reason = str(payload.get("risk_reason") or f"{skill.name} changes the notes beyond results")
-    asked = require_approval(payload, ctx, plan.binding, reason)
+    # The approval holds this executor's name, so the approved intent comes back to it
+    # ("tag it archived" arrives as a tag intent).
+    asked = require_approval({**payload, "skill": skill.name}, ctx, plan.binding, reason)
     if asked is not None:
         body = f"{plan.describe()}\n{asked.body}"
         return Emit((dataclasses.replace(asked, body=body),))

@@ -189,3 +189,12 @@ def test_next_weeks_file_is_the_note_named_for_next_week(tmp_path: Path) -> None
     notes = _notes(tmp_path, files)
     _route(tmp_path, notes)
     assert "-> 2026-12-08.org (at the end, level 1)" in (notes / "a.org").read_text()
+
+
+def test_tag_it_archived_is_the_archive_tag_variant(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* Old\nX.\n** @agent tag it archived\n"})
+    _route(tmp_path, notes)
+    assert "- Old (line 1): tag it :ARCHIVE:\n" in (notes / "a.org").read_text()
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    assert (notes / "a.org").read_text().startswith("* Old" + " " * 63 + ":ARCHIVE:\n")

@@ -30,9 +30,10 @@ from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
 from orgrouter.org.edit import SetProperty, edit_bytes
 from orgrouter.org.subtree import align_tags, at_level
-from orgrouter.skills.base import Action, BaseSkill, Context, Sensor, Stimulus, proposal_stimulus
+from orgrouter.skills.base import Context, Sensor, Stimulus
 from orgrouter.skills.executor import (
     ARCHIVE_TAG,
+    ExecutorSkill,
     Move,
     Plan,
     Subject,
@@ -41,7 +42,6 @@ from orgrouter.skills.executor import (
     index_at_line,
     relative_name,
     resolve_subjects,
-    run_executor,
     write_problem,
 )
 
@@ -70,16 +70,24 @@ def abbreviate(path: str) -> str:
     return path
 
 
-def location_of(document: Document, index: int) -> str:
-    """Return the archive location in force at headline ``index``."""
+def inherited_property(document: Document, index: int, key: str) -> str | None:
+    """Return property ``key`` of headline ``index`` or its nearest ancestor having it."""
     at: int | None = index
     while at is not None:
         entry = document.entries[at]
         head = locate_head(document.data, entry.scan_line, newline=document.newline)
-        found = head.drawer.get("ARCHIVE") if head.drawer is not None else None
+        found = head.drawer.get(key) if head.drawer is not None else None
         if found is not None:
             return found.value
         at = entry.parent
+    return None
+
+
+def location_of(document: Document, index: int) -> str:
+    """Return the archive location in force at headline ``index``."""
+    found = inherited_property(document, index, "ARCHIVE")
+    if found is not None:
+        return found
     value = document.settings.property("ARCHIVE")
     if value is not None:
         return value
@@ -148,14 +156,9 @@ def context_of(
 
 def category_of(document: Document, index: int, source: Path) -> str:
     """Return ``org-get-category``: the CATEGORY property, ``#+CATEGORY``, else the file name."""
-    at: int | None = index
-    while at is not None:
-        entry = document.entries[at]
-        head = locate_head(document.data, entry.scan_line, newline=document.newline)
-        found = head.drawer.get("CATEGORY") if head.drawer is not None else None
-        if found is not None:
-            return found.value
-        at = entry.parent
+    found = inherited_property(document, index, "CATEGORY")
+    if found is not None:
+        return found
     value = document.settings.property("CATEGORY")
     keyword = re.findall(rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", document.data, re.I | re.M)
     if keyword:
@@ -239,12 +242,10 @@ def _with_tags(line: str, tags: tuple[str, ...]) -> str:
     return f"{head} :{':'.join(tags)}:"
 
 
-class ArchiveSkill(BaseSkill):
+class ArchiveSkill(ExecutorSkill):
     """Archive the subject (or tag it :ARCHIVE:), only ever with the user's approval."""
 
     name = "archive"
-    priority = 60
-    binds_approvals = True  # it asks for approval itself, bound to what moves where
 
     def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
         """Return whether ``stimulus`` asks to archive (or to tag something archived)."""
@@ -272,10 +273,6 @@ class ArchiveSkill(BaseSkill):
             digest = binding("archive-tag", document.data, subjects, "")
             return Plan((), lines, digest, tuple(s.line for s in subjects), "Tagged :ARCHIVE:")
         return archive_plan(document, subjects, ctx, "archive")
-
-    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
-        """Return the approval to ask for, or run the approved plan."""
-        return run_executor(self, proposal_stimulus(proposal).payload, ctx)
 
 
 def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind: str) -> Plan:

@@ -11,20 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from orgrouter.skills.archive import archive_plan
-from orgrouter.skills.base import Action, BaseSkill, Context, Sensor, Stimulus, proposal_stimulus
-from orgrouter.skills.executor import Plan, resolve_subjects, run_executor
+from orgrouter.skills.base import Context
+from orgrouter.skills.executor import ExecutorSkill, Plan, resolve_subjects
 
 
-class DeleteSkill(BaseSkill):
+class DeleteSkill(ExecutorSkill):
     """Delete by archiving: the subtree leaves the note and is kept in its archive."""
 
     name = "delete"
-    priority = 60
-    binds_approvals = True  # it asks for approval itself, bound to what moves where
-
-    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
-        """Return whether ``stimulus`` is a delegation to this executor."""
-        return stimulus.sensor == Sensor.DELEGATION and self.delegated_to(stimulus)
 
     def plan(self, payload: Mapping[str, Any], ctx: Context) -> Plan:
         """Return the archive plan that stands in for deleting ``payload``'s subject."""
@@ -33,10 +27,6 @@ class DeleteSkill(BaseSkill):
         lines = tuple(f"{line} (deleted from this note, kept there)" for line in plan.lines)
         title = plan.summary.replace("Archived", "Deleted", 1) + ": moved to the archive"
         return Plan(plan.moves, lines, plan.binding, (), title)
-
-    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
-        """Return the approval to ask for, or run the approved plan."""
-        return run_executor(self, proposal_stimulus(proposal).payload, ctx)
 
 
 SKILL = DeleteSkill()

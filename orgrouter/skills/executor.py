@@ -24,7 +24,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
-from orgrouter.skills.base import Context, Emit, Result
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Result,
+    Sensor,
+    Stimulus,
+    proposal_stimulus,
+)
 
 if TYPE_CHECKING:
     from orgrouter.route.binding import Effect
@@ -110,6 +119,25 @@ class Executor(Protocol):
     def plan(self, payload: Mapping[str, Any], ctx: Context) -> Plan:
         """Return the plan for ``payload`` in ``ctx``'s request, or raise Unclear."""
         ...
+
+
+class ExecutorSkill(BaseSkill):
+    """An executor: it asks for approval itself (bound to its plan) and runs it once approved."""
+
+    priority = 60
+    binds_approvals = True  # the guardian leaves its intents to it (route/binding.py)
+
+    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
+        """Return whether ``stimulus`` is a delegation to this executor."""
+        return stimulus.sensor == Sensor.DELEGATION and self.delegated_to(stimulus)
+
+    def plan(self, payload: Mapping[str, Any], ctx: Context) -> Plan:
+        """Return the plan for ``payload`` in ``ctx``'s request, or raise Unclear."""
+        raise NotImplementedError
+
+    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
+        """Return the approval to ask for, or run the approved plan."""
+        return run_executor(self, proposal_stimulus(proposal).payload, ctx)
 
 
 def document_of(ctx: Context) -> Document:

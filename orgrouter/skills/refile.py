@@ -20,8 +20,9 @@ from typing import Any
 from orgrouter.org.document import Document
 from orgrouter.org.subtree import at_level, realign_first
 from orgrouter.skills.archive import outline_title
-from orgrouter.skills.base import Action, BaseSkill, Context, Sensor, Stimulus, proposal_stimulus
+from orgrouter.skills.base import Context
 from orgrouter.skills.executor import (
+    ExecutorSkill,
     Move,
     Plan,
     Unclear,
@@ -29,7 +30,6 @@ from orgrouter.skills.executor import (
     document_of,
     relative_name,
     resolve_subjects,
-    run_executor,
     write_problem,
 )
 
@@ -180,16 +180,10 @@ def insertion(document: Document | None, data: bytes, index: int | None) -> tupl
     return entry.level + 1, entry.subtree_end
 
 
-class RefileSkill(BaseSkill):
+class RefileSkill(ExecutorSkill):
     """Refile (move) the subject to a file, an outline path, or both; approved only."""
 
     name = "refile"
-    priority = 60
-    binds_approvals = True  # it asks for approval itself, bound to what moves where
-
-    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
-        """Return whether ``stimulus`` is a delegation to this executor."""
-        return stimulus.sensor == Sensor.DELEGATION and self.delegated_to(stimulus)
 
     def plan(self, payload: Mapping[str, Any], ctx: Context) -> Plan:
         """Return what refiling ``payload``'s subject would do."""
@@ -239,10 +233,6 @@ class RefileSkill(BaseSkill):
             else f"Refiled {len(subjects)} subtrees"
         )
         return Plan(moves, lines, digest, (), f"{title} to {where}")
-
-    def symbolic(self, proposal: object, ctx: Context) -> Action | None:
-        """Return the approval to ask for, or run the approved plan."""
-        return run_executor(self, proposal_stimulus(proposal).payload, ctx)
 
 
 SKILL = RefileSkill()

@@ -157,6 +157,23 @@ def without_local_variables(data: bytes, span: Span) -> Span:
     return Span(span.begin, found.start(), span.level)
 
 
+def add_tags(data: bytes, begin: int, tags: tuple[str, ...]) -> bytes:
+    """Return ``data`` with ``tags`` added to the headline at ``begin`` (aligned as Org does)."""
+    end = data.find(b"\n", begin)
+    end = len(data) if end < 0 else end
+    if data[end - 1 : end] == b"\r":
+        end -= 1
+    line = data[begin:end].decode("utf-8", "surrogateescape")
+    match = _TAG_LINE.match(line)
+    have = [t for t in match.group(2).split(":") if t] if match else []
+    missing = [t for t in tags if t not in have]
+    if not missing:
+        return data
+    head = match.group(1).rstrip(" \t") if match else line.rstrip(" \t")
+    new = align_tags(f"{head} :{':'.join([*have, *missing])}:")
+    return data[:begin] + new.encode("utf-8", "surrogateescape") + data[end:]
+
+
 def cut(data: bytes, span: Span) -> bytes:
     """Return ``data`` without the subtree ``span`` (``org-cut-subtree``)."""
     return data[: span.begin] + data[span.end :]

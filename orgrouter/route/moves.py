@@ -19,7 +19,7 @@ from pathlib import Path
 from orgrouter.errors import InputError
 from orgrouter.io.text import detect_newline
 from orgrouter.org.document import Document
-from orgrouter.org.subtree import Span, subtree_span, without_local_variables
+from orgrouter.org.subtree import Span, add_tags, subtree_span, without_local_variables
 from orgrouter.skills.executor import Move, Subject
 
 
@@ -86,6 +86,7 @@ def apply_moves(
         text = data[span.begin : span.end]
         if not move.target:
             pasted, point = _paste(move, data, text, newline, source, span)
+            pasted = add_tags(pasted, point, move.private) if move.private else pasted
             begin = span.begin + (len(pasted) - len(data) if point <= span.begin else 0)
             # Org cuts the subtree as it is after the paste: a heading appended right
             # after it (an archive heading not found) takes the blank lines before it.
@@ -96,7 +97,8 @@ def apply_moves(
         target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
         if target_newline != newline:  # Emacs decodes both files: lines take the target's
             text = text.replace(b"\r\n", b"\n").replace(b"\n", target_newline)
-        targets.now[move.target], _ = _paste(move, target, text, target_newline, source, None)
+        pasted, point = _paste(move, target, text, target_newline, source, None)
+        targets.now[move.target] = add_tags(pasted, point, move.private) if move.private else pasted
         data = data[: span.begin] + data[span.end :]
     writes = [FileWrite(p, targets.before[p], targets.now[p]) for p in targets.now]
     return data, writes

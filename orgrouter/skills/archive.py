@@ -40,6 +40,7 @@ from orgrouter.skills.executor import (
     Unclear,
     binding,
     index_at_line,
+    inherited_privacy,
     relative_name,
     resolve_subjects,
     write_problem,
@@ -310,6 +311,7 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
                 (),
                 context,
                 tags,
+                inherited_privacy(document, subject, ctx),
             )
         )
     digest = binding(kind, document.data, subjects, "|".join(sorted(targets)))

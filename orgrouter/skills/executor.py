@@ -94,6 +94,8 @@ class Move:
     olpath: tuple[str, ...] = ()  # refile: the outline path of the target headline
     context: tuple[tuple[str, str], ...] = ()  # archive: ARCHIVE_* properties, in order
     tags: tuple[str, ...] = ()  # archive into the same file: all tags, set on it
+    # Privacy tags it only inherited: added to it where it lands, so it stays private.
+    private: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -318,6 +320,17 @@ def write_problem(ctx: Context, target: Path) -> str | None:
         return f"{target.name} is not an Org file (.org or .org_archive)"
     verdict = check_routed_write(ctx.notes_root, ctx.request.path, target)
     return verdict.reason if isinstance(verdict, Forbidden) else None
+
+
+def inherited_privacy(document: Document, subject: Subject, ctx: Context) -> tuple[str, ...]:
+    """Return the privacy tags ``subject`` inherits but does not carry itself.
+
+    Org's archive and refile drop inherited tags (outside the same file); a private
+    subtree must stay private wherever it goes, so these go onto its headline.
+    """
+    index = index_at_line(document, subject.line)
+    own = set(document.headline(index).tags)
+    return tuple(t for t in document.tags(index) if t in ctx.config.privacy.tags and t not in own)
 
 
 def relative_name(path: Path, ctx: Context) -> str:

@@ -28,6 +28,7 @@ from orgrouter.skills.executor import (
     Unclear,
     binding,
     document_of,
+    inherited_privacy,
     relative_name,
     resolve_subjects,
     write_problem,
@@ -226,7 +227,17 @@ class RefileSkill(ExecutorSkill):
         digest = binding(
             "refile", document.data, subjects, f"{relative_name(target, ctx)}::{'/'.join(olpath)}"
         )
-        moves = tuple(Move(s, "refile", "" if same else str(target), "", olpath) for s in subjects)
+        moves = tuple(
+            Move(
+                s,
+                "refile",
+                "" if same else str(target),
+                "",
+                olpath,
+                private=inherited_privacy(document, s, ctx),
+            )
+            for s in subjects
+        )
         title = (
             f"Refiled {subjects[0].title!r}"
             if len(subjects) == 1

@@ -198,3 +198,16 @@ def test_tag_it_archived_is_the_archive_tag_variant(tmp_path: Path) -> None:
     _approve(notes / "a.org")
     _route(tmp_path, notes)
     assert (notes / "a.org").read_text().startswith("* Old" + " " * 63 + ":ARCHIVE:\n")
+
+
+def test_a_private_subtree_stays_private_where_it_lands(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Health :@personal:\n** Results\nPrivate.\n*** @agent refile this to b.org\n",
+        "b.org": "* Inbox\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    moved = (notes / "b.org").read_text()
+    assert moved.startswith("* Inbox\n* Results" + " " * (77 - 11 - 9) + ":@personal:\nPrivate.\n")

@@ -43,6 +43,7 @@ from orgrouter.skills.executor import (
     inherited_privacy,
     relative_name,
     resolve_subjects,
+    where_note,
     write_problem,
 )
 
@@ -300,7 +301,8 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
         tags = tuple(document.tags(index)) if same and _inherits(document, index) else ()
         where = relative_name(target, ctx) if target is not None and not same else "this file"
         under = f" under {heading!r}" if heading else ""
-        lines.append(f"{subject.title} (line {subject.line}) -> {where}{under}")
+        warn = where_note(ctx, target) if target is not None and not same else ""
+        lines.append(f"{subject.title} (line {subject.line}) -> {where}{under}{warn}")
         targets.add(f"{'' if same or target is None else relative_name(target, ctx)}::{heading}")
         moves.append(
             Move(

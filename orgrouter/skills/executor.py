@@ -322,6 +322,17 @@ def write_problem(ctx: Context, target: Path) -> str | None:
     return verdict.reason if isinstance(verdict, Forbidden) else None
 
 
+def where_note(ctx: Context, target: Path) -> str:
+    """Return a warning for the approval when ``target`` lies outside the note's tree."""
+    from orgrouter.io.policy import NeedsApproval, check_routed_write
+
+    if ctx.request is None or ctx.request.path is None or ctx.notes_root is None:
+        return ""
+    verdict = check_routed_write(ctx.notes_root, ctx.request.path, target)
+    outside = isinstance(verdict, NeedsApproval) and "outside" in verdict.reason
+    return f" (NOTE: {verdict.reason})" if outside else ""
+
+
 def inherited_privacy(document: Document, subject: Subject, ctx: Context) -> tuple[str, ...]:
     """Return the privacy tags ``subject`` inherits but does not carry itself.
 

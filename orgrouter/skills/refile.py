@@ -31,6 +31,7 @@ from orgrouter.skills.executor import (
     inherited_privacy,
     relative_name,
     resolve_subjects,
+    where_note,
     write_problem,
 )
 
@@ -223,7 +224,8 @@ class RefileSkill(ExecutorSkill):
                         )
         where = "this file" if same else relative_name(target, ctx)
         under = f" under {'/'.join(olpath)!r}" if olpath else " (at the end, level 1)"
-        lines = tuple(f"{s.title} (line {s.line}) -> {where}{under}" for s in subjects)
+        warn = "" if same else where_note(ctx, target)
+        lines = tuple(f"{s.title} (line {s.line}) -> {where}{under}{warn}" for s in subjects)
         digest = binding(
             "refile", document.data, subjects, f"{relative_name(target, ctx)}::{'/'.join(olpath)}"
         )

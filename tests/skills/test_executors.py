@@ -211,3 +211,12 @@ def test_a_private_subtree_stays_private_where_it_lands(tmp_path: Path) -> None:
     _route(tmp_path, notes)
     moved = (notes / "b.org").read_text()
     assert moved.startswith("* Inbox\n* Results" + " " * (77 - 11 - 9) + ":@personal:\nPrivate.\n")
+
+
+def test_an_archive_location_outside_the_notes_is_shown_before_approval(tmp_path: Path) -> None:
+    notes = _notes(
+        tmp_path, {"a.org": "#+ARCHIVE: ../elsewhere.org::\n* T\nx\n** @agent archive this\n"}
+    )
+    _route(tmp_path, notes)
+    assert "-> ../elsewhere.org (NOTE: outside the notes root)" in (notes / "a.org").read_text()
+    assert not (tmp_path / "elsewhere.org").exists()

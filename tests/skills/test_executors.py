@@ -220,3 +220,16 @@ def test_an_archive_location_outside_the_notes_is_shown_before_approval(tmp_path
     _route(tmp_path, notes)
     assert "-> ../elsewhere.org (NOTE: outside the notes root)" in (notes / "a.org").read_text()
     assert not (tmp_path / "elsewhere.org").exists()
+
+
+def test_moves_ask_with_their_plan_when_workers_route(tmp_path: Path) -> None:
+    files = {f"n{n}.org": f"* T{n}\nBody.\n** @agent archive this\n* Keep\n" for n in range(50)}
+    notes = _notes(tmp_path, files)
+    args = ["route", "-q", "--now", NOW, "--state", str(tmp_path / "state.db"), str(notes)]
+    env = {"HOME": str(tmp_path), "ORGROUTER_WORKERS": "2"}
+    assert run_cli(args, tmp_path, env=env)[0] == 0
+    assert "- T7 (line 1) -> n7.org_archive\n" in (notes / "n7.org").read_text()
+    for name in files:
+        _approve(notes / name)
+    assert run_cli(args, tmp_path, env=env)[0] == 0
+    assert all((notes / name).read_text() == "* Keep\n" for name in files)

@@ -349,7 +349,8 @@ def route_file(
     if options.mode is WriteMode.DIFF:
         options.on_diff(unified_diff(snapshot.data, outcome.data, path))
         for other in outcome.writes:
-            options.on_diff(unified_diff(other.before or b"", other.data, other.path))
+            shown = os.path.relpath(other.path) if not os.path.isabs(path) else other.path
+            options.on_diff(unified_diff(other.before or b"", other.data, shown))
     if options.mode.writes and outcome.writes:
         if not _commit_move(router, report, snapshot, outcome, cache):
             return

@@ -296,7 +296,8 @@ def subject_text(data: bytes, subject: Subject) -> bytes:
             kept.append(text[position : entry.begin])
             position = skip_until = entry.subtree_end
     kept.append(text[position:])
-    return EMPTY_DRAWER.sub(b"", RESULT_MARK.sub(b"", b"".join(kept)))
+    # Trailing blanks aside: results appended to a note without a final newline add one.
+    return EMPTY_DRAWER.sub(b"", RESULT_MARK.sub(b"", b"".join(kept))).rstrip(b" \t\r\n")
 
 
 def binding(kind: str, data: bytes, subjects: Sequence[Subject], target: str) -> Effect:

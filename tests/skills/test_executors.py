@@ -233,3 +233,14 @@ def test_moves_ask_with_their_plan_when_workers_route(tmp_path: Path) -> None:
         _approve(notes / name)
     assert run_cli(args, tmp_path, env=env)[0] == 0
     assert all((notes / name).read_text() == "* Keep\n" for name in files)
+
+
+def test_crlf_bom_note_without_final_newline_moves_once(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"p.org": "* P"})
+    note = notes / "a.org"
+    note.write_bytes(b"\xef\xbb\xbf* Notes\r\n* Notes\r\nB.\r\n** @agent refile this to p.org")
+    _route(tmp_path, notes)
+    note.write_bytes(note.read_bytes().replace(b"WAITING Approve", b"APPROVED Approve"))
+    _route(tmp_path, notes)
+    assert note.read_bytes() == b"\xef\xbb\xbf* Notes\r\n"
+    assert (notes / "p.org").read_bytes().startswith(b"* P\n* Notes\nB.\n** @agent refile")

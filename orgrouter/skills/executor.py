@@ -320,7 +320,17 @@ def write_problem(ctx: Context, target: Path) -> str | None:
     if not re.search(r"\.org(?:_archive)?$", target.name, re.IGNORECASE):
         return f"{target.name} is not an Org file (.org or .org_archive)"
     verdict = check_routed_write(ctx.notes_root, ctx.request.path, target)
-    return verdict.reason if isinstance(verdict, Forbidden) else None
+    if isinstance(verdict, Forbidden):
+        return verdict.reason
+    if target.is_file():
+        from orgrouter.errors import InputError
+        from orgrouter.io.text import read_org_file
+
+        try:
+            read_org_file(target)
+        except InputError as error:
+            return f"{target.name} is not an Org note orgrouter can edit ({error.message})"
+    return None
 
 
 def where_note(ctx: Context, target: Path) -> str:

@@ -244,3 +244,11 @@ def test_crlf_bom_note_without_final_newline_moves_once(tmp_path: Path) -> None:
     _route(tmp_path, notes)
     assert note.read_bytes() == b"\xef\xbb\xbf* Notes\r\n"
     assert (notes / "p.org").read_bytes().startswith(b"* P\n* Notes\nB.\n** @agent refile")
+
+
+def test_a_binary_target_is_refused_before_approval(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* T\nx\n** @agent refile this to bin.org\n"})
+    (notes / "bin.org").write_bytes(b"\x00\x01binary")
+    _route(tmp_path, notes)
+    text = (notes / "a.org").read_text()
+    assert "that file may not be written" in text and "WAITING" not in text

@@ -23,6 +23,8 @@ from orgrouter.io.transaction import Status, Transaction, emacs_lock
 from orgrouter.state import StateDB
 
 SCHEMA = "move_journal"
+# state.py drops a table set whose version changes: a new version must first settle
+# (recover) the moves an older one journalled, or they would be lost.
 VERSION = 1
 DDL = """
 CREATE TABLE IF NOT EXISTS move_journal (

@@ -16,6 +16,9 @@ files) asks it first::
     else:                                    # Allowed: write, then record.remember(...)
         ...
 
+Before writing, a skill calls ``orgrouter.skills.base.before_write(ctx)``: under
+``route --stdin`` that takes the notes root's run lock (exit 75 if another run holds it).
+
 The rule, in order:
 
 1. **Forbidden**, whatever the user approves: the note itself (write-back owns it);
@@ -44,10 +47,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-# ctx.extra key: a callable a skill calls before it writes any file besides its note.
-# It takes the notes root's run lock where the run does not hold it already (route
-# --stdin) and raises LockedError (exit 75) if another run holds it.
-WRITE_LOCK = "write_lock"
 PROJECT_FILE = "orgrouter.toml"  # configload's project file; any file of that name is config
 _STATE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
@@ -82,13 +81,6 @@ class Ownership(Protocol):
     def owner(self, target: str) -> tuple[str, str] | None:
         """Return (sha256, source note) of what orgrouter last wrote to ``target``."""
         ...
-
-
-def before_write(extra: Mapping[str, object]) -> None:
-    """Take the run lock for a write besides the note, if this run does not hold it yet."""
-    take = extra.get(WRITE_LOCK)
-    if callable(take):
-        take()
 
 
 def protected_paths(

@@ -34,6 +34,7 @@ from orgrouter.skills.base import (
     Result,
     Sensor,
     Stimulus,
+    before_write,
     proposal_stimulus,
 )
 
@@ -68,7 +69,6 @@ class TangleSkill(BaseSkill):
             ),))  # fmt: skip
         from orgrouter.babel.record import TargetRecord
         from orgrouter.babel.run import WriteMode
-        from orgrouter.io.policy import before_write
         from orgrouter.route.binding import Effect, require_approval
 
         note = request.path
@@ -88,7 +88,7 @@ class TangleSkill(BaseSkill):
             approved = {t.path: t.sha256 for t in held}
         mode = WriteMode.DRY_RUN if ctx.dry_run else WriteMode.WRITE
         if mode is WriteMode.WRITE and (preview.count("would-write") or approved):
-            before_write(ctx.extra)  # route --stdin: the notes root's lock, or exit 75
+            before_write(ctx)  # route --stdin: the notes root's lock, or exit 75
         tangler = _tangler(ctx, note, policy, record, mode, approved)
         return Emit((summary(tangler.run_text(note, data), dry_run=ctx.dry_run),))
 

@@ -67,14 +67,14 @@ class TangleSkill(BaseSkill):
                 body="Tangling needs a note file; run it from a note, not from stdin.",
                 kind="clarification",
             ),))  # fmt: skip
-        from orgrouter.babel.record import TargetRecord
         from orgrouter.babel.run import WriteMode
         from orgrouter.route.binding import Effect, require_approval
+        from orgrouter.skills.writes import record_for
 
         note = request.path
         given = ctx.extra.get(NOTE_BYTES)
         data = given if isinstance(given, bytes) else note.read_bytes()
-        record = TargetRecord(ctx.state) if ctx.state is not None else None
+        record = record_for(ctx)
         policy = write_policy(ctx, note, record)
         preview = _tangler(ctx, note, policy, record, WriteMode.DRY_RUN).run_text(note, data)
         held = [t for t in preview.targets if t.action == "held"]
@@ -124,15 +124,13 @@ def _reason(preview: TangleReport, held: list[TargetResult]) -> str:
 
 
 def write_policy(ctx: Context, note: Path, record: TargetRecord | None) -> WritePolicy:
-    """Return the write policy for a request in ``note``: root, tangle.allow, own files."""
-    from orgrouter.io.policy import WritePolicy, protected_paths
+    """Return the write policy for a request in ``note``, with ``tangle.allow``."""
+    from orgrouter.skills.writes import policy_for
 
     root = ctx.notes_root or note.parent
     # Relative entries are relative to the notes root (where orgrouter.toml sits).
-    allow = tuple((root / Path(p).expanduser()).resolve() for p in ctx.config.tangle.allow)
-    state = getattr(ctx.state, "path", None) if ctx.state is not None else None
-    protected = protected_paths(os.environ, [ctx.config.state.path, state])
-    return WritePolicy(root, allow, protected, record)
+    allow = [(root / Path(p).expanduser()).resolve() for p in ctx.config.tangle.allow]
+    return policy_for(ctx, note, allow=allow, record=record)
 
 
 def base_of(ctx: Context, note: Path) -> Path:

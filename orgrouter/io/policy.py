@@ -27,7 +27,8 @@ The rule, in order:
    ``.ssh``, ``.bashrc``, ``.dir-locals.el``); anything inside a git directory,
    whatever its name; any file named ``orgrouter.toml``; orgrouter's user
    configuration directory and its state (the state directory, the database and its
-   WAL files); anything that exists and is not a regular file. Symlinks are resolved:
+   WAL files), and what the caller adds (``skills.paths``, ``rules.dir``); anything
+   that exists and is not a regular file. Symlinks are resolved:
    both the path as written and where it leads must pass.
 2. **NeedsApproval**: a target outside the note's own directory tree and the
    configured extra directories (``tangle.allow``); an existing file that orgrouter's
@@ -90,7 +91,7 @@ def protected_paths(
 
     The user configuration directory (``$XDG_CONFIG_HOME/orgrouter``), the state
     directory (database, locks), ``ORGROUTER_STATE`` and ``extra`` paths (a configured
-    ``state.path``, a ``--config`` file), each with the database's side files.
+    ``state.path``, user skill and rules directories), each with a database's side files.
     """
     from orgrouter.configload import user_config_path
     from orgrouter.state import state_dir

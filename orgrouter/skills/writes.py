@@ -41,5 +41,8 @@ def policy_for(
 
     root = ctx.notes_root or note.parent
     state = getattr(ctx.state, "path", None) if ctx.state is not None else None
-    protected = protected_paths(os.environ, [ctx.config.state.path, state])
+    config = ctx.config
+    # User skills and routing tables are code and rules orgrouter loads: never targets.
+    own = [config.state.path, state, config.rules.dir, config.refine.golden, *config.skills.paths]
+    protected = protected_paths(os.environ, own)
     return WritePolicy(root, tuple(allow), protected, record or record_for(ctx))

@@ -110,7 +110,7 @@ def _tangler(
 
 def _reason(preview: TangleReport, held: list[TargetResult]) -> str:
     """Return why tangling waits: each held target, and those never written."""
-    reason = "it writes " + "; ".join(f"={t.target}= ({t.reason.split(': ', 1)[1]})"
+    reason = "it writes " + "; ".join(f"={t.target}= ({t.reason.rsplit(': ', 1)[-1]})"
                                       for t in held)  # fmt: skip
     if not held:
         reason = "the request was marked as needing approval"

@@ -27,8 +27,6 @@ Without a state database (a library caller) only the drawer's digest is checked.
 from __future__ import annotations
 
 import hashlib
-import json
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +65,8 @@ class Effect:
     @property
     def digest(self) -> str:
         """Return the sha256 of the effect: subject, item names and their bytes' hashes."""
+        import json  # most routes ask no approval; json stays off their start-up
+
         canonical = json.dumps([self.subject, [list(i) for i in self.items]], ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -181,6 +181,8 @@ def _was_asked(ctx: Context, note: str, digest: str) -> bool:
 
 
 def _remember(ctx: Context, note: str, digest: str) -> None:
+    import time
+
     db = ctx.state
     db.ensure_schema(_SCHEMA, _VERSION, _DDL)
     with db.transaction() as conn:

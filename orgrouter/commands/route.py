@@ -138,9 +138,6 @@ def _stdin(
     root's run lock, as a directory run does: exit 75 if another run holds it.
     """
     from orgrouter.route.filter import route_stdin, stdin_root
-    from orgrouter.runlock import RunLock
-
-    lock = RunLock(stdin_root(file_name), os.environ)
 
     def locate_state() -> Path:
         # Only when a skill needs the database: most filter runs never open it.
@@ -149,12 +146,7 @@ def _stdin(
         return resolve_state_path(state_path, os.environ, config, stdin_root(file_name))
 
     data = sys.stdin.buffer.read()
-    try:
-        outcome, warnings = route_stdin(
-            data, file_name, config, options, locate_state=locate_state, write_lock=lock.acquire
-        )
-    finally:
-        lock.release()
+    outcome, warnings = route_stdin(data, file_name, config, options, locate_state=locate_state)
     for warning in warnings:
         click.echo(warning, err=True)
     if options.mode is WriteMode.CHECK:

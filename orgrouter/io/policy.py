@@ -16,6 +16,9 @@ files) asks it first::
     else:                                    # Allowed: write, then record.remember(...)
         ...
 
+Before writing, a skill calls ``orgrouter.skills.base.before_write(ctx)``: under
+``route --stdin`` that takes the notes root's run lock (exit 75 if another run holds it).
+
 The rule, in order:
 
 1. **Forbidden**, whatever the user approves: the note itself (write-back owns it);
@@ -24,7 +27,8 @@ The rule, in order:
    ``.ssh``, ``.bashrc``, ``.dir-locals.el``); anything inside a git directory,
    whatever its name; any file named ``orgrouter.toml``; orgrouter's user
    configuration directory and its state (the state directory, the database and its
-   WAL files); anything that exists and is not a regular file. Symlinks are resolved:
+   WAL files), and what the caller adds (``skills.paths``, ``rules.dir``); anything
+   that exists and is not a regular file. Symlinks are resolved:
    both the path as written and where it leads must pass.
 2. **NeedsApproval**: a target outside the note's own directory tree and the
    configured extra directories (``tangle.allow``); an existing file that orgrouter's
@@ -44,10 +48,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-# ctx.extra key: a callable a skill calls before it writes any file besides its note.
-# It takes the notes root's run lock where the run does not hold it already (route
-# --stdin) and raises LockedError (exit 75) if another run holds it.
-WRITE_LOCK = "write_lock"
 PROJECT_FILE = "orgrouter.toml"  # configload's project file; any file of that name is config
 _STATE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
@@ -84,13 +84,6 @@ class Ownership(Protocol):
         ...
 
 
-def before_write(extra: Mapping[str, object]) -> None:
-    """Take the run lock for a write besides the note, if this run does not hold it yet."""
-    take = extra.get(WRITE_LOCK)
-    if callable(take):
-        take()
-
-
 def protected_paths(
     env: Mapping[str, str], extra: Iterable[str | os.PathLike[str] | None] = ()
 ) -> tuple[Path, ...]:
@@ -98,7 +91,7 @@ def protected_paths(
 
     The user configuration directory (``$XDG_CONFIG_HOME/orgrouter``), the state
     directory (database, locks), ``ORGROUTER_STATE`` and ``extra`` paths (a configured
-    ``state.path``, a ``--config`` file), each with the database's side files.
+    ``state.path``, user skill and rules directories), each with a database's side files.
     """
     from orgrouter.configload import user_config_path
     from orgrouter.state import state_dir

@@ -19,14 +19,14 @@ a new approval is asked, saying what changed::
 
 A note can carry an ``APPROVED`` headline its author wrote (a planted note, a shared
 repository): without the state database's record of the digest orgrouter asked, it is
-taken as a request for approval, never as one.
+taken as a request for approval, never as one. The record is withdrawn once the
+approval is used or rejected, so a copy of an old approval headline is no approval.
+Without a state database (a library caller) only the drawer's digest is checked.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +65,8 @@ class Effect:
     @property
     def digest(self) -> str:
         """Return the sha256 of the effect: subject, item names and their bytes' hashes."""
+        import json  # most routes ask no approval; json stays off their start-up
+
         canonical = json.dumps([self.subject, [list(i) for i in self.items]], ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -140,6 +142,8 @@ def require_approval(
             changed = ["orgrouter has no record of asking this approval (a copied or "
                        "hand-written approval, or the state was reset)"]  # fmt: skip
         else:
+            if not ctx.dry_run and ctx.state is not None:
+                withdraw(ctx, effect.digest)  # one approval, one run: a copy of it is no approval
             return None
     if not ctx.dry_run and ctx.state is not None:
         _remember(ctx, note, effect.digest)
@@ -148,6 +152,18 @@ def require_approval(
     reason = reason.split(_AGAIN, 1)[0]  # a reason asked again keeps its first words
     held["risk_reason"] = reason + (_AGAIN + "; ".join(changed) if changed else "")
     return approval_result(held, ctx.config.agent, effect)
+
+
+def withdraw(ctx: Context, digest: str) -> None:
+    """Forget that orgrouter asked the approval ``digest`` in this note (used or rejected)."""
+    db = ctx.state
+    if db is None or ctx.dry_run or not digest:
+        return
+    db.ensure_schema(_SCHEMA, _VERSION, _DDL)
+    with db.transaction() as conn:
+        conn.execute(
+            "DELETE FROM approvals_asked WHERE note = ? AND digest = ?", (_note(ctx), digest)
+        )
 
 
 def _note(ctx: Context) -> str:
@@ -165,6 +181,8 @@ def _was_asked(ctx: Context, note: str, digest: str) -> bool:
 
 
 def _remember(ctx: Context, note: str, digest: str) -> None:
+    import time
+
     db = ctx.state
     db.ensure_schema(_SCHEMA, _VERSION, _DDL)
     with db.transaction() as conn:

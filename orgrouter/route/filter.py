@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,32 @@ class LazyState:
             self._db = None
 
 
+class LazyLock:
+    """The notes root's run lock, taken only when a skill is about to write a file.
+
+    Most filter runs write nothing but stdout: they neither wait for the lock nor pay
+    for importing it (runlock pulls in sqlite3).
+    """
+
+    def __init__(self, root: Path, environ: Mapping[str, str]) -> None:
+        self._root = root
+        self._environ = environ
+        self._lock: Any = None
+
+    def acquire(self) -> None:
+        """Take the lock (once), or raise LockedError if another run holds it."""
+        if self._lock is None:
+            from orgrouter.runlock import RunLock
+
+            self._lock = RunLock(self._root, self._environ)
+        self._lock.acquire()
+
+    def release(self) -> None:
+        """Give the lock up if it was taken."""
+        if self._lock is not None:
+            self._lock.release()
+
+
 def route_stdin(
     data: bytes,
     file_name: str | None,
@@ -70,14 +96,15 @@ def route_stdin(
     options: RunOptions,
     *,
     locate_state: Callable[[], Path] | None = None,
-    write_lock: Callable[[], None] | None = None,
+    environ: Mapping[str, str] = os.environ,
 ) -> tuple[DocumentOutcome, list[str]]:
     """Return the routed document for ``data`` and any warnings (e.g. a broken skill).
 
     The state database is ``locate_state()`` (called only if a skill needs it), else
-    ``options.state_path``; with neither there is none. ``write_lock`` is called before
-    a skill writes any file besides stdout (a tangle target): it takes the notes root's
-    run lock, so a filter run never writes while a directory run holds it.
+    ``options.state_path``; with neither there is none. Before a skill writes any file
+    besides stdout (a tangle target) it takes the notes root's run lock (``environ``
+    says where locks live), so a filter run never writes while a directory run holds
+    it: LockedError (exit 75) then, with nothing written. Only such a run takes it.
     """
     label = file_name or STDIN_NAME
     newline = check_org(data, label)  # refuses binary or non-UTF-8 input, naming the line
@@ -85,14 +112,15 @@ def route_stdin(
     if locate_state is None and options.state_path is not None:
         locate_state = _fixed(options.state_path)
     state = LazyState(locate_state) if locate_state is not None else None
+    from orgrouter.skills.base import WRITE_LOCK
+
+    lock = LazyLock(root, environ)
     try:
         router = Router(config, options, root, state)
-        if write_lock is not None:
-            from orgrouter.io.policy import WRITE_LOCK
-
-            router.env(None).shared[WRITE_LOCK] = write_lock
+        router.env(None).shared[WRITE_LOCK] = lock.acquire
         outcome = _route(router, data, file_name, newline)
     finally:
+        lock.release()
         if state is not None:
             state.close()
     for request in outcome.requests:

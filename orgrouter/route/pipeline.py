@@ -20,6 +20,7 @@ from orgrouter.config import AgentConfig
 from orgrouter.org.document import Document
 from orgrouter.org.settings import InBufferSettings
 from orgrouter.route import kernel
+from orgrouter.route.binding import DIGEST_KEY, withdraw
 from orgrouter.route.context import RouteEnv, request_context
 from orgrouter.route.guardian import decisions, recheck
 from orgrouter.route.request import (
@@ -228,6 +229,7 @@ def _act_on_approvals(
         mark = "approved" if decision.approved else "rejected"
         plan.marks.append((decision.written.begin, STATUS_KEY, mark))
         if not decision.approved:
+            withdraw(ctx, decision.written.get(DIGEST_KEY) or "")
             continue
         if decision.stimulus is None:
             emitted = [kernel.Emitted(_unreadable_approval(), "guardian", "", 0)]

@@ -34,6 +34,7 @@ from orgrouter.skills.base import (
     Result,
     Sensor,
     Stimulus,
+    before_write,
     proposal_stimulus,
 )
 
@@ -66,15 +67,14 @@ class TangleSkill(BaseSkill):
                 body="Tangling needs a note file; run it from a note, not from stdin.",
                 kind="clarification",
             ),))  # fmt: skip
-        from orgrouter.babel.record import TargetRecord
         from orgrouter.babel.run import WriteMode
-        from orgrouter.io.policy import before_write
         from orgrouter.route.binding import Effect, require_approval
+        from orgrouter.skills.writes import record_for
 
         note = request.path
         given = ctx.extra.get(NOTE_BYTES)
         data = given if isinstance(given, bytes) else note.read_bytes()
-        record = TargetRecord(ctx.state) if ctx.state is not None else None
+        record = record_for(ctx)
         policy = write_policy(ctx, note, record)
         preview = _tangler(ctx, note, policy, record, WriteMode.DRY_RUN).run_text(note, data)
         held = [t for t in preview.targets if t.action == "held"]
@@ -88,7 +88,7 @@ class TangleSkill(BaseSkill):
             approved = {t.path: t.sha256 for t in held}
         mode = WriteMode.DRY_RUN if ctx.dry_run else WriteMode.WRITE
         if mode is WriteMode.WRITE and (preview.count("would-write") or approved):
-            before_write(ctx.extra)  # route --stdin: the notes root's lock, or exit 75
+            before_write(ctx)  # route --stdin: the notes root's lock, or exit 75
         tangler = _tangler(ctx, note, policy, record, mode, approved)
         return Emit((summary(tangler.run_text(note, data), dry_run=ctx.dry_run),))
 
@@ -110,7 +110,7 @@ def _tangler(
 
 def _reason(preview: TangleReport, held: list[TargetResult]) -> str:
     """Return why tangling waits: each held target, and those never written."""
-    reason = "it writes " + "; ".join(f"={t.target}= ({t.reason.split(': ', 1)[1]})"
+    reason = "it writes " + "; ".join(f"={t.target}= ({t.reason.rsplit(': ', 1)[-1]})"
                                       for t in held)  # fmt: skip
     if not held:
         reason = "the request was marked as needing approval"
@@ -124,15 +124,13 @@ def _reason(preview: TangleReport, held: list[TargetResult]) -> str:
 
 
 def write_policy(ctx: Context, note: Path, record: TargetRecord | None) -> WritePolicy:
-    """Return the write policy for a request in ``note``: root, tangle.allow, own files."""
-    from orgrouter.io.policy import WritePolicy, protected_paths
+    """Return the write policy for a request in ``note``, with ``tangle.allow``."""
+    from orgrouter.skills.writes import policy_for
 
     root = ctx.notes_root or note.parent
     # Relative entries are relative to the notes root (where orgrouter.toml sits).
-    allow = tuple((root / Path(p).expanduser()).resolve() for p in ctx.config.tangle.allow)
-    state = getattr(ctx.state, "path", None) if ctx.state is not None else None
-    protected = protected_paths(os.environ, [ctx.config.state.path, state])
-    return WritePolicy(root, allow, protected, record)
+    allow = [(root / Path(p).expanduser()).resolve() for p in ctx.config.tangle.allow]
+    return policy_for(ctx, note, allow=allow, record=record)
 
 
 def base_of(ctx: Context, note: Path) -> Path:

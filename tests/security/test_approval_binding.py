@@ -111,3 +111,20 @@ def test_editing_the_held_intent_of_a_generic_approval_asks_again(tmp_path: Path
     text = note.read_text()
     assert "asked again because the subject is now" in text
     assert "Approved, but nothing was done" not in text
+
+
+def test_a_copy_of_a_used_or_rejected_approval_is_no_approval(tmp_path: Path) -> None:
+    note = tree(tmp_path)
+    route(tmp_path)
+    text = note.read_text()
+    start = text.index("** WAITING Approve")
+    waiting = text[start:]  # the approval headline and its drawer, as orgrouter wrote it
+    note.write_text(text.replace("** WAITING Approve", "** REJECTED Approve"))
+    route(tmp_path)
+    assert ":ORGROUTER_STATUS: rejected" in note.read_text()
+    # Paste the old approval back in, approved: orgrouter withdrew it when it was rejected.
+    note.write_text(note.read_text() + waiting.replace("WAITING", "APPROVED", 1))
+    before = snapshot(tmp_path / "home")
+    route(tmp_path)
+    assert changed(before, snapshot(tmp_path / "home")) == {"notes/n.org"}
+    assert "orgrouter has no record of asking this approval" in note.read_text()

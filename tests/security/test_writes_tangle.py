@@ -157,3 +157,38 @@ def test_manual_tangle_says_what_it_overwrote(tmp_path: Path) -> None:
     code, out, _err = run(["tangle", "--json", "--force", str(note)], tmp_path)
     (target,) = json.loads(out)["targets"]
     assert target["action"] == "written" and "orgrouter had not written" in target["overwrote"]
+
+
+def test_user_skill_and_rules_directories_are_never_targets(tmp_path: Path) -> None:
+    # A skill file is code the next run loads: even approved, a routed tangle never
+    # writes into skills.paths or rules.dir.
+    note = plant(tmp_path, "../skills/evil.py", "")
+    notes = tmp_path / "home" / "notes"
+    (tmp_path / "home" / "skills").mkdir()
+    (tmp_path / "home" / "rules").mkdir()
+    config = '[skills]\npaths = ["../skills"]\n[rules]\ndir = "../rules"\n'
+    (notes / "orgrouter.toml").write_text(config)
+    rules = "* r\n#+begin_src toml :tangle ../rules/verbs.toml\nx\n#+end_src\n"
+    note.write_text(note.read_text() + rules)
+    before = snapshot(tmp_path / "home")
+    code, err = route(tmp_path)
+    assert code == 0, err
+    assert changed(before, snapshot(tmp_path / "home")) == {"notes/planted.org"}
+    text = note.read_text()
+    assert "WAITING" not in text and text.count("never written by a routed request") == 2
+
+
+def test_tangle_allow_admits_new_files_only(tmp_path: Path) -> None:
+    note = plant(tmp_path, "../lib/new.el", "")
+    home = tmp_path / "home"
+    (home / "lib").mkdir()
+    (home / "lib" / "old.el").write_text(";; mine\n")
+    (home / "notes" / "orgrouter.toml").write_text('[tangle]\nallow = ["../lib"]\n')
+    more = "* b\n#+begin_src elisp :tangle ../lib/old.el\n(evil)\n#+end_src\n"
+    note.write_text(note.read_text() + more)
+    route(tmp_path)
+    text = note.read_text()
+    assert "=../lib/old.el= (an existing file orgrouter did not write)" in text
+    assert "written as they need no approval: ../lib/new.el" in text
+    assert (home / "lib" / "old.el").read_text() == ";; mine\n"
+    assert not (home / "lib" / "new.el").exists()  # nothing is written until approved

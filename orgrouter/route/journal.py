@@ -1,13 +1,14 @@
-"""The move journal: a move across files ends up done or undone, whatever kills the run.
+"""The move journal: a move across files ends up done, whatever kills the run.
 
 A move writes two files (or more: one note, its archive, a refile target). Before the
 first write, the bytes every file had and will have are recorded in the state
 database; the targets are written, then the note, then the record is dropped. The next
 run first settles what a killed run left (:func:`recover`): each file holds either its
-old or its new bytes, so the move is completed (the files still holding old bytes get
-their new ones); a file edited since by hand, or locked by Emacs, leaves the record for
-a later run and keeps the run away from those files. A move is never started while a
-file is locked by Emacs or changed since it was read: the whole move waits.
+old or its new bytes, and once journalled an approved move is as good as done, so the
+files still holding old bytes get their new ones. A file edited since by hand, or
+locked by Emacs, leaves the record for a later run and keeps the run away from those
+files. A move is never started while a file is locked by Emacs or changed since it was
+read: the whole move waits (and its approval stays good for the run that does it).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Settled:
     """What recovering one journalled move did."""
 
     paths: tuple[str, ...]
-    outcome: str  # "completed", "undone" (nothing had been written), or "pending"
+    outcome: str  # "completed" or "pending"
     reason: str = ""
 
 
@@ -204,9 +205,6 @@ def _settle(db: StateDB, move: int, files: list[Planned]) -> Settled:
                 "check that the moved subtree is where you want it, then "
                 "`orgrouter state reset` clears the record",
             )
-    if all(state == "before" for state in states):
-        _forget(db, move)
-        return Settled(paths, "undone")
     finish = Transaction()
     for planned, state in zip(files, states, strict=True):
         if state == "before":

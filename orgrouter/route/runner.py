@@ -407,6 +407,7 @@ def _commit_move(
     except ConflictError as error:
         report.skip(path, error.message)
         cache.unsettle(path)
+        _reinstate_approvals(router.state, path, outcome)
         return False
     except OrgRouterError as error:
         report.fail(error if error.path else OrgRouterError(error.message, path=path))
@@ -415,6 +416,16 @@ def _commit_move(
     for other in outcome.writes:
         report.emit(f"moved into {other.path}")
     return True
+
+
+def _reinstate_approvals(state: Any, path: str, outcome: DocumentOutcome) -> None:
+    """Put back the approvals of moves that wait, so the next run acts without asking."""
+    from orgrouter.route.binding import reinstate
+
+    note = str(Path(path).resolve())
+    digests = {m.approval for r in outcome.requests for m in r.moves if m.approval}
+    for digest in sorted(digests):
+        reinstate(state, note, digest)
 
 
 def _record_history(

@@ -96,6 +96,7 @@ class Move:
     tags: tuple[str, ...] = ()  # archive into the same file: all tags, set on it
     # Privacy tags it only inherited: added to it where it lands, so it stays private.
     private: tuple[str, ...] = ()
+    approval: str = ""  # the digest of the approval that let it run (put back if it waits)
 
 
 @dataclass(frozen=True)
@@ -391,5 +392,7 @@ def run_executor(skill: Executor, payload: Mapping[str, Any], ctx: Context) -> E
             (Result(title=plan.summary, body=plan.describe()),),
             retags=(Retag(plan.retag, (ARCHIVE_TAG,)),),
         )
-    ctx.extra.setdefault(MOVES, []).extend(plan.moves)
+    digest = plan.binding.digest
+    moves = [dataclasses.replace(move, approval=digest) for move in plan.moves]
+    ctx.extra.setdefault(MOVES, []).extend(moves)
     return Emit((Result(title=plan.summary, body=plan.describe()),))

@@ -71,11 +71,17 @@ def test_recover_completes_a_half_done_move(tmp_path: Path) -> None:
     assert recover(db) == []
 
 
-def test_recover_undoes_nothing_written_and_waits_on_hand_edits(tmp_path: Path) -> None:
+def test_recover_completes_a_move_nothing_was_written_of(tmp_path: Path) -> None:
     db, note, target = _setup(tmp_path)
     pending_paths(db)
     _journal_only(db, note, target)
-    assert [s.outcome for s in recover(db)] == ["undone"]
+    assert [s.outcome for s in recover(db)] == ["completed"]
+    assert (note.read_bytes(), target.read_bytes()) == (b"* Keep\n", b"* B\n* Move\n")
+
+
+def test_recover_waits_on_hand_edits(tmp_path: Path) -> None:
+    db, note, target = _setup(tmp_path)
+    pending_paths(db)
     _journal_only(db, note, target)
     target.write_bytes(b"* B\n* Move\nedited by hand\n")
     (settled,) = recover(db)

@@ -128,7 +128,13 @@ def _paste(
     index = None
     document = Document(target, newline=newline)
     if move.olpath:
-        index, _ = refile.find_heading(document, "/".join(move.olpath), move.target or "this file")
+        from orgrouter.skills.executor import Unclear
+
+        label = move.target or "this file"
+        try:
+            index, _ = refile.find_heading(document, "/".join(move.olpath), label, exact=True)
+        except Unclear as unclear:  # the target changed since the plan: move nothing
+            raise InputError(f"{unclear.title}; nothing was moved") from None
     level, point = refile.insertion(document, target, index)
     if span is not None and span.begin < point < span.end:
         raise InputError("the target moved inside the subtree; nothing was moved")

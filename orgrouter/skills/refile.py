@@ -135,8 +135,13 @@ def _listing(names: list[str]) -> str:
     return "\n".join(shown)
 
 
-def find_heading(document: Document, path: str, label: str) -> tuple[int, tuple[str, ...]]:
-    """Return the headline whose outline path ends with ``path`` ("A/B"), and its path."""
+def find_heading(
+    document: Document, path: str, label: str, *, exact: bool = False
+) -> tuple[int, tuple[str, ...]]:
+    """Return the headline whose outline path ends with ``path`` ("A/B"), and its path.
+
+    ``exact``: the whole outline path from the top (what an approved plan recorded).
+    """
     wanted = [p.strip().casefold() for p in path.split("/") if p.strip()]
     matches: list[tuple[int, tuple[str, ...]]] = []
     for entry in document.entries:
@@ -147,6 +152,8 @@ def find_heading(document: Document, path: str, label: str) -> tuple[int, tuple[
             at = document.entries[at].parent
         if [p.casefold() for p in olpath[-len(wanted) :]] == wanted and len(olpath) >= len(wanted):
             matches.append((entry.index, tuple(olpath)))
+    if exact:
+        matches = [m for m in matches if len(m[1]) == len(wanted)]
     if len(matches) == 1:
         return matches[0]
     if matches:

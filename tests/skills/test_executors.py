@@ -252,3 +252,18 @@ def test_a_binary_target_is_refused_before_approval(tmp_path: Path) -> None:
     _route(tmp_path, notes)
     text = (notes / "a.org").read_text()
     assert "that file may not be written" in text and "WAITING" not in text
+
+
+def test_two_moves_into_one_target_in_one_run(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Website\nW.\n** @agent refile this to p.org under Website\n"
+        "* Other\nO.\n** @agent refile this to p.org under Website\n",
+        "p.org": "* Website\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    assert _route(tmp_path, notes)[0] == 0
+    moved = (notes / "p.org").read_text()
+    assert moved.startswith("* Website\n** Website\nW.\n")
+    assert "\n** Other\nO.\n" in moved and (notes / "a.org").read_text() == ""

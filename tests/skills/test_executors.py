@@ -267,3 +267,17 @@ def test_two_moves_into_one_target_in_one_run(tmp_path: Path) -> None:
     moved = (notes / "p.org").read_text()
     assert moved.startswith("* Website\n** Website\nW.\n")
     assert "\n** Other\nO.\n" in moved and (notes / "a.org").read_text() == ""
+
+
+def test_route_stdin_leaves_a_move_across_files_to_a_file_route(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* T\nx\n** @agent archive this\n"})
+    note = notes / "a.org"
+    _route(tmp_path, notes)
+    _approve(note)
+    approved = note.read_bytes()
+    args = ["route", "--stdin", "--file-name", str(note), "--now", NOW]
+    args += ["--state", str(tmp_path / "state.db")]
+    code, out, err = run_cli(args, tmp_path, stdin=approved, env={"HOME": str(tmp_path)})
+    assert (code, out) == (0, approved) and "waits: run `orgrouter route`" in err
+    _route(tmp_path, notes)  # the same approval: no new question
+    assert note.read_text() == "" and "\nx\n" in (notes / "a.org_archive").read_text()

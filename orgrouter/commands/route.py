@@ -137,7 +137,11 @@ def _stdin(
     *,
     quiet: bool = False,
 ) -> int:
-    """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found."""
+    """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found.
+
+    A skill that writes a file besides stdout (a tangle target) first takes the notes
+    root's run lock, as a directory run does: exit 75 if another run holds it.
+    """
     from orgrouter.route.filter import route_stdin, stdin_root
 
     def locate_state() -> Path:

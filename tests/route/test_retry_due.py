@@ -67,7 +67,7 @@ def test_a_failed_request_is_retried_after_runs_inside_the_window(tmp_path: Path
 
 def test_a_waiting_approval_keeps_the_file_due(tmp_path: Path) -> None:
     note = tmp_path / "cleanup.org"
-    note.write_text("* Drafts\n** @agent delete the old drafts\n")
+    note.write_text("* Drafts\n** @agent send the memo\n")
     assert route(tmp_path, "2026-11-30T09:00", str(note))[0] == 0
     assert "*** WAITING Approve: " in note.read_text()
     assert not settled(tmp_path, note)

@@ -97,7 +97,6 @@ def _route_hostile(root: Path, runs: int = 1) -> list[subprocess.CompletedProces
         done = [
             run_orgrouter(root, "route", ".", "--now", "2026-11-30T09:00:00") for _ in range(runs)
         ]
-        assert server.received, done[0].stderr  # the model really was asked
     assert all(d.returncode == 0 for d in done), [d.stderr for d in done]
     return done
 
@@ -122,6 +121,7 @@ def test_a_hostile_reply_sets_no_local_variable_and_builds_no_structure(
     note.write_text(NOTE)
     _route_hostile(tmp_path)
     text = note.read_text()
+    assert ":ORGROUTER_MODEL: m" in text  # the model really answered
     assert text.startswith(NOTE[: NOTE.index("** @agent")])  # the user's bytes stay
     assert "Local Variables:" not in text.replace("Local-Variables:", "")
     assert "local variables:" not in text.lower().replace("local-variables:", "")

@@ -25,8 +25,6 @@ from orgrouter.skills.base import (
     delegation,
 )
 
-MAX_CHAT_CHARS = 20_000
-
 
 @dataclass
 class ChatAnswer:
@@ -75,8 +73,11 @@ def answer_chat(
     """Return the answer to the chat message ``text`` as results."""
     if not text.strip():
         raise UsageError("ask: no question given (pass TEXT, or - to read it from stdin)")
-    if len(text) > MAX_CHAT_CHARS:
-        raise UsageError(f"ask: the question is longer than {MAX_CHAT_CHARS} characters")
+    limit = config.limits.instruction_chars
+    if len(text) > limit:
+        raise UsageError(
+            f"ask: the question is longer than {limit} characters (limits.instruction_chars)"
+        )
     backend = make_backend(config.neuro_for(agent), sleep=sleep)
     ctx = Context(config=config, now=now or datetime.now().astimezone(), backend=backend)
     from orgrouter.route import kernel

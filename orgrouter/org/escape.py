@@ -90,3 +90,27 @@ def escape_plain(text: str) -> str:
 def safe_line(text: str) -> str:
     """Return ``text`` as one line of text: a title, a property value, an echo."""
     return defuse_settings(" ".join(strip_controls(text).split("\n")).strip())
+
+
+TRUNCATED = "… (truncated)"
+
+
+def cap_body(text: str, limit_bytes: int) -> str:
+    """Return ``text`` cut at a line end within ``limit_bytes`` UTF-8 bytes, saying so.
+
+    The cut is made before escaping, which adds at most one comma a line.
+    """
+    data = text.encode("utf-8")
+    if len(data) <= limit_bytes:
+        return text
+    kept = data[:limit_bytes].decode("utf-8", "ignore")
+    cut = kept.rfind("\n")
+    kept = kept[:cut] if cut > 0 else kept
+    return f"{kept.rstrip()}\n{TRUNCATED} {len(data) - len(kept.encode('utf-8')):,} more bytes"
+
+
+def cap_line(text: str, limit_chars: int) -> str:
+    """Return ``text`` cut to ``limit_chars`` characters with an ellipsis when longer."""
+    if len(text) <= limit_chars:
+        return text
+    return text[: max(1, limit_chars - 1)].rstrip() + "…"

@@ -34,6 +34,7 @@ from orgrouter.route.writeback import (
     NewResult,
     RequestPlan,
     apply_plans,
+    cap_results,
     request_status,
     result_identity,
     result_problem,
@@ -126,6 +127,7 @@ def route_document(
             plans.append(plan)
     if not plans:
         return DocumentOutcome(data, reports, deferred)
+    cap_results(plans, env.config.limits)
     with_run(plans, env.run)
     return DocumentOutcome(apply_plans(data, plans, newline), reports, deferred)
 
@@ -159,7 +161,11 @@ def _route_request(
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
         payload["items"] = list(request.items)
-    outcome = kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+    outcome = (
+        _too_long(len(request.instruction), limit)
+        if len(request.instruction) > (limit := env.config.limits.instruction_chars)
+        else kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+    )
     if router.RULES in ctx.extra:
         env.shared.setdefault(router.RULES, ctx.extra[router.RULES])  # load tables once
     gate = ctx.extra.get(router.GATE)
@@ -235,6 +241,20 @@ def _act_on_approvals(
     report.status = request_status(kinds, pending)
     plan.properties = [(STATUS_KEY, report.status)]
     return plan, report, False
+
+
+def _too_long(size: int, limit: int) -> kernel.Outcome:
+    """Answer a request too long to route: deciding on it would take minutes (issue 10)."""
+    note = Result(
+        title="Clarification needed: the request is too long",
+        body=(
+            f"The request holds {size:,} characters; orgrouter routes requests of up to "
+            f"{limit:,} (limits.instruction_chars). Shorten it, or put the text in the "
+            "body of a section and ask about that section."
+        ),
+        kind="clarification",
+    )
+    return kernel.Outcome(emitted=[kernel.Emitted(note, "router", "", 0)])
 
 
 def _retry_due(request: FoundRequest, written: list[Written], now: datetime) -> bool:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from orgrouter.config import Config
-from orgrouter.errors import UsageError
+from orgrouter.errors import ModelError, UsageError
+from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.neuro.factory import make_backend
 from orgrouter.skills.base import (
     Context,
@@ -97,5 +98,8 @@ def answer_chat(
         {str(getattr(s, "handles", s.name)) for s in skills} - {"router", "guardian"}
     )
     stimulus = Stimulus(StimulusType.EVENT, {"sensor": Sensor.CHAT_MESSAGE.value, "text": text})
-    outcome = kernel.run(stimulus, skills, ctx)
+    try:
+        outcome = kernel.run(stimulus, skills, ctx)
+    except RunTimeSpent as spent:
+        raise ModelError(spent.message) from None
     return ChatAnswer([e.result for e in outcome.emitted], list(outcome.logs))

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from orgrouter.config import AgentConfig
+from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.org.document import Document
 from orgrouter.org.settings import InBufferSettings
 from orgrouter.route import kernel
@@ -63,7 +64,7 @@ class RequestReport:
     line: int
     agent: str
     instruction: str
-    status: str  # done / clarify / waiting / error / unchanged
+    status: str  # done / clarify / waiting / error / unchanged / deferred
     gate: dict[str, Any] | None = None
     intents: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -99,7 +100,7 @@ class DocumentOutcome:
     @property
     def routed(self) -> int:
         """Return how many requests were routed (not left unchanged)."""
-        return sum(1 for r in self.requests if r.status != "unchanged")
+        return sum(1 for r in self.requests if r.status not in ("unchanged", "deferred"))
 
 
 def route_document(
@@ -161,11 +162,17 @@ def _route_request(
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
         payload["items"] = list(request.items)
-    outcome = (
-        _too_long(len(request.instruction), limit)
-        if len(request.instruction) > (limit := env.config.limits.instruction_chars)
-        else kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
-    )
+    try:
+        outcome = (
+            _too_long(len(request.instruction), limit)
+            if len(request.instruction) > (limit := env.config.limits.instruction_chars)
+            else kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+        )
+    except RunTimeSpent as spent:
+        # Nothing is written, not even the hash: the request is still due next run.
+        report.status = "deferred"
+        report.logs = [spent.message]
+        return None, report, True
     if router.RULES in ctx.extra:
         env.shared.setdefault(router.RULES, ctx.extra[router.RULES])  # load tables once
     gate = ctx.extra.get(router.GATE)

@@ -141,7 +141,8 @@ class Router:
                 from orgrouter.neuro.factory import make_backend
 
                 if self._budget is None:
-                    self._budget = TokenBudget(self.config.neuro.budget_tokens)
+                    neuro = self.config.neuro
+                    self._budget = TokenBudget(neuro.budget_tokens, neuro.run_timeout_s)
                 self._backends[key] = make_backend(settings, budget=self._budget)
         return self._backends[key]
 

@@ -197,6 +197,9 @@ def run_route(
         router = Router(config, options, root, state)
         log = _event_log(options, state)
         log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))
+        if lock is not None and lock.taken_over is not None:
+            # The run before was killed (its pid was still in the lock file).
+            log.emit("lock_taken_over", root=str(root), holder_id=lock.taken_over)
         bar = progress_for(len(found.files), quiet=report.quiet)
         report.emit = _above(bar, report.emit)
         event_log = log

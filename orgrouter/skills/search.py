@@ -3,7 +3,9 @@
 A hit is a headline whose title holds every word of the query (case-insensitive);
 each becomes an Org link ``[[file:REL::*Heading][Heading]]``, REL relative to the
 file holding the request, which ``org-open-at-point`` follows to that heading.
-Results orgrouter wrote, and requests themselves, are not hits.
+Results orgrouter wrote, and requests themselves, are not hits. Neither is a private
+headline (``orgrouter.neuro.privacy``: a privacy tag on it, an ancestor or the file),
+unless the request is itself private, so that its result stays inside a private subtree.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from orgrouter.discover import discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file
+from orgrouter.neuro.privacy import private_headlines
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
 from orgrouter.skills.base import (
@@ -106,15 +109,18 @@ def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
         lowered = data.lower()
         if not all(needle in lowered for needle in needles):
             continue  # a cheap bytes check spares decoding most files
-        hits.extend(_file_hits(path, data, folded))
+        hidden = set() if ctx.private else private_headlines(data, path, ctx.config.privacy.tags)
+        hits.extend(_file_hits(path, data, folded, hidden))
     return hits, unreadable
 
 
-def _file_hits(path: Path, data: bytes, folded: list[str]) -> list[Hit]:
-    """Return the matching headlines of one file."""
+def _file_hits(path: Path, data: bytes, folded: list[str], hidden: set[int]) -> list[Hit]:
+    """Return the matching headlines of one file, but those on the ``hidden`` lines."""
     hits: list[Hit] = []
     lines = list(iter_headline_lines(data))
     for index, headline in enumerate(lines):
+        if headline.line in hidden:
+            continue
         text = data[headline.begin : headline.end].decode("utf-8", "replace")
         title = parse_headline(text.rstrip("\r\n")).raw
         if not all(word in title.casefold() for word in folded) or _ADDRESS.search(title):

@@ -30,8 +30,12 @@ _FILE_SETTING = re.compile(rb"^[ \t]*#\+(?:FILETAGS|SETUPFILE):", re.IGNORECASE 
 
 
 def is_private(tags: Iterable[str], privacy_tags: Collection[str]) -> bool:
-    """Return whether any of a headline's tags (inherited and file tags included) is private."""
-    return any(tag in privacy_tags for tag in tags)
+    """Return whether any of a headline's tags (inherited and file tags included) is private.
+
+    Case is ignored (Org's tags are case-sensitive): ``:@Personal:`` was meant private.
+    """
+    private = {tag.casefold() for tag in privacy_tags}
+    return any(tag.casefold() in private for tag in tags)
 
 
 def headline_tags(line: str) -> list[str]:

@@ -51,15 +51,37 @@ def test_search_lists_no_private_headline(tmp_path: Path) -> None:
         assert secret not in text
 
 
-def test_a_private_request_may_list_private_headlines(tmp_path: Path) -> None:
-    """Its result sits inside a private subtree: nothing leaves it."""
+def test_search_lists_no_private_headline_even_for_a_private_request(tmp_path: Path) -> None:
+    """A private search still lists public hits only (what the index may hold)."""
     _tree(tmp_path)
     request = tmp_path / "mine.org"
     request.write_text("* Mine :@personal:\n** @agent find notes about kubernetes\n")
     done = run_orgrouter(tmp_path, "route", ".", *NOW)
     assert done.returncode == 0, done.stderr
     text = request.read_text()
-    assert all(secret in text for secret in SECRETS)
+    assert "Kubernetes rollout" in text
+    assert not any(secret in text for secret in SECRETS)
+
+
+def test_an_index_built_before_a_setup_file_turned_private_leaks_nothing(
+    tmp_path: Path,
+) -> None:
+    _tree(tmp_path)
+    (tmp_path / "later.setup").write_text("#+STARTUP: overview\n")
+    (tmp_path / "later.org").write_text("#+SETUPFILE: later.setup\n* Kubernetes LATER\n")
+    first = tmp_path / "first.org"
+    first.write_text("* Ops\n** @agent find notes about kubernetes\n")
+    done = run_orgrouter(tmp_path, "route", ".", *NOW)
+    assert done.returncode == 0, done.stderr
+    assert "Kubernetes LATER" in first.read_text()  # public then, and indexed
+    # The setup file turns private; later.org itself is untouched (same size, mtime).
+    (tmp_path / "later.setup").write_text("#+FILETAGS: :@personal:\n")
+    second = tmp_path / "second.org"
+    second.write_text("* Ops\n** @agent find notes about kubernetes\n")
+    done = run_orgrouter(tmp_path, "route", ".", *NOW)
+    assert done.returncode == 0, done.stderr
+    text = second.read_text()
+    assert "Kubernetes rollout" in text and "LATER" not in text
 
 
 def test_no_model_request_holds_private_text(tmp_path: Path) -> None:
@@ -102,5 +124,6 @@ def test_one_rule_decides() -> None:
     assert private_headlines(data, None, tags) == {2, 3, 5}
     assert private_headlines(b"#+FILETAGS: :@personal:\n* a\n* b\n", None, tags) == {2, 3}
     assert private_headlines(data, None, []) == set()
-    assert is_private(("work", "@personal"), tags) and not is_private(("@Personal",), tags)
+    assert is_private(("work", "@personal"), tags) and is_private(("@Personal",), tags)
+    assert not is_private(("personal", "work"), tags)
     assert shareable("x\n** b :@personal:\nsecret\n** d\ny\n", tags) == "x\n** d\ny\n"

@@ -40,7 +40,7 @@ from orgrouter.org.edit import (
     plan_edits,
     shift_offset,
 )
-from orgrouter.org.escape import cap_body, cap_line
+from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
 from orgrouter.org.scan import HeadlineLine
 from orgrouter.route.request import HASH_KEY, RESULT_KEY, STATUS_KEY, FoundRequest
 from orgrouter.route.results import (
@@ -356,8 +356,10 @@ def cap_results(plans: Iterable[RequestPlan], limits: LimitsConfig) -> None:
     for plan in plans:
         for new in plan.results:
             result = new.result
-            data = tuple((k, cap_line(v, limits.result_bytes)) for k, v in result.properties)
-            new.intent = cap_line(new.intent, limits.echo_chars)
+            data = tuple(
+                (k, cap_line(strip_controls(v), limits.result_bytes)) for k, v in result.properties
+            )
+            new.intent = cap_line(safe_line(new.intent), limits.echo_chars)
             new.result = dataclasses.replace(
                 result,
                 title=cap_line(result.title, limits.echo_chars),

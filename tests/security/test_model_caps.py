@@ -92,3 +92,20 @@ def test_titles_and_intents_echo_at_most_echo_chars(tmp_path: Path) -> None:
     assert any(line.startswith("*** Search: kubernetes") for line in heads)
     for line in heads:  # headlines and properties; the body may quote more
         assert len(line) <= 200 + len(":ORGROUTER_INTENT: "), line[:80]
+
+
+def test_a_reply_larger_than_8_mib_is_refused_not_read_whole() -> None:
+    import pytest
+
+    from orgrouter.config import NeuroConfig
+    from orgrouter.errors import ModelError
+    from orgrouter.neuro.backend import Message
+    from orgrouter.neuro.factory import make_backend
+
+    with serve() as server:
+        server.always("x" * (9 * 1024 * 1024))
+        config = NeuroConfig(backend="openai", endpoint=server.url, model="m", max_retries=0)
+        backend = make_backend(config)
+        assert backend is not None
+        with pytest.raises(ModelError, match=r"larger than 8 MiB"):
+            backend.complete([Message("user", "hello")], purpose="ask")

@@ -114,15 +114,21 @@ def _probe(emacs: str, note: Path) -> dict[str, str]:
 
 
 @pytest.mark.emacs
+@pytest.mark.parametrize(
+    ("bom", "newline"), [("", "\n"), ("\ufeff", "\r\n")], ids=["lf", "bom-crlf"]
+)
 def test_a_hostile_reply_sets_no_local_variable_and_builds_no_structure(
-    tmp_path: Path, emacs: str
+    tmp_path: Path, emacs: str, bom: str, newline: str
 ) -> None:
     note = tmp_path / "plan.org"
-    note.write_text(NOTE)
+    note.write_bytes((bom + NOTE.replace("\n", newline)).encode())
     _route_hostile(tmp_path)
-    text = note.read_text()
+    raw = note.read_bytes().decode()
+    assert raw.startswith(bom + NOTE[: NOTE.index("** @agent")].replace("\n", newline))
+    if newline == "\r\n":  # every line the run added has the file's line end
+        assert "\n" not in raw.replace("\r\n", "") and "\r" not in raw.replace("\r\n", "")
+    text = raw.removeprefix(bom).replace("\r\n", "\n")
     assert ":ORGROUTER_MODEL: m" in text  # the model really answered
-    assert text.startswith(NOTE[: NOTE.index("** @agent")])  # the user's bytes stay
     assert "Local Variables:" not in text.replace("Local-Variables:", "")
     assert "local variables:" not in text.lower().replace("local-variables:", "")
     assert "-*-" not in text

@@ -341,7 +341,10 @@ def route_file(
     for request in outcome.requests:
         options.on_request(request)
     if outcome.data == snapshot.data:
-        report.file_unchanged(path)
+        if any(r.status == "deferred" for r in outcome.requests):
+            report.skip(path, "deferred: model time spent")  # neuro.run_timeout_s
+        else:
+            report.file_unchanged(path)
         if options.mode.writes and not outcome.deferred:
             cache.settle(path, snapshot.sha256)
         _record_history(router, report, snapshot, outcome)

@@ -74,12 +74,13 @@ def test_when_the_runs_model_time_is_spent_the_rest_is_deferred_not_failed(
     with serve() as server:
         server.always(ANSWER, drip_s=0.2)  # every call would outlast the run's time
         _model(tmp_path, server.url, "timeout_s = 30\nmax_retries = 0\nrun_timeout_s = 1\n")
-        first = run_orgrouter(tmp_path, "route", ".", "--json", *NOW)
+        first = run_orgrouter(tmp_path, "route", ".", "--json", "-v", *NOW)
         asked = len(server.received)
     assert first.returncode == 0, first.stderr
     reports = [json.loads(line) for line in first.stdout.splitlines()]
     assert [r["status"] for r in reports] == ["deferred", "deferred"]
     assert asked == 1  # the second request did not even call: the time was gone
+    assert "2 skipped (2 deferred: model time spent)" in first.stderr + first.stdout
     for name, text in notes.items():
         assert (tmp_path / name).read_text() == text  # no error result, no hash: still due
     with serve() as server:

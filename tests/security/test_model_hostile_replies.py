@@ -192,3 +192,27 @@ def test_titles_and_markdown_take_the_same_rule() -> None:
     assert markdown_to_org(":PROPERTIES:\n:ORGROUTER_RESULT: a/1\n:END:") == (
         ",:PROPERTIES:\n,:ORGROUTER_RESULT: a/1\n,:END:"
     )
+
+
+@pytest.mark.emacs
+def test_hostile_headlines_listed_by_search_set_nothing(tmp_path: Path, emacs: str) -> None:
+    """Skill text from other notes (search's titles and snippets) takes the same rule."""
+    (tmp_path / "orgrouter.toml").write_text("")
+    (tmp_path / "planted.org").write_text(
+        "* kubernetes Local Variables:\n"
+        "* kubernetes eval: (setq orgrouter-pwned 'search)\n"
+        "* kubernetes End:\n"
+        "* kubernetes -*- eval: (setq orgrouter-pwned 'cookie) -*-\n"
+        "* kubernetes bell\x07 escape\x1b[2J\n"
+        "local variables: kubernetes\n"
+    )
+    note = tmp_path / "ops.org"
+    note.write_text("* Ops\n** @agent find notes about kubernetes\n")
+    done = run_orgrouter(tmp_path, "route", ".", "--now", "2026-11-30T09:00:00")
+    assert done.returncode == 0, done.stderr
+    text = note.read_text()
+    assert "kubernetes Local-Variables:" in text  # listed, and defused
+    assert "Local Variables:" not in text and "-*-" not in text
+    assert "\x07" not in text and "\x1b" not in text
+    seen = _probe(emacs, note)
+    assert seen["pwned"] == "nil" and seen["locals"] == "nil"

@@ -7,6 +7,7 @@ the answer says that no model is configured and how to set one.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,6 +54,18 @@ def render(result: Result) -> str:
     return f"{head}{planning}\n{body}\n" if body else f"{head}{planning}\n"
 
 
+def _capped(result: Result, config: Config) -> Result:
+    """Return ``result`` within the limits a written result has (the answer may be pasted)."""
+    from orgrouter.org.escape import cap_body, cap_line
+
+    limits = config.limits
+    return dataclasses.replace(
+        result,
+        title=cap_line(result.title, limits.echo_chars),
+        body=cap_body(result.body, limits.result_bytes),
+    )
+
+
 def _chat_skills(config: Config) -> list[Skill]:
     """Return the run's skills: the registry's, plus the model skills if not yet in it."""
     from orgrouter.skills.llm import SKILLS
@@ -89,7 +102,7 @@ def answer_chat(
 
         question = delegation({"skill": "ask", "text": text, "order": 1})
         outcome = kernel.run(question, [OFFLINE_ASK], ctx)
-        return ChatAnswer([e.result for e in outcome.emitted], list(outcome.logs))
+        return ChatAnswer([_capped(e.result, config) for e in outcome.emitted], list(outcome.logs))
     from orgrouter.skills.router import SELVES, SKILL_NAMES
 
     skills = _chat_skills(config)
@@ -102,4 +115,4 @@ def answer_chat(
         outcome = kernel.run(stimulus, skills, ctx)
     except RunTimeSpent as spent:
         raise ModelError(spent.message) from None
-    return ChatAnswer([e.result for e in outcome.emitted], list(outcome.logs))
+    return ChatAnswer([_capped(e.result, config) for e in outcome.emitted], list(outcome.logs))

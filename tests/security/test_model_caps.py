@@ -109,3 +109,13 @@ def test_a_reply_larger_than_8_mib_is_refused_not_read_whole() -> None:
         assert backend is not None
         with pytest.raises(ModelError, match=r"larger than 8 MiB"):
             backend.complete([Message("user", "hello")], purpose="ask")
+
+
+def test_ask_prints_an_answer_within_the_same_limit(tmp_path: Path) -> None:
+    with serve() as server:
+        server.always(LINE * (1024 * 1024 // len(LINE) + 1))
+        _model(tmp_path, server.url)
+        done = run_orgrouter(tmp_path, "ask", "explain everything")
+    assert done.returncode == 0, done.stderr
+    assert "\n… (truncated)" in done.stdout
+    assert len(done.stdout.encode()) <= 2 * (32 * 1024 + 2 * 1024)  # answer and specialist

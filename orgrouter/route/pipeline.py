@@ -125,7 +125,19 @@ def route_document(
     reports: list[RequestReport] = []
     deferred = False
     for request in found:
-        plan, report, later = _route_request(document, request, found, env)
+        try:
+            plan, report, later = _route_request(document, request, found, env)
+        except RunTimeSpent as spent:
+            # Nothing is written, not even the hash: the request is still due next run.
+            plan, later = None, True
+            report = RequestReport(
+                file=document.name,
+                line=request.line,
+                agent=request.agent,
+                instruction=request.instruction,
+                status="deferred",
+                logs=[spent.message],
+            )
         reports.append(report)
         deferred = deferred or later
         if plan is not None:
@@ -173,17 +185,11 @@ def _route_request(
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
         payload["items"] = list(request.items)
-    try:
-        outcome = (
-            _too_long(len(request.instruction), limit)
-            if len(request.instruction) > (limit := env.config.limits.instruction_chars)
-            else kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
-        )
-    except RunTimeSpent as spent:
-        # Nothing is written, not even the hash: the request is still due next run.
-        report.status = "deferred"
-        report.logs = [spent.message]
-        return None, report, True
+    outcome = (
+        _too_long(len(request.instruction), limit)
+        if len(request.instruction) > (limit := env.config.limits.instruction_chars)
+        else kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+    )
     if router.RULES in ctx.extra:
         env.shared.setdefault(router.RULES, ctx.extra[router.RULES])  # load tables once
     gate = ctx.extra.get(router.GATE)

@@ -26,12 +26,12 @@ def environment(tmp: Path) -> dict[str, str]:
 
 def run(args: list[str], tmp: Path, stdin: bytes = b"") -> tuple[int, bytes, str]:
     """Run ``orgrouter ARGS`` in-process as a user whose HOME is ``tmp/home``."""
-    result = CliRunner().invoke(cli, args, input=stdin, env=environment(tmp), standalone_mode=False)
+    result = CliRunner().invoke(
+        cli, args, input=stdin, env=environment(tmp), standalone_mode=False
+    )
     if isinstance(result.exception, OrgRouterError):
-        return (
-            result.exception.exit_code,
-            result.stdout_bytes,
-            result.stderr + str(result.exception),
+        return result.exception.exit_code, result.stdout_bytes, result.stderr + str(
+            result.exception
         )
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception

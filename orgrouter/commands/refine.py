@@ -38,7 +38,30 @@ def _common(func: F) -> F:
         ]
     ):
         func = option(func)
-    return func
+    return _quiet_verbose(func)
+
+
+def _quiet_verbose(func: F) -> F:
+    """Add -q/-v (checked by ``verbosity``) without passing them to the subcommand.
+
+    refine prints reports the user asked for: -q leaves them, and only the
+    environment's warnings go.
+    """
+    import functools
+
+    @functools.wraps(func)
+    def run(*args: Any, quiet: bool, verbose: bool, **kwargs: Any) -> Any:
+        if not quiet:
+            from orgrouter.commands.options import warn_environment
+            from orgrouter.configload import load_config
+
+            config_file = kwargs.get("config_file")
+            warn_environment(load_config(Path.cwd(), cli_file=config_file).config, quiet)
+        return func(*args, **kwargs)
+
+    from orgrouter.commands.options import verbosity
+
+    return verbosity(run)  # type: ignore[return-value]
 
 
 def _open(config_file: str | None, state_path: str | None, log_path: str | None) -> Any:

@@ -133,7 +133,9 @@ class OpenAIBackend:
                         self.sleep(self._backoff(attempt, response.headers.get("Retry-After")))
                     continue
                 return self._completion(response, purpose, prompt_estimate)
-        raise self._error(f"gave up after {self.max_retries + 1} attempts: {problem}")
+        from orgrouter.report import plural
+
+        raise self._error(f"gave up after {plural(self.max_retries + 1, 'attempt')}: {problem}")
 
     def _completion(
         self, response: httpx.Response, purpose: str, prompt_estimate: int

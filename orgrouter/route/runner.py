@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
-from orgrouter.errors import ConfigError, InputError, OrgRouterError, StateError
+from orgrouter.errors import ConfigError, ConflictError, InputError, OrgRouterError, StateError
 from orgrouter.progress import Progress, progress_for
 from orgrouter.report import Report
 
@@ -96,7 +96,7 @@ class Router:
 
             roots = [self.root] if self.root is not None else []
             loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
-            self.warnings.extend(f"warning: {error}" for error in loaded.errors)
+            self.warnings.extend(f"orgrouter: warning: {error}" for error in loaded.errors)
             from orgrouter.skills.registry import uses_models
 
             limiter = None
@@ -180,6 +180,8 @@ def run_route(
     found = discover(paths, config.scan)
     for error in found.errors:
         report.fail(error)
+    for odd, reason in found.odd:  # named like notes, but not files orgrouter can route
+        report.skip(odd, reason, retry=False)
     lock = None
     if options.mode.writes:
         from orgrouter.runlock import RunLock
@@ -208,7 +210,7 @@ def run_route(
             bar.advance()
             report.file_scanned(cached=scanned.status == "cached")
             if scanned.status == "skipped":
-                report.skip(scanned.path, scanned.reason or "skipped")
+                report.skip(scanned.path, scanned.reason or "skipped", retry=scanned.retry)
             elif scanned.status == "failed" and scanned.error is not None:
                 report.fail(scanned.error)
             elif scanned.status == "candidate" and scanned.snapshot is not None:
@@ -334,9 +336,8 @@ def route_file(
     except Exception as error:  # one bad file never stops a run (STYLE.md 4)
         report.fail(path, f"internal error: {type(error).__name__}: {error}")
         return
-    for request in outcome.requests:
-        options.on_request(request)
     if outcome.data == snapshot.data:
+        _tell(options, outcome)
         report.file_unchanged(path)
         if options.mode.writes and not outcome.deferred:
             cache.settle(path, snapshot.sha256)
@@ -349,17 +350,40 @@ def route_file(
 
         written = write_snapshot(snapshot, outcome.data)
         if written.status is Status.CONFLICT:
-            reason = written.error.message if written.error else "changed during the run"
+            conflict = written.error
+            reason = (
+                conflict.reason if isinstance(conflict, ConflictError) else "changed during the run"
+            )
+            _tell(options, outcome, "skipped", f"{reason}; will retry")
             report.skip(path, reason)
             cache.unsettle(path)
             return
         if not written.ok:
-            report.fail(written.error or OrgRouterError("cannot write", path=path))
+            failure = written.error or OrgRouterError("cannot write", path=path)
+            _tell(options, outcome, "failed", failure.message)
+            report.fail(failure)
             return
         if not outcome.deferred:
             cache.settle(path, hashlib.sha256(outcome.data).hexdigest())
         _record_history(router, report, snapshot, outcome)
+    _tell(options, outcome)
     report.done(path, requests=outcome.routed, results=outcome.results)
+
+
+def _tell(
+    options: RunOptions, outcome: DocumentOutcome, status: str | None = None, reason: str = ""
+) -> None:
+    """Give each request's report to ``on_request``; ``status`` when the file was not written.
+
+    A request routed in a file that could not be written is not done: ``--json`` says
+    ``skipped`` (or ``failed``) with the reason, and the next run routes it again.
+    """
+    import dataclasses
+
+    for request in outcome.requests:
+        if status is not None and request.status != "unchanged":
+            request = dataclasses.replace(request, status=status, reason=reason)
+        options.on_request(request)
 
 
 def _record_history(
@@ -382,7 +406,7 @@ def _record_history(
             root=router.root,
         )
     except StateError as error:  # the note is written; only refine's history is short
-        report.emit(f"warning: {error}")
+        report.emit(f"orgrouter: warning: {error}")
 
 
 def unified_diff(old: bytes, new: bytes, path: str) -> str:

@@ -75,7 +75,10 @@ class SearchSkill(BaseSkill):
             if len(hits) > MAX_HITS:
                 body += f"\n- … and {len(hits) - MAX_HITS} more"
         if unreadable:
-            body += f"\n\n{unreadable} file(s) could not be read and were not searched."
+            from orgrouter.report import plural
+
+            body += (f"\n\n{plural(unreadable, 'file')} could not be read and "
+                     "were not searched.")  # fmt: skip
         return Emit((Result(title=f"Search: {shown}", body=body),))
 
 

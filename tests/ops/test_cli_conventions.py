@@ -55,6 +55,7 @@ def notes(tmp_path: Path) -> Path:
 def test_check_with_diff_shows_the_diff_and_exits_1(notes: Path, tmp_path: Path) -> None:
     code, out, err = invoke(["route", "--check", "--diff", str(notes)], tmp_path)
     assert code == 1
+    assert err.splitlines()[0] == f"would route {notes}/n.org: 1 request, 1 result"
     assert out.startswith(f"--- a/{notes.as_posix()}/n.org\n+++ b/")
     assert "+** TODO buy milk\n" in out
     assert (notes / "n.org").read_bytes() == REQUEST  # nothing written
@@ -175,9 +176,9 @@ def test_plurals_in_messages(notes: Path, tmp_path: Path) -> None:
         b"#+begin_src python :tangle (expand-file-name \"x\")\nprint(1)\n#+end_src\n"
     )
     code, _, err = invoke(["tangle", str(notes / "lit.org")], tmp_path)
-    assert err.splitlines()[-1] == "nothing to tangle; 1 block skipped"
+    assert (code, err.splitlines()[-1]) == (0, "nothing to tangle; 1 block skipped")
     code, _, err = invoke(["route", "--stdin"], tmp_path, stdin=REQUEST)
-    assert err == "routed 1 request, 1 result\n"
+    assert (code, err) == (0, "routed 1 request, 1 result\n")
 
 
 def test_an_unknown_orgrouter_variable_is_a_warning_with_a_suggestion(

@@ -173,8 +173,10 @@ class _Walker:
             except OSError as error:
                 self._error(path, f"cannot read: {error.strerror or error}")
                 return
-            if self.patterns.included(name, relative):
-                # Org tools would try to visit it; its notes are still routed.
+            if self.patterns.include_suffixes and name.endswith(self.patterns.include_suffixes):
+                # Named like a note (x.org), so Org tools would try to visit it; its notes
+                # are still routed. (A path glob such as journal/* matching a directory
+                # is a tree to walk, not an odd name.)
                 self.result.odd.append((path, "a directory, not a note (its notes are routed)"))
             self.walk(root, path, target)
             return

@@ -391,8 +391,8 @@ def _hard_linked(path: str, links: int) -> WriteError:
     """Return the refusal to write a file that has other hard links."""
     return WriteError(
         f"has {links} hard links; orgrouter replaces a file to write it safely, which "
-        "would cut this name off from the others, so it is not written (share a note "
-        "with a symlink instead)",
+        "would cut this name off from the others, so it is not written (share the "
+        "file through a symlink instead)",
         path=path,
     )
 

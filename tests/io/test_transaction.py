@@ -336,8 +336,8 @@ def test_a_hard_linked_file_is_refused_and_left_whole(tmp_path: Path) -> None:
     assert isinstance(outcome.error, WriteError)
     assert str(outcome.error) == (
         f"{path}: has 2 hard links; orgrouter replaces a file to write it safely, which "
-        "would cut this name off from the others, so it is not written (share a note "
-        "with a symlink instead)"
+        "would cut this name off from the others, so it is not written (share the "
+        "file through a symlink instead)"
     )
     assert path.read_bytes() == twin.read_bytes() == b"* a\n"
     assert os.stat(path).st_ino == os.stat(twin).st_ino and os.stat(path).st_nlink == 2

@@ -40,7 +40,7 @@ def ask(
     if text == "-":
         text = sys.stdin.read()
     loaded = load_config(Path.cwd(), cli_file=config_file)
-    warn_environment(loaded.config, quiet)
+    warn_environment(loaded.config)
     answer = answer_chat(text, loaded.config, agent=agent)
     org = answer.org()
     if org:

@@ -86,7 +86,7 @@ def classify(
         raise UsageError(f"--record: a request from --origin {origin} spawns nothing to count")
     request = read_text(text or "")
     config = load_config(Path.cwd(), cli_file=config_file).config
-    warn_environment(config, quiet)
+    warn_environment(config)
     rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
     now = parse_now(now_text or os.environ.get("ORGROUTER_NOW"))
     selves = address_names(config.agent.name, ())

@@ -46,7 +46,7 @@ def decompose(
     if (text is None) == (not items):
         raise UsageError("give either TEXT (- for stdin) or one or more --item")
     config = load_config(Path.cwd(), cli_file=config_file).config
-    warn_environment(config, quiet)
+    warn_environment(config)
     rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
     selves = address_names(config.agent.name, ())
     if items:

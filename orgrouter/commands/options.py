@@ -1,10 +1,11 @@
 """Options every command shares: ``-q``/``-v``, and the checks that go with them.
 
-Every command takes ``-q`` (errors and the output asked for only: no summaries,
-per-file lines, warnings or progress) and ``-v`` (more detail, and the traceback of an
-internal error); giving both is a usage error, as in git and ruff. A command that
-loads the configuration then calls :func:`warn_environment` (a misspelt
-``ORGROUTER_*`` variable is a warning, unless ``-q``).
+Every command takes ``-q`` (problems and the output asked for only: errors and
+warnings, no summaries, per-file lines or progress) and ``-v`` (more detail, and the
+traceback of an internal error); giving both is a usage error, as in git and ruff. A
+command that loads the configuration then calls :func:`warn_environment`: a misspelt
+``ORGROUTER_*`` variable is a warning, with ``-q`` too, as cron must mail a setting
+that is silently ignored.
 """
 
 from __future__ import annotations
@@ -39,15 +40,13 @@ def verbosity(func: F) -> F:
         "-v", "--verbose", is_flag=True, help="Say more (and show tracebacks of internal errors)."
     )(checked)
     checked = click.option(
-        "-q", "--quiet", is_flag=True, help="Print only errors and the output asked for."
+        "-q", "--quiet", is_flag=True, help="Print only errors, warnings and the output asked for."
     )(checked)
     return checked  # type: ignore[return-value]
 
 
-def warn_environment(config: Config, quiet: bool) -> None:
-    """Print a warning on stderr for each ``ORGROUTER_*`` variable no one reads (not -q)."""
-    if quiet:
-        return
+def warn_environment(config: Config) -> None:
+    """Print a warning on stderr for each ``ORGROUTER_*`` variable no one reads."""
     from orgrouter.configload import env_warnings
 
     for warning in env_warnings(os.environ, config):

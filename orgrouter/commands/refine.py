@@ -44,19 +44,16 @@ def _common(func: F) -> F:
 def _quiet_verbose(func: F) -> F:
     """Add -q/-v (checked by ``verbosity``) without passing them to the subcommand.
 
-    refine prints reports the user asked for: -q leaves them, and only the
-    environment's warnings go.
+    refine prints only reports the user asked for and errors, which -q leaves.
     """
     import functools
 
     @functools.wraps(func)
     def run(*args: Any, quiet: bool, verbose: bool, **kwargs: Any) -> Any:
-        if not quiet:
-            from orgrouter.commands.options import warn_environment
-            from orgrouter.configload import load_config
+        from orgrouter.commands.options import warn_environment
+        from orgrouter.configload import load_config
 
-            config_file = kwargs.get("config_file")
-            warn_environment(load_config(Path.cwd(), cli_file=config_file).config, quiet)
+        warn_environment(load_config(Path.cwd(), cli_file=kwargs.get("config_file")).config)
         return func(*args, **kwargs)
 
     from orgrouter.commands.options import verbosity

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 @click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per request.")
 @click.option(
-    "--agent", shell_complete=complete_agents, help="Answer to @NAME as well as @agent (agent.name)"
+    "--agent",
+    shell_complete=complete_agents,
+    help="Answer to @NAME as well as @agent (agent.name).",
 )
 @click.option(
     "--config", "config_file", type=click.Path(dir_okay=False), help="Use this config file."
@@ -92,7 +94,7 @@ def route(
     overrides = {"agent.name": agent} if agent else None
     loaded = load_config(start, cli_file=config_file, env=os.environ, overrides=overrides)
     config = loaded.config
-    warn_environment(config, quiet)
+    warn_environment(config)
     printer = _printer(as_json)
     options = RunOptions(
         mode=mode,

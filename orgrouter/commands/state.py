@@ -40,7 +40,7 @@ def _path(notes_root: str, state_path: str | None, config_file: str | None, quie
     """Return the state database path for ``notes_root``: the one route uses there."""
     root = _root(notes_root)
     loaded = load_config(root, cli_file=config_file, env=os.environ)
-    warn_environment(loaded.config, quiet)
+    warn_environment(loaded.config)
     return resolve_state_path(state_path, os.environ, loaded.config, root)
 
 

@@ -75,7 +75,7 @@ def tangle(
     for notes_root, files in _by_root(discover(paths or (Path("."),)), root).items():
         tangler, config = _tangler(notes_root, mode, force, config_file, state_path)
         if not warned:
-            warn_environment(config, quiet)
+            warn_environment(config)
             warned = True
         report.extend(tangler.run(files))
     if as_json:
@@ -183,7 +183,7 @@ def detangle(files: tuple[Path, ...], state_path: str | None, quiet: bool, verbo
         try:
             config = load_config(root).config
             if not warned:
-                warn_environment(config, quiet)
+                warn_environment(config)
                 warned = True
             record = _open_record(state_path, root, config)
             for message in detangle_file(path, record):

@@ -166,9 +166,9 @@ def test_quiet_everywhere_and_never_with_verbose(
     args = [str(notes) + part[5:] if part.startswith("NOTES") else part for part in command]
     code, _, err = invoke([*args, "-q", "-v"], tmp_path)
     assert (code, err) == (2, "orgrouter: error: -q and -v are opposites: give one of them\n")
-    code, _, err = invoke([*args, "-q"], tmp_path, env={"ORGROUTER_NEURO_BAKEND": "x"})
+    code, _, err = invoke([*args, "-q"], tmp_path)
     assert code in (0, 3)  # detangle of a file with no tangle link fails, as it should
-    assert "warning" not in err and "Usage" not in err
+    assert all(line.startswith("orgrouter: error: ") for line in err.splitlines()), err
 
 
 def test_plurals_in_messages(notes: Path, tmp_path: Path) -> None:
@@ -193,7 +193,9 @@ def test_an_unknown_orgrouter_variable_is_a_warning_with_a_suggestion(
         "ignored (did you mean 'ORGROUTER_NEURO_BACKEND'?)",
         "orgrouter: warning: ORGROUTER_SHOPPING_LIST is not a variable orgrouter reads; ignored",
     ]
-    assert "warning" not in invoke(["route", "-q", "--check", str(notes)], tmp_path, env=env)[2]
+    # With -q too: cron mails it, as a setting silently ignored must be.
+    quiet = invoke(["route", "-q", "--check", str(notes)], tmp_path, env=env)[2]
+    assert quiet.splitlines() == lines[:2]
     # A variable the configuration names as a model's key is read, so no warning.
     (notes / "orgrouter.toml").write_text('[neuro]\napi_key_env = "ORGROUTER_MY_KEY"\n')
     err = invoke(["route", "--check", str(notes)], tmp_path, env={"ORGROUTER_MY_KEY": "k"})[2]

@@ -115,7 +115,7 @@ def run_command(
 @click.option(
     "--candidate",
     "candidate_file",
-    type=click.Path(dir_okay=False),
+    type=click.Path(exists=True, dir_okay=False),
     help="The candidate JSON: {proposer?, rationale?, edits: [...]}.",
 )
 @click.option(

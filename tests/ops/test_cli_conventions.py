@@ -129,6 +129,7 @@ COMMANDS_WITH_PATHS = [
     ["state", "path"],
     ["state", "info"],
     ["state", "reset", "--yes"],
+    ["refine", "gate", "1", "--candidate"],
 ]
 
 

@@ -36,7 +36,7 @@ def _open_record(state_path: str | None, root: Path, config: Config) -> TargetRe
 @click.option("--dry-run", is_flag=True, help="Write nothing; list what would be written.")
 @click.option("--force", is_flag=True, help="Overwrite targets edited since the last tangle.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="The notes root targets must stay in (default: found from PATH).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False),
               help="Use this orgrouter.toml instead of searching from PATH.")

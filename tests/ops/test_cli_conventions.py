@@ -130,6 +130,7 @@ COMMANDS_WITH_PATHS = [
     ["state", "info"],
     ["state", "reset", "--yes"],
     ["refine", "gate", "1", "--candidate"],
+    ["tangle", "--root"],
 ]
 
 

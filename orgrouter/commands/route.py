@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per request.")
 @click.option(
     "--agent",
+    metavar="NAME",
     shell_complete=complete_agents,
     help="Answer to @NAME as well as @agent (agent.name).",
 )

@@ -10,6 +10,7 @@ that is silently ignored.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 from collections.abc import Callable
@@ -68,3 +69,29 @@ def complete_agents(ctx: click.Context, param: click.Parameter, incomplete: str)
     names = [config.agent.name or "agent", *config.agent.sub_agents, *config.agents]
     unique = dict.fromkeys(name.lstrip("@") for name in names)
     return [name for name in unique if name.startswith(incomplete)]
+
+
+class ExistingPath(click.Path):
+    """``click.Path(exists=True)`` that names a symlink loop or a broken symlink as such.
+
+    click says "does not exist" of both, which sends a user looking for a file that is
+    there (as a link).
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(exists=True, **kwargs)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """Refuse a link that leads nowhere, with why; then check as click.Path does."""
+        name = os.fsdecode(value) if isinstance(value, str | bytes | os.PathLike) else value
+        if isinstance(name, str) and not (self.allow_dash and name == "-"):
+            try:
+                os.stat(name)
+            except OSError as error:
+                if os.path.islink(name):
+                    reason = (
+                        "is a symlink loop" if error.errno == errno.ELOOP
+                        else f"is a broken symlink (to {os.readlink(name)})"
+                    )  # fmt: skip
+                    self.fail(f"{name!r} {reason}", param, ctx)
+        return super().convert(value, param, ctx)

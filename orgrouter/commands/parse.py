@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from orgrouter.commands.options import verbosity
+from orgrouter.commands.options import ExistingPath, verbosity
 from orgrouter.errors import EXIT_FAILED, EXIT_OK, OrgRouterError
 
 
@@ -16,7 +16,7 @@ def _dump_json(value: object) -> str:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, allow_dash=True))
+@click.argument("files", nargs=-1, required=True, type=ExistingPath(allow_dash=True))
 @click.option(
     "--json", "mode", flag_value="json", default=True, help="Print each file's AST as JSON."
 )

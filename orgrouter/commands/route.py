@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING
 import click
 
 from orgrouter.clock import NOW_ENV, parse_now
-from orgrouter.commands.options import complete_agents, verbosity, warn_environment
+from orgrouter.commands.options import (
+    ExistingPath,
+    complete_agents,
+    verbosity,
+    warn_environment,
+)
 from orgrouter.config import Config
 from orgrouter.errors import UsageError
 from orgrouter.report import plural
@@ -23,7 +28,7 @@ if TYPE_CHECKING:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, type=ExistingPath())
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option(
     "--check", is_flag=True, help="Write nothing; exit 1 if anything would change (--diff too)."

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from orgrouter.commands.options import verbosity, warn_environment
+from orgrouter.commands.options import ExistingPath, verbosity, warn_environment
 from orgrouter.errors import UsageError
 from orgrouter.report import plural
 
@@ -30,7 +30,7 @@ def _open_record(state_path: str | None, root: Path, config: Config) -> TargetRe
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, type=ExistingPath(path_type=Path))
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any target would change.")
 @click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print unified diffs.")
 @click.option("--dry-run", is_flag=True, help="Write nothing; list what would be written.")
@@ -165,7 +165,7 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: boo
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=ExistingPath(path_type=Path))
 @click.option("--state", "state_path", type=click.Path(dir_okay=False),
               help="The state database (default: per notes root, XDG).")
 @verbosity

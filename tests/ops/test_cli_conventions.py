@@ -145,6 +145,17 @@ def test_a_missing_path_is_a_usage_error(command: list[str], tmp_path: Path) -> 
     assert not (tmp_path / "xdg-state").exists()  # nothing was started
 
 
+@pytest.mark.parametrize("command", [["route"], ["tangle"], ["parse"], ["detangle"]], ids=" ".join)
+def test_a_symlink_loop_or_broken_link_argument_says_so(command: list[str], tmp_path: Path) -> None:
+    os.symlink("loop.org", tmp_path / "loop.org")
+    os.symlink(tmp_path / "gone.org", tmp_path / "link.org")
+    code, _, err = invoke([*command, str(tmp_path / "loop.org")], tmp_path)
+    assert code == 2 and err.endswith(f"'{tmp_path}/loop.org' is a symlink loop\n")
+    code, _, err = invoke([*command, str(tmp_path / "link.org")], tmp_path)
+    assert code == 2
+    assert err.endswith(f"'{tmp_path}/link.org' is a broken symlink (to {tmp_path}/gone.org)\n")
+
+
 ALL_COMMANDS = [
     ["route", "NOTES"],
     ["tangle", "NOTES"],

@@ -110,10 +110,14 @@ def _tangler(
     return Tangler(allowed, mode, force, record), loaded.config
 
 
+_INTERNAL = ("path", "sha256")  # what the routed tangle binds approvals to; not reported
+
+
 def _as_json(report: TangleReport) -> dict[str, object]:
     return {
         "targets": [
-            {k: v for k, v in vars(t).items() if v != ""} for t in report.targets
+            {k: v for k, v in vars(t).items() if v != "" and k not in _INTERNAL}
+            for t in report.targets
         ],
         "skipped": [
             {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
@@ -143,6 +147,9 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: boo
             click.echo(f"orgrouter: error: {line}", err=True)
         elif not quiet:
             click.echo(line)
+        if result.overwrote and not quiet:
+            verb = "overwrote" if result.action == "written" else "would overwrite"
+            click.echo(f"{verb}: {result.target} ({result.overwrote})")
     if quiet:
         for message in report.failed:
             click.echo(f"orgrouter: error: {message}", err=True)

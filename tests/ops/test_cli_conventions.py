@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from orgrouter.cli import main
 
 REQUEST = b"* @agent create a todo to buy milk\n"
-RISKY = b"* @agent delete the old meeting notes\n"
+RISKY = b"* @agent send this summary to bob\n"  # no skill sends: it waits for approval
 
 
 def invoke(
@@ -242,6 +242,7 @@ def test_force_keeps_the_users_decision(notes: Path, tmp_path: Path, decision: s
     note = notes / "n.org"
     note.write_bytes(RISKY)
     assert invoke(["route", str(notes)], tmp_path)[0] == 0
+    assert b"\n** WAITING Approve: send this summary to bob\n" in note.read_bytes()
     note.write_bytes(note.read_bytes().replace(b"** WAITING ", f"** {decision} ".encode()))
     assert invoke(["route", str(notes)], tmp_path)[0] == 0
     decided = note.read_bytes()

@@ -32,7 +32,10 @@ ENV_PREFIX = "ORGROUTER_"
 # Variables that are not ``ORGROUTER_<SECTION>_<KEY>`` spellings of a key.
 ENV_ALIASES = {"ORGROUTER_STATE": "state.path"}
 # Variables orgrouter reads that are not configuration keys (not reported as ignored).
-ENV_NOT_KEYS = frozenset({"ORGROUTER_CONFIG", "ORGROUTER_NOW", "ORGROUTER_WORKERS"})
+# (They are also what a misspelt variable is checked against: a new one goes here.)
+ENV_NOT_KEYS = frozenset(
+    {"ORGROUTER_CONFIG", "ORGROUTER_NOW", "ORGROUTER_WORKERS", "ORGROUTER_TEST_CRASH_AT"}
+)
 # Keys holding paths: a relative path in a file is relative to that file's directory.
 PATH_KEYS = frozenset({"state.path", "rules.dir", "refine.golden"})
 PATH_LIST_KEYS = frozenset({"skills.paths", "tangle.allow"})

@@ -88,4 +88,4 @@ def test_quiet_stdin_prints_nothing_on_a_model_outage(tmp_path: Path) -> None:
     assert (code, err) == (0, "")
     assert b"*** Model error: " in out  # the buffer says it, as the note would
     code, _out, err = run_cli(["route", *state, "--stdin", *name], tmp_path, stdin=stdin)
-    assert err == "routed 1 request(s), 1 result(s)\n"  # without -q, as before
+    assert err == "routed 1 request, 1 result\n"  # without -q, as before

@@ -166,6 +166,23 @@ def withdraw(ctx: Context, digest: str) -> None:
         )
 
 
+def reinstate(db: Any, note: str, digest: str) -> None:
+    """Record again that approval ``digest`` was asked in ``note``: its action was deferred.
+
+    ``require_approval`` withdraws an approval as it lets it run; an action that then
+    waits for a later run (a move whose target Emacs has open) puts it back, so the
+    later run acts on the same approval instead of asking again.
+    """
+    import time
+
+    db.ensure_schema(_SCHEMA, _VERSION, _DDL)
+    with db.transaction() as conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO approvals_asked (note, digest, asked_at) VALUES (?, ?, ?)",
+            (note, digest, time.time()),
+        )
+
+
 def _note(ctx: Context) -> str:
     path = ctx.request.path if ctx.request is not None else None
     return "" if path is None else str(path.resolve())

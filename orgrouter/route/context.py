@@ -24,6 +24,7 @@ from orgrouter.route.request import FoundRequest, address_names
 from orgrouter.route.results import RUN_KEY, Written, written_results
 from orgrouter.skills import router
 from orgrouter.skills.base import NOTE_BYTES, Context, Request, ResultRef, Skill
+from orgrouter.skills.executor import DOCUMENT
 from orgrouter.skills.orgtext import prose_lines
 
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
@@ -105,6 +106,7 @@ def request_context(
     ctx.extra[router.SELVES] = env.selves()
     ctx.extra[router.SESSION] = document.name
     ctx.extra[NOTE_BYTES] = document.data
+    ctx.extra[DOCUMENT] = document  # the executors cut and paste its subtrees
     # Specialists are model calls: without a model nothing spawns, so nothing counts
     # against the session's rate window (and the gate handles the request directly).
     ctx.extra[router.LIMITER] = env.limiter if ctx.backend is not None else None

@@ -119,6 +119,9 @@ def route_stdin(
         router = Router(config, options, root, state)
         router.env(None).shared[WRITE_LOCK] = lock.acquire
         outcome = _route(router, data, file_name, newline)
+        if outcome.writes:
+            outcome, warning = _defer_moves(outcome, data, file_name, state)
+            router.warnings.append(warning)
     finally:
         lock.release()
         if state is not None:
@@ -126,6 +129,28 @@ def route_stdin(
     for request in outcome.requests:
         options.on_request(request)
     return outcome, router.warnings
+
+
+def _defer_moves(
+    outcome: DocumentOutcome, data: bytes, path: str | None, state: Any
+) -> tuple[DocumentOutcome, str]:
+    """Return ``outcome`` without its moves across files, their approvals kept for later.
+
+    A move writes other files too, atomically with this one only through the journal
+    of a file route: a filter cannot, so the whole move waits for one.
+    """
+    import dataclasses
+
+    if state is not None and path is not None:
+        from orgrouter.route.binding import reinstate
+
+        note = str(Path(path).resolve())
+        for digest in sorted({m.approval for r in outcome.requests for m in r.moves}):
+            if digest:
+                reinstate(state, note, digest)
+    names = ", ".join(w.path for w in outcome.writes)
+    warning = f"an approved move into {names} waits: run `orgrouter route` on the file"
+    return dataclasses.replace(outcome, data=data, writes=[]), warning
 
 
 def _fixed(path: Path) -> Callable[[], Path]:

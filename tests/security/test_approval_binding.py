@@ -102,11 +102,11 @@ def test_editing_the_held_intent_of_a_generic_approval_asks_again(tmp_path: Path
     notes.mkdir(parents=True)
     (notes / "orgrouter.toml").write_text("")
     note = notes / "n.org"
-    note.write_text("* @agent delete the old drafts\n")
+    note.write_text("* @agent send the report to the board\n")  # delete is an executor now
     route(tmp_path)
     approve(note)
-    note.write_text(note.read_text().replace('"text": "delete the old drafts"',
-                                             '"text": "delete everything"'))  # fmt: skip
+    note.write_text(note.read_text().replace('"text": "send the report to the board"',
+                                             '"text": "send everything"'))  # fmt: skip
     route(tmp_path)
     text = note.read_text()
     assert "asked again because the subject is now" in text

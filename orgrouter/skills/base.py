@@ -258,13 +258,6 @@ class BaseSkill:
         )
 
 
-def before_write(ctx: Context) -> None:
-    """Take the run lock for a write besides the note, where the run does not hold it."""
-    take = ctx.extra.get(WRITE_LOCK)
-    if callable(take):
-        take()
-
-
 def clarify(title: str, body: str) -> Emit:
     """Return the action that asks the user what they meant (a clarification result)."""
     return Emit((Result(title=title, body=body, kind="clarification"),))
@@ -280,3 +273,10 @@ def proposal_stimulus(proposal: object) -> Stimulus:
     if not isinstance(proposal, Stimulus):
         raise TypeError(f"expected a Stimulus proposal, got {type(proposal).__name__}")
     return proposal
+
+
+def before_write(ctx: Context) -> None:
+    """Take the run lock for a write besides the note, where the run does not hold it."""
+    take = ctx.extra.get(WRITE_LOCK)
+    if callable(take):
+        take()

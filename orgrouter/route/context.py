@@ -19,13 +19,17 @@ from orgrouter.config import Config
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
-from orgrouter.route.request import FoundRequest, address_names
+from orgrouter.org.headline import parse_headline
+from orgrouter.route.request import RESULT_KEY, FoundRequest, address_names, find_address
 from orgrouter.route.results import RUN_KEY, Written, written_results
 from orgrouter.skills import router
-from orgrouter.skills.base import Context, Request, ResultRef, Skill
+from orgrouter.skills.base import Context, Heading, Request, ResultRef, Skill
 from orgrouter.skills.orgtext import prose_lines
 
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
+_HEADLINE_LINE = re.compile(r"^(\*+) ", re.MULTILINE)
+_RESULT_MARK = f":{RESULT_KEY}:"
+MAX_OUTLINE = 200  # headlines a skill is shown; a huge subtree is cut, not read whole
 
 
 @dataclass
@@ -76,19 +80,26 @@ def request_context(
     if _COMPACT.match(request.instruction):
         results = _compact_scope(document, request, found)
     path = Path(document.path) if document.path is not None else None
+    own = _own_section(document, request.index, request.head.body_begin)
+    headline = document.headline(request.index)
+    if request.items or request.instruction.strip() not in headline.raw:
+        own = ""  # the body is the instruction (a bare "* @agent"), not what it is about
+    scope = request.index if own.strip() or parent is None else parent
     shaped = Request(
         path=path,
         line=request.line,
-        headline=document.headline(request.index).raw,
+        headline=headline.raw,
         instruction=request.instruction,
         agent=request.agent,
-        section=_own_section(document, request.index, request.head.body_begin),
+        section=own,
         parent_section=_parent_section(document, parent),
         private=private,
         tags=tags,
+        own_tags=tuple(headline.tags),
         parent_line=None if parent is None else document.entries[parent].line,
         parent_title="" if parent is None else document.headline(parent).raw,
         results=results,
+        outline=outline(document, scope, {r.line for r in found}, env.names()),
     )
     ctx = Context(
         config=env.config,
@@ -125,6 +136,42 @@ def inherited_tags(document: Document, index: int) -> tuple[str, ...]:
     ordered = [*document.settings.filetags, *chain]
     kept = [tag for n, tag in enumerate(ordered) if tag not in ordered[n + 1 :]]
     return tuple(kept)
+
+
+def outline(
+    document: Document, index: int, requests: set[int], names: tuple[str, ...]
+) -> tuple[Heading, ...]:
+    """Return the headlines below headline ``index``, without requests and results.
+
+    The document may index only the requests' surroundings (``Document.around``), so
+    this reads the subtree's bytes itself; a request's or a result's subtree is left
+    out whole (results answer requests; they are not the user's content).
+    """
+    entry = document.entries[index]
+    text = document.data[entry.end : entry.subtree_end].decode("utf-8", "replace")
+    first_line = entry.line + 1
+    marks = list(_HEADLINE_LINE.finditer(text))
+    headings: list[Heading] = []
+    skip_below: int | None = None  # level of a left-out subtree we are inside
+    for number, mark in enumerate(marks):
+        line_end = text.find("\n", mark.start())
+        line_end = len(text) if line_end < 0 else line_end
+        body_end = marks[number + 1].start() if number + 1 < len(marks) else len(text)
+        level = len(mark.group(1))
+        if skip_below is not None and level > skip_below:
+            continue
+        skip_below = None
+        parsed = parse_headline(text[mark.start() : line_end].rstrip("\r"), document.settings.todo)
+        body = text[line_end + 1 : body_end]
+        line = first_line + text.count("\n", 0, mark.start())
+        if line in requests or _RESULT_MARK in body or find_address(parsed.raw, names):
+            skip_below = level
+            continue
+        depth = level - entry.level
+        headings.append(Heading(line, depth, parsed.raw, parsed.todo, tuple(parsed.tags), body))
+        if len(headings) >= MAX_OUTLINE:
+            break
+    return tuple(headings)
 
 
 def _compact_scope(

@@ -131,6 +131,18 @@ class ResultRef:
 
 
 @dataclass(frozen=True)
+class Heading:
+    """A headline inside the section a request is about (never a request or a result)."""
+
+    line: int  # 1-based
+    depth: int  # 1: a direct child of the section's headline
+    title: str
+    todo: str | None = None
+    tags: tuple[str, ...] = ()
+    body: str = ""  # its own section, up to its first child
+
+
+@dataclass(frozen=True)
 class Request:
     """An addressed headline, as skills see it."""
 
@@ -139,15 +151,19 @@ class Request:
     headline: str  # the headline's title, as written
     instruction: str  # the text after the address (or taken from the body)
     agent: str  # the address used, lower-case: "agent" or a configured name
-    section: str = ""  # the request's subtree text, below its headline line
+    section: str = ""  # its own section below the headline ("" when that is the instruction)
     parent_section: str = ""  # the parent headline's section (what "this section" means)
     private: bool = False  # under a privacy tag: never sent to a model
     tags: tuple[str, ...] = ()  # inherited and own tags
+    own_tags: tuple[str, ...] = ()  # the request headline's own Org tags (typed by the user)
     parent_line: int | None = None  # 1-based line of the parent headline, if any
     parent_title: str = ""
     # Results earlier runs wrote: the request's own; for ``/compact``, those of the
     # request it sits under, or of every request in the file when it stands alone.
     results: tuple[ResultRef, ...] = ()
+    # The headlines of the section "this" means (the request's children when it has a
+    # body of its own, else its parent's other children), requests and results left out.
+    outline: tuple[Heading, ...] = ()
 
 
 @dataclass

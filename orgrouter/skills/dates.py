@@ -1,34 +1,107 @@
-"""Read the dates people write in instructions, the way Org's date prompt does.
+"""Read the dates people write in instructions, the way Org's date prompt reads them.
 
-``today``, ``tomorrow``, ``yesterday``, a weekday (``friday``: that day this week or
-later, today included, as ``org-read-date`` reads ``fri``), ``next friday`` (strictly
-after today), ``in 3 days`` / ``in 2 weeks``, ISO ``2026-12-04``, and an optional time
-``at 14:30``. Weekday names in timestamps are English, as in Org's default locale.
+One grammar, written as a tokenizer and a recursive-descent parser (no second copy
+anywhere). ``org-read-date`` is the reference for what Org itself reads: a weekday
+name is the next such day *after* today (``tue`` said on a Tuesday is next week), a
+day of the month or a month and day without a year is the next one to come (Org's
+``org-read-date-prefer-future``), ``12/10`` is month/day, ``+2w`` is two weeks from
+today, and ``3pm`` is 15:00. On top of that it reads the English around it::
+
+    phrase    := repeater | moment
+    repeater  := "every" ["other" | NUMBER] (WEEKDAY | UNIT | PART) [time] [start]
+               | ("daily" | "weekly" | "monthly" | "yearly") [time] [start]
+    start     := ("starting" | "from" | "beginning") [on] moment
+    moment    := [lead] day [part] [time] | [lead] time [day] | [lead] PART
+    day       := "today" | "tonight" | "tomorrow" | "yesterday"
+               | ["the"] "day after tomorrow" | ["this" | "next"] WEEKDAY
+               | ("next" | "this") ("week" | "month" | "year")
+               | "end of" ["the" | "this" | "next"] ("week" | "month" | "year")
+               | "in" COUNT UNIT | COUNT UNIT "from now" | "+" NUMBER [dwmy]
+               | MONTH DAY [YEAR] | DAY ["of"] MONTH [YEAR] | "the" ORDINAL ["of" MONTH]
+               | ORDINAL WEEKDAY "of" MONTH | ISO | SLASHED | TIMESTAMP
+    time      := ["at"] (CLOCK | HOUR ("am" | "pm") | "noon" | "midnight") [("-" | "to") CLOCK]
+    part      := ["in the"] ("morning" | "afternoon" | "evening" | "night")
+
+``lead`` words (``on``, ``by``, ``before``, ``due``, ``at``, ``for``, ...) belong to the
+phrase, so they leave the todo's title with it; ``by``/``before``/``due``/``until``
+make the date a deadline. Weekday and month names are read in English and in the
+other languages notes here are written in (French, German, Spanish, Dutch, Italian);
+timestamps are written with English day names, as in Org's default locale.
 """
 
 from __future__ import annotations
 
+import calendar
 import re
-from dataclasses import dataclass
-from datetime import date, timedelta
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import date, datetime, time, timedelta
+
+
+def _set(words: str) -> frozenset[str]:
+    """Return the words of ``words`` (a table written as one string) as a set."""
+    return frozenset(words.split())
+
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_ABBREV = {name[:3]: index for index, name in enumerate(WEEKDAYS)}
-# Full names, and only the abbreviations that are not also common words (sat, sun).
-_DAY = (
-    r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-    r"|mon|tues|tue|wed|thurs|thu|fri)\b"
+
+_WEEKDAY_NAMES = {
+    0: "monday mon lundi montag lunes maandag lunedi lunedì",
+    1: "tuesday tue tues mardi dienstag martes dinsdag martedi martedì",
+    2: "wednesday wed mercredi mittwoch miercoles miércoles woensdag mercoledi mercoledì",
+    3: "thursday thu thur thurs jeudi donnerstag jueves donderdag giovedi giovedì",
+    4: "friday fri vendredi freitag viernes vrijdag venerdi venerdì",
+    5: "saturday samedi samstag sabado sábado zaterdag sabato",
+    6: "sunday dimanche sonntag domingo zondag domenica",
+}
+_MONTH_NAMES = {
+    1: "january jan janvier januar enero januari gennaio",
+    2: "february feb fevrier février februar febrero februari febbraio",
+    3: "march mar mars märz maerz marzo maart",
+    4: "april apr avril abril aprile",
+    5: "may mai mayo mei maggio",
+    6: "june jun juin juni junio giugno",
+    7: "july jul juillet juli julio luglio",
+    8: "august aug aout août agosto augustus",
+    9: "september sep sept septembre septiembre settembre",
+    10: "october oct octobre oktober octubre ottobre",
+    11: "november nov novembre noviembre",
+    12: "december dec decembre décembre dezember diciembre dicembre",
+}
+WEEKDAY = {name: day for day, names in _WEEKDAY_NAMES.items() for name in names.split()}
+MONTH = {name: month for month, names in _MONTH_NAMES.items() for name in names.split()}
+_COUNTS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3,
+}  # fmt: skip
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
+_UNITS = {"day": "d", "days": "d", "week": "w", "weeks": "w", "fortnight": "f",
+          "month": "m", "months": "m", "year": "y", "years": "y"}  # fmt: skip
+_DAY_WORDS = {"today": 0, "tomorrow": 1, "yesterday": -1, "demain": 1, "morgen": 1,
+              "mañana": 1, "domani": 1, "aujourd'hui": 0, "hoy": 0, "heute": 0}  # fmt: skip
+_PARTS = {"morning": 9, "afternoon": 14, "evening": 19, "night": 20, "tonight": 20}
+# Words that lead a date and go with it; the deadline ones make it a DEADLINE.
+_DEADLINE_LEADS = _set("by before due until till avant antes vor voor entro")
+_LEADS = _DEADLINE_LEADS | _set("on at for from starting le la el am op il dès des")
+_ADVERBS = {"daily": "d", "weekly": "w", "monthly": "m", "yearly": "y", "annually": "y"}
+
+_TOKEN = re.compile(
+    r"(?P<stamp><\d{4}-\d{2}-\d{2}[^>\n]{0,40}>)"
+    r"|(?P<iso>\d{4}-\d{2}-\d{2})(?![\w-])"
+    r"|(?P<slash>\d{1,2}/\d{1,2}(?:/\d{2,4})?)(?![\w/])"
+    r"|(?P<clock>\d{1,2}[:h]\d{2})(?!\d)\s*(?P<clock_half>[ap]\.?m\.?\b)?"
+    r"|(?P<hour>\d{1,2})\s*(?P<half>[ap]\.?m\b\.?)"
+    r"|(?P<ordinal>\d{1,2})(?:st|nd|rd|th|er|e|º|°)\b"
+    r"|(?P<number>\d+)(?![\w.,:/]\d)"
+    r"|(?P<org>\+\d{1,3}[dwmy]?)(?!\w)"
+    r"|(?P<dash>-|–|to\b)"
+    r"|(?P<word>[^\W\d_]+(?:'s)?)"
+    r"|(?P<other>\S)"
 )
-_PATTERNS = (
-    ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    ("relative", re.compile(r"\bin\s+(\d{1,3}|a|one|two|three)\s+(day|week)s?\b", re.I)),
-    ("next", re.compile(rf"\bnext\s+{_DAY}", re.I)),
-    ("next_week", re.compile(r"\bnext\s+week\b", re.I)),
-    ("word", re.compile(r"\b(today|tonight|tomorrow|yesterday)\b", re.I)),
-    ("weekday", re.compile(rf"\b(?:on\s+|this\s+)?{_DAY}", re.I)),
+_STAMP = re.compile(
+    r"<(\d{4})-(\d{2})-(\d{2})(?: [^\s\d>]+)?(?: (\d{1,2}:\d{2}(?:-\d{1,2}:\d{2})?))?"
+    r"(?: ([.+]?\+\d+[hdwmy]))?>"
 )
-_TIME = re.compile(r"\bat\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.I)
-_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3}
 
 
 @dataclass(frozen=True)
@@ -36,68 +109,558 @@ class Found:
     """A date read from text, and the characters it occupied."""
 
     day: date
-    time: str | None  # "14:30"
+    time: str | None  # "14:30" or "14:00-16:00"
     start: int
     end: int
+    repeater: str | None = None  # "+1w"
+    deadline: bool = False  # led by "by", "before", "due", "until"
+
+    def timestamp(self) -> str:
+        """Return the active Org timestamp: ``<2026-12-04 Fri 18:00 +1w>``."""
+        return org_timestamp(self.day, self.time, self.repeater)
 
 
-def find_date(text: str, today: date) -> Found | None:
-    """Return the first date ``text`` names relative to ``today``, or None."""
-    best: Found | None = None
-    for kind, pattern in _PATTERNS:
-        for match in pattern.finditer(text):
-            day = _resolve(kind, match, today)
-            if day is None:
-                continue
-            if best is None or match.start() < best.start:
-                best = Found(day, None, match.start(), match.end())
-            break
-    if best is None:
+@dataclass(frozen=True)
+class _Tok:
+    kind: str
+    text: str
+    start: int
+    end: int
+    value: str = ""
+
+    @property
+    def low(self) -> str:
+        """Return the token's text lower-cased, with a curly apostrophe made straight."""
+        return self.text.lower().replace("\u2019", "'")
+
+
+@dataclass(frozen=True)
+class _Moment:
+    day: date | None
+    time: str | None
+    end: int  # index of the token after the phrase
+
+
+def tokenize(text: str) -> list[_Tok]:
+    """Return the tokens of ``text`` the date grammar reads, with their offsets."""
+    tokens: list[_Tok] = []
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup or "other"
+        if kind in ("clock_half", "half"):
+            kind = "clock" if match.group("clock") else "hour"
+        value = ""
+        if kind == "clock":
+            half = match.group("clock_half") or ""
+            value = match.group("clock").replace("h", ":") + half.replace(".", "").lower()
+        elif kind == "hour":
+            value = match.group("hour") + match.group("half").replace(".", "").lower()
+        elif kind == "ordinal":
+            value = match.group("ordinal")
+        tokens.append(_Tok(kind, match.group(0), match.start(), match.end(), value))
+    return tokens
+
+
+class _Parser:
+    """The grammar of the module docstring over one instruction's tokens."""
+
+    def __init__(self, tokens: list[_Tok], now: datetime) -> None:
+        self.toks = tokens
+        self.now = now
+        self.today = now.date()
+
+    # -- helpers -------------------------------------------------------------------
+    def low(self, at: int) -> str:
+        return self.toks[at].low if at < len(self.toks) else ""
+
+    def kind(self, at: int) -> str:
+        return self.toks[at].kind if at < len(self.toks) else ""
+
+    def words(self, at: int, *phrase: str) -> int | None:
+        """Return the index after ``phrase`` when the words at ``at`` spell it."""
+        for word in phrase:
+            if self.low(at) != word:
+                return None
+            at += 1
+        return at
+
+    def count(self, at: int) -> tuple[int, int] | None:
+        if self.kind(at) == "number" and len(self.toks[at].text) <= 3:
+            return int(self.toks[at].text), at + 1
+        if self.low(at) in _COUNTS:
+            after = self.words(at + 1, "of") if self.low(at) in ("couple", "few") else at + 1
+            return _COUNTS[self.low(at)], after or at + 1
         return None
-    time = _TIME.search(text)
-    if time is None:
-        return best
-    hour, minute, half = int(time.group(1)), int(time.group(2) or 0), time.group(3)
-    if half and half.lower() == "pm" and hour < 12:
-        hour += 12
-    if half and half.lower() == "am" and hour == 12:
-        hour = 0
-    if hour > 23 or minute > 59:
-        return best
-    return Found(
-        best.day,
-        f"{hour:02d}:{minute:02d}",
-        min(best.start, time.start()),
-        max(best.end, time.end()),
-    )
 
+    # -- phrase --------------------------------------------------------------------
+    def phrase(self, at: int) -> Found | None:
+        """Return the date phrase starting at token ``at`` (leads included), or None."""
+        start, deadline = at, False
+        while self.low(at) in _LEADS or self.words(at, "no", "later", "than"):
+            if self.words(at, "no", "later", "than"):
+                at, deadline = at + 3, True
+                continue
+            deadline = deadline or self.low(at) in _DEADLINE_LEADS
+            at += 1
+        for lead in range(start, at + 1):  # the leads may be plain words ("for lunch")
+            found = self.repeater(lead) or self.moment_found(lead)
+            if found is not None:
+                first = self.toks[start]
+                return replace(found, start=first.start, deadline=deadline)
+        return None
 
-def org_timestamp(day: date, time: str | None = None) -> str:
-    """Return the active Org timestamp for ``day``: ``<2026-12-04 Fri>``."""
-    name = WEEKDAYS[day.weekday()][:3].capitalize()
-    return f"<{day.isoformat()} {name}{' ' + time if time else ''}>"
-
-
-def _resolve(kind: str, match: re.Match[str], today: date) -> date | None:
-    """Return the date one match names."""
-    if kind == "iso":
-        try:
-            return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-        except ValueError:
+    def moment_found(self, at: int) -> Found | None:
+        moment = self.moment(at)
+        if moment is None or moment.day is None:
             return None
-    if kind == "relative":
-        amount = match.group(1).lower()
-        count = _NUMBERS[amount] if amount in _NUMBERS else int(amount)
-        unit = 7 if match.group(2).lower() == "week" else 1
-        return today + timedelta(days=count * unit)
-    if kind == "next_week":
-        return today + timedelta(days=7 - today.weekday())  # next week's Monday
-    if kind == "word":
-        word = match.group(1).lower()
-        offset = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}[word]
-        return today + timedelta(days=offset)
-    target = _ABBREV[match.group(1).lower()[:3]]
-    ahead = (target - today.weekday()) % 7
-    if kind == "next" and ahead == 0:
-        ahead = 7
-    return today + timedelta(days=ahead)
+        return self._found(at, moment.end, moment.day, moment.time)
+
+    def _found(self, begin: int, end: int, day: date, clock: str | None, rep: str = "") -> Found:
+        return Found(day, clock, self.toks[begin].start, self.toks[end - 1].end, rep or None)
+
+    # -- repeater ------------------------------------------------------------------
+    def repeater(self, at: int) -> Found | None:
+        begin = at
+        part_hour: int | None = None
+        if self.low(at) in _ADVERBS:
+            unit, step, at = _ADVERBS[self.low(at)], 1, at + 1
+            day: date | None = None
+        elif self.low(at) in ("every", "each"):
+            at += 1
+            step = 1
+            if self.low(at) == "other":
+                step, at = 2, at + 1
+            elif (counted := self.count(at)) is not None and self.low(counted[1]) in _UNITS:
+                step, at = counted
+            word = self.low(at)
+            if word in WEEKDAY:
+                unit, day, at = "w", self.weekday(WEEKDAY[word], False), at + 1
+            elif word in _UNITS:
+                unit, day, at = _UNITS[word], None, at + 1
+                if unit == "f":
+                    unit, step = "w", step * 2
+            elif word in _PARTS and word != "tonight":
+                unit, day, at = "d", None, at + 1
+            else:
+                return None  # Org has no weekday-only repeater ("every weekday")
+            part_hour = _PARTS.get(word)
+        else:
+            return None
+        clock, at = self.time_or_hour(at)
+        if clock is None and part_hour is not None:
+            clock = f"{part_hour:02d}:00"
+        if self.low(at) in ("starting", "from", "beginning", "commencing"):
+            lead = at + 1
+            lead += self.low(lead) in ("on", "this", "from")
+            moment = self.moment(lead)
+            if moment is not None and moment.day is not None:
+                day, at = moment.day, moment.end
+                clock = moment.time or clock
+        if day is None:
+            day = self.today
+            if clock is not None and _clock_passed(clock, self.now):
+                day += timedelta(days=1)
+        return self._found(begin, at, day, clock, f"+{step}{unit}")
+
+    # -- moment --------------------------------------------------------------------
+    def moment(self, at: int) -> _Moment | None:
+        """Return a day with an optional part of day and time (or a time then a day)."""
+        if self.low(at) == "tonight":
+            timed, after = self.time_or_hour(at + 1)
+            return _Moment(self.today, timed or "20:00", after if timed else at + 1)
+        day = self.day(at)
+        if day is not None:
+            value, at = day
+            clock: str | None = None
+            part = self.part(at)
+            if part is not None:
+                clock, at = part
+            timed, after = self.time_or_hour(at)
+            return _Moment(value, timed or clock, after if timed else at)
+        timed, after = self.time_or_hour(at)
+        if timed is None:
+            return None
+        lead = after + (self.low(after) in ("on", "this"))
+        day = self.day(lead)
+        if day is not None:
+            return _Moment(day[0], timed, day[1])
+        return _Moment(self.today, timed, after)  # Org reads a lone "18:00" as today
+
+    def time_or_hour(self, at: int) -> tuple[str | None, int]:
+        """Return a time, or "at 8" as 08:00 (a bare number needs its "at")."""
+        timed, after = self.time(at)
+        if timed is None and self.low(at) == "at":
+            return self.bare_hour(at)
+        return timed, after
+
+    def part(self, at: int) -> tuple[str, int] | None:
+        after = self.words(at, "in", "the") or at
+        if self.low(after) in _PARTS and self.low(after) != "tonight":
+            return f"{_PARTS[self.low(after)]:02d}:00", after + 1
+        return None
+
+    def time(self, at: int) -> tuple[str | None, int]:
+        """Return the clock time at ``at`` ("at 19:30", "3pm", "noon", "14:00-16:00")."""
+        lead = at + (self.low(at) in ("at", "around", "à", "um", "a", "alle"))
+        first = self.clock(lead)
+        if first is None:
+            return None, at
+        clock, after = first
+        if self.kind(after) == "dash" or self.low(after) in ("until", "till"):
+            second = self.clock(after + 1)
+            if second is not None:
+                return f"{clock}-{second[0]}", second[1]
+        return clock, after
+
+    def clock(self, at: int) -> tuple[str, int] | None:
+        kind, low = self.kind(at), self.low(at)
+        if kind in ("clock", "hour"):
+            value = _clock(self.toks[at].value)
+            return (value, at + 1) if value else None
+        if low in ("noon", "midday", "midi", "mittag"):
+            return "12:00", at + 1
+        if low == "midnight":
+            return "00:00", at + 1
+        return None
+
+    def bare_hour(self, at: int) -> tuple[str | None, int]:
+        """Return "at 8" as 08:00 (a bare number needs its "at", or it is a quantity)."""
+        if self.kind(at + 1) == "number" and int(self.toks[at + 1].text) <= 23:
+            return f"{int(self.toks[at + 1].text):02d}:00", at + 2
+        return None, at
+
+    # -- day -----------------------------------------------------------------------
+    def day(self, at: int) -> tuple[date, int] | None:
+        for rule in self._day_rules:
+            found = rule(self, at)
+            if found is not None:
+                return found
+        return None
+
+    def relative_word(self, at: int) -> tuple[date, int] | None:
+        after = self.words(at, "the", "day", "after", "tomorrow") or self.words(
+            at, "day", "after", "tomorrow"
+        )
+        if after is not None:
+            return self.today + timedelta(days=2), after
+        offset = _DAY_WORDS.get(self.low(at))
+        return None if offset is None else (self.today + timedelta(days=offset), at + 1)
+
+    def named_weekday(self, at: int) -> tuple[date, int] | None:
+        strict = self.low(at) == "next"
+        lead = at + (self.low(at) in ("next", "this", "coming"))
+        word = self.low(lead)
+        if word in WEEKDAY:
+            return self.weekday(WEEKDAY[word], strict), lead + 1
+        return None
+
+    def weekday(self, target: int, strict: bool) -> date:
+        """Return the next ``target`` weekday after today (as ``org-read-date`` reads it).
+
+        ``strict`` ("next friday") reads the same: strictly after today.
+        """
+        ahead = (target - self.today.weekday()) % 7 or 7
+        return self.today + timedelta(days=ahead)
+
+    def period(self, at: int) -> tuple[date, int] | None:
+        """Read "next week", "next month", "this weekend", "end of (the|next) month"."""
+        end = self.words(at, "end", "of") or self.words(at, "the", "end", "of")
+        if end is None and self.low(at) in ("eow", "eom", "eoy"):
+            return self._end(
+                {"eow": "week", "eom": "month", "eoy": "year"}[self.low(at)], 0
+            ), at + 1
+        if end is not None:
+            shift = 0
+            if self.low(end) in ("the", "this"):
+                end += 1
+            elif self.low(end) == "next":
+                shift, end = 1, end + 1
+            unit = self.low(end)
+            if unit in ("week", "month", "year"):
+                return self._end(unit, shift), end + 1
+            return None
+        if self.low(at) in ("next", "this") and self.low(at + 1) in ("week", "month", "year"):
+            unit = self.low(at + 1)
+            if self.low(at) == "this":
+                return None  # "this week" is no day of its own
+            if unit == "week":
+                return self.today + timedelta(days=7 - self.today.weekday()), at + 2
+            if unit == "month":
+                return _add_months(self.today.replace(day=1), 1), at + 2
+            return date(self.today.year + 1, 1, 1), at + 2
+        if after := self.words(at, "this", "weekend") or self.words(at, "the", "weekend"):
+            return self.weekday(5, False), after
+        if (after := self.words(at, "next", "weekend")) is not None:
+            return self.weekday(5, False) + timedelta(days=7), after
+        return None
+
+    def _end(self, unit: str, shift: int) -> date:
+        """Return the last day of this (or the next) week, month or year.
+
+        A week ends on Friday, the end of the working week people mean by "end of the
+        week"; a month and a year end on their last day.
+        """
+        if unit == "week":
+            friday = self.today + timedelta(days=(4 - self.today.weekday()) % 7)
+            return friday + timedelta(days=7 * shift)
+        if unit == "month":
+            first = _add_months(self.today.replace(day=1), shift)
+            return first.replace(day=calendar.monthrange(first.year, first.month)[1])
+        return date(self.today.year + shift, 12, 31)
+
+    def offset(self, at: int) -> tuple[date, int] | None:
+        """Read "in 2 weeks", "in a fortnight", "3 days from now", Org's "+2w"."""
+        if self.kind(at) == "org":
+            text = self.toks[at].text
+            unit = text[-1] if text[-1] in "dwmy" else "d"
+            return _shift(self.today, int(text[1:].rstrip("dwmy")), unit), at + 1
+        lead = self.words(at, "in") or self.words(at, "within")
+        counted = self.count(at if lead is None else lead)
+        if counted is None:
+            return None
+        number, after = counted
+        named = _UNITS.get(self.low(after))
+        if named is None:
+            return None
+        unit, number = ("w", number * 2) if named == "f" else (named, number)
+        if lead is not None:
+            return _shift(self.today, number, unit), after + 1
+        tail = self.words(after + 1, "from", "now") or self.words(after + 1, "from", "today")
+        if tail is not None:
+            return _shift(self.today, number, unit), tail
+        return None
+
+    def calendar_day(self, at: int) -> tuple[date, int] | None:
+        """Read "Dec 10", "10 December 2026", "the 12th", "12th of January"."""
+        low = self.low(at)
+        if low in MONTH and not (low == "may" and self.kind(at + 1) not in ("number", "ordinal")):
+            day_at = at + 1
+            if self.kind(day_at) in ("number", "ordinal"):
+                day = int(self.toks[day_at].value or self.toks[day_at].text)
+                year, after = self._year(day_at + 1)
+                return self._future(MONTH[low], day, year, after)
+            return None
+        lead = at + (low == "the")
+        if self.kind(lead) not in ("number", "ordinal"):
+            return None
+        day = int(self.toks[lead].value or self.toks[lead].text)
+        month_at = lead + 1 + (self.low(lead + 1) == "of")
+        if self.low(month_at) in MONTH:  # "3 Jan 2027", "the 12th of January"
+            year, after = self._year(month_at + 1)
+            return self._future(MONTH[self.low(month_at)], day, year, after)
+        if self.kind(lead) == "ordinal":  # "the 12th": a bare number is a quantity
+            return self._this_or_next_month(day, lead + 1)
+        return None
+
+    def nth_weekday(self, at: int) -> tuple[date, int] | None:
+        """Read "the first monday of january", "the last friday of the month"."""
+        lead = at + (self.low(at) == "the")
+        nth = _ORDINALS.get(self.low(lead))
+        if nth is None and self.kind(lead) == "ordinal":
+            nth = int(self.toks[lead].value)
+        if (
+            nth is None
+            or self.low(lead + 1) not in WEEKDAY
+            or self.low(lead + 2) not in ("of", "in")
+        ):
+            return None
+        target = WEEKDAY[self.low(lead + 1)]
+        month_at = lead + 3
+        if self.words(month_at, "the", "month") or self.words(month_at, "this", "month"):
+            months, after = [self.today.month], month_at + 2
+        elif self.low(month_at) in MONTH:
+            months, after = [MONTH[self.low(month_at)]], month_at + 1
+        else:
+            return None
+        for year in (self.today.year, self.today.year + 1):
+            found = _nth_weekday(year, months[0], target, nth)
+            if found is not None and found >= self.today:
+                return found, after
+        return None
+
+    def numeric(self, at: int) -> tuple[date, int] | None:
+        """Read ISO ``2026-12-08``, ``12/10`` (month/day, as Org) and a typed timestamp."""
+        tok = self.toks[at] if at < len(self.toks) else None
+        if tok is None:
+            return None
+        if tok.kind == "iso":
+            parsed = _date(*map(int, tok.text.split("-")))
+            return (parsed, at + 1) if parsed else None
+        if tok.kind == "slash":
+            parts = [int(p) for p in tok.text.split("/")]
+            first, second = parts[0], parts[1]
+            # Org reads month/day; a first number above 12 can only be a day (15/12).
+            month, day = (second, first) if first > 12 else (first, second)
+            if len(parts) == 3:
+                year = parts[2] + (2000 if parts[2] < 100 else 0)
+                parsed = _date(year, month, day)
+                return (parsed, at + 1) if parsed else None
+            return self._future(month, day, None, at + 1)
+        return None
+
+    def _year(self, at: int) -> tuple[int | None, int]:
+        if self.kind(at) == "number" and len(self.toks[at].text) == 4:
+            return int(self.toks[at].text), at + 1
+        if (
+            self.low(at) == ","
+            and self.kind(at + 1) == "number"
+            and len(self.toks[at + 1].text) == 4
+        ):
+            return int(self.toks[at + 1].text), at + 2
+        return None, at
+
+    def _future(
+        self, month: int, day: int, year: int | None, after: int
+    ) -> tuple[date, int] | None:
+        """Return month/day in ``year``, else the next one to come (Org prefers the future)."""
+        if year is not None:
+            parsed = _date(year, month, day)
+            return (parsed, after) if parsed else None
+        parsed = _date(self.today.year, month, day)
+        if parsed is not None and parsed < self.today:
+            parsed = _date(self.today.year + 1, month, day)
+        return (parsed, after) if parsed else None
+
+    def _this_or_next_month(self, day: int, after: int) -> tuple[date, int] | None:
+        parsed = _date(self.today.year, self.today.month, day)
+        if parsed is None or parsed < self.today:
+            parsed = _date(*_month_after(self.today), day)
+        return (parsed, after) if parsed else None
+
+    _day_rules: tuple[Callable[[_Parser, int], tuple[date, int] | None], ...] = ()
+
+
+_Parser._day_rules = (
+    _Parser.numeric,
+    _Parser.relative_word,
+    _Parser.period,
+    _Parser.named_weekday,
+    _Parser.offset,
+    _Parser.nth_weekday,
+    _Parser.calendar_day,
+)
+
+
+def find_date(text: str, now: date | datetime) -> Found | None:
+    """Return the first date phrase of ``text``, read relative to ``now``, or None.
+
+    A time written apart from the date ("on friday, at 3pm") joins it.
+    """
+    when = now if isinstance(now, datetime) else datetime.combine(now, time(0, 0))
+    stamp = _STAMP.search(text)
+    if stamp is not None:
+        typed = _typed_stamp(stamp, text)
+        if typed is not None:
+            return typed
+    tokens = tokenize(text)
+    parser = _Parser(tokens, when)
+    for at in range(len(tokens)):
+        if at and tokens[at - 1].low in _LEADS:
+            continue  # the phrase would have started at the lead
+        found = parser.phrase(at)
+        if found is None:
+            continue
+        if found.time is None:
+            found = _join_time(parser, tokens, found)
+        return found
+    return None
+
+
+def _join_time(parser: _Parser, tokens: list[_Tok], found: Found) -> Found:
+    """Return ``found`` with a time written elsewhere in the text ("at 3pm")."""
+    for at, tok in enumerate(tokens):
+        if found.start <= tok.start < found.end or tok.low != "at":
+            continue
+        clock, after = parser.time(at)
+        if clock is not None:
+            first, last = tokens[at].start, tokens[after - 1].end
+            return replace(
+                found, time=clock, start=min(found.start, first), end=max(found.end, last)
+            )
+    return found
+
+
+def _typed_stamp(match: re.Match[str], text: str) -> Found | None:
+    """Return an active timestamp typed in the request, as written (repeater kept)."""
+    day = _date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    if day is None:
+        return None
+    lead = re.search(r"(?:\b(by|before|due|until|on|at|for)\s+)?$", text[: match.start()], re.I)
+    start = match.start() if lead is None or not lead.group(1) else lead.start(1)
+    deadline = bool(lead and lead.group(1) and lead.group(1).lower() in _DEADLINE_LEADS)
+    return Found(day, match.group(4), start, match.end(), match.group(5), deadline)
+
+
+def org_timestamp(day: date, time: str | None = None, repeater: str | None = None) -> str:
+    """Return the active Org timestamp for ``day``: ``<2026-12-04 Fri 18:00 +1w>``."""
+    parts = [day.isoformat(), WEEKDAYS[day.weekday()][:3].capitalize(), time, repeater]
+    return "<" + " ".join(part for part in parts if part) + ">"
+
+
+def strip_date(text: str, found: Found) -> str:
+    """Return ``text`` without the date phrase, and without words left dangling by it."""
+    rest = " ".join((text[: found.start] + " " + text[found.end :]).split())
+    rest = _DANGLING.sub("", rest)
+    return rest.strip(" ,;:-–")
+
+
+_DANGLING = re.compile(
+    r"(?:\s+(?:on|at|by|for|due|before|until|starting|from|in|le|el|am))+\s*$"
+    r"|(?:\s+(?:on|at|by|for|due|before|until|starting|from|le|el|am))+(?=\s*[,;.]|\s+(?:and|to)\b)",
+    re.IGNORECASE,
+)
+
+
+def _clock(value: str) -> str | None:
+    """Return "15:00" for "3pm", "19:30", "7:30am"; None for an impossible time."""
+    half = value[-2:] if value.endswith(("am", "pm")) else ""
+    digits = value[:-2] if half else value
+    hour_text, _, minute_text = digits.partition(":")
+    hour, minute = int(hour_text), int(minute_text or 0)
+    if half == "pm" and hour < 12:
+        hour += 12
+    elif half == "am" and hour == 12:
+        hour = 0
+    if hour > 23 or minute > 59 or (half and int(hour_text) > 12):
+        return None
+    return f"{hour:02d}:{minute:02d}"
+
+
+def _clock_passed(clock: str, now: datetime) -> bool:
+    hour, minute = (int(p) for p in clock[:5].split(":"))
+    return (hour, minute) <= (now.hour, now.minute)
+
+
+def _date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _month_after(day: date) -> tuple[int, int]:
+    return (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
+
+
+def _add_months(day: date, months: int) -> date:
+    total = day.year * 12 + day.month - 1 + months
+    year, month = divmod(total, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return date(year, month + 1, min(day.day, last))
+
+
+def _shift(day: date, number: int, unit: str) -> date:
+    if unit == "d":
+        return day + timedelta(days=number)
+    if unit == "w":
+        return day + timedelta(weeks=number)
+    if unit == "m":
+        return _add_months(day, number)
+    return _add_months(day, 12 * number)
+
+
+def _nth_weekday(year: int, month: int, weekday: int, nth: int) -> date | None:
+    days = [d for d in range(1, calendar.monthrange(year, month)[1] + 1)
+            if date(year, month, d).weekday() == weekday]  # fmt: skip
+    if nth == -1:
+        return date(year, month, days[-1])
+    return date(year, month, days[nth - 1]) if 0 < nth <= len(days) else None

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, clarify
-from orgrouter.skills.orgtext import read_prose, sentences
+from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Heading, Result, clarify
+from orgrouter.skills.orgtext import Table, read_prose, sentences, tables
 
 MAX_SENTENCES = 3
 _LABEL = re.compile(r"^[\w ]{1,24}:(?:\s|$)")
@@ -34,7 +35,11 @@ class SummarizeSkill(BaseSkill):
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
         """Return the summary, or a clarification when the section has no prose."""
-        picked = extract(ctx.subject())
+        request = ctx.request
+        outline = request.outline if request is not None else ()
+        subject = ctx.subject()
+        said = [*extract(subject), *table_lines(tables(subject))]
+        picked = [*said, *outline_lines(outline, alone=not said)]
         if not picked:
             return clarify(
                 "Clarification needed: nothing to summarize",
@@ -68,6 +73,51 @@ def extract(section: str, limit: int = MAX_SENTENCES) -> list[str]:
 
     ranked = sorted(range(len(candidates)), key=lambda i: (-score(candidates[i]), i))
     return [candidates[i] for i in sorted(ranked[:limit])]
+
+
+def table_lines(found: Sequence[Table], limit: int = 20) -> list[str]:
+    """Return one line per table row: its first cell, then the others by column name."""
+    lines: list[str] = []
+    for table in found:
+        for row in table.rows[:limit]:
+            cells = [cell for cell in row if cell]
+            if not cells:
+                continue
+            if table.header and len(table.header) == len(row):
+                named = [f"{h}: {c}" if h else c for h, c in zip(table.header, row, strict=True)]
+                rest = [text for text, cell in zip(named[1:], row[1:], strict=True) if cell]
+            else:
+                rest = cells[1:]
+            lines.append(f"{row[0] or cells[0]}: {'; '.join(rest)}" if rest else cells[0])
+    return lines
+
+
+def outline_lines(outline: Sequence[Heading], *, alone: bool, limit: int = 20) -> list[str]:
+    """Return the section's child headlines, grouped by TODO state ("DONE (3): a; b; c").
+
+    A weekly review's content is its child headlines: what was done and what is open.
+    A headline without a keyword brings its first sentence; one without either is
+    named only when nothing else is said (``alone``: the section has no text either).
+    """
+    if not outline:
+        return []
+    top = min(heading.depth for heading in outline)
+    groups: dict[str, list[str]] = {}
+    told: list[str] = []  # "Notes: We decided to freeze features."
+    bare: list[str] = []  # titles alone: said only when nothing else is
+    for heading in (h for h in outline if h.depth == top):
+        if heading.todo:
+            groups.setdefault(heading.todo, []).append(heading.title)
+            continue
+        said = [s for p in read_prose(heading.body).paragraphs for s in sentences(p)]
+        if said:
+            told.append(f"{heading.title}: {said[0]}")
+        else:
+            bare.append(heading.title)
+    lines = [f"{kw} ({len(titles)}): {'; '.join(titles[:limit])}" for kw, titles in groups.items()]
+    if alone and not lines and not told:
+        return bare[:limit]
+    return lines + told[:limit]
 
 
 def _words(sentence: str) -> list[str]:

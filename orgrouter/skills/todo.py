@@ -14,8 +14,9 @@ from orgrouter.skills.base import (
     clarify,
     proposal_stimulus,
 )
-from orgrouter.skills.dates import find_date, org_timestamp
+from orgrouter.skills.dates import Found, find_date, strip_date
 from orgrouter.skills.orgtext import Item, read_prose, sentences
+from orgrouter.skills.references import resolve
 
 MAX_TODOS = 50
 # Words that point at the section instead of naming items ("todos for the action items").
@@ -31,14 +32,23 @@ _AND = re.compile(r"\s+(?:and|then)\s+(?=\S+\s+\S)", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:TODO|action(?: item)?|AI|next step|follow[- ]up)\s*[:\-]\s*", re.I)
 _LEAD_TODO = re.compile(r"^TODO\s+")
 _INFINITIVE = re.compile(r"^to\s+", re.IGNORECASE)  # "... and to pay rent"
-_DANGLING = re.compile(r"\s+(?:on|at|by|for|due|before|until)$", re.IGNORECASE)
-_DUE = re.compile(r"\b(?:due|by|before|deadline)\b", re.IGNORECASE)
+_DUE = re.compile(r"\b(?:due|deadline)\b", re.IGNORECASE)
+# The request asks for several todos: "todos", "tasks", "each", "every", "one per".
+_MANY = re.compile(
+    r"\b(?:todos|to-dos|tasks|action items|each|every|all|one per|tâches|aufgaben|tareas)\b",
+    re.IGNORECASE,
+)
+_REMIND = re.compile(
+    r"^(?:please\s+)?(?:remind me|don'?t let me forget|make sure I)\s+(?:to|about|that)\s+",
+    re.IGNORECASE,
+)
 _ACTION_CONTEXT = re.compile(r"action|todo|to do|next step|follow[- ]?up|tasks", re.I)
 _VERB_PREFIX = re.compile(
     r"^(?:please\s+)?(?:(?:remind me (?:to|about)|create|make|add|write|turn|generate|"
-    r"extract|list)\b)?\s*"
-    r"(?:a\s+)?(?:(?:todos?|to-dos?|tasks?|action items?)\b)?\s*"
-    r"(?:(?:for|from|out of|of|to)\b|:)?\s*",
+    r"extract|list|pull|put|jot down|note down|set up|crée|créer|erstelle|crea)\b)?\s*"
+    r"(?:(?:a|an|some|one|des|une)\s+)?"
+    r"(?:(?:todos?|to-dos?|tasks?|action items?|tâches?|aufgaben|tareas?)\b)?\s*"
+    r"(?:(?:for|from|out of|of|to|about|pour|für|para)\b|:)?\s*",
     re.IGNORECASE,
 )
 
@@ -50,11 +60,32 @@ class TodoSkill(BaseSkill):
     priority = 50
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
-        """Return one TODO result per item, or a clarification when there are none."""
+        """Return one TODO result per item, or a clarification when there are none.
+
+        A phrase that points at the section ("the unchecked boxes", "these") is
+        resolved against its elements; a date said once ("due on the 20th") goes on
+        every item, and an item's own date wins.
+        """
         stimulus = proposal_stimulus(proposal)
         named = str(stimulus.payload.get("object") or "") or stimulus.text
-        named = _VERB_PREFIX.sub("", named, count=1)
-        items = named_items(named)
+        named = _REMIND.sub("", named, count=1)
+        shared = find_date(named, ctx.now)
+        pointing = strip_date(named, shared) if shared is not None else named
+        pointing = _VERB_PREFIX.sub("", pointing, count=1)
+        request = ctx.request
+        outline = request.outline if request is not None else ()
+        many = bool(_MANY.search(stimulus.text))
+        # "the action items", "the open tasks": the section's action items, however
+        # written (checkboxes, an "Action items:" list, "TODO:" lines).
+        generic = _ACTION_CONTEXT.search(pointing) and not named_items(pointing)
+        resolved = None if generic else resolve(pointing, ctx.subject(), outline, many=many)
+        if generic:
+            items = action_items(ctx.subject())
+        elif resolved is not None:
+            items = _unique(_clean(item) for item in resolved.items)
+        else:
+            shared = None  # the named items carry their own dates
+            items = named_items(_VERB_PREFIX.sub("", named, count=1))
         if not items:
             items = action_items(ctx.subject())
         if not items:
@@ -67,20 +98,29 @@ class TodoSkill(BaseSkill):
                     "Name them instead: =@agent create todos for X, Y and Z=."
                 ),
             )
-        return Emit(tuple(dated(item, ctx) for item in items[:MAX_TODOS]))
+        return Emit(tuple(dated(item, ctx, shared) for item in items[:MAX_TODOS]))
 
 
-def dated(item: str, ctx: Context) -> Result:
-    """Return the TODO for ``item``, SCHEDULED (or DEADLINE) when it names a date."""
-    found = find_date(item, ctx.now.date())
+def dated(item: str, ctx: Context, shared: Found | None = None) -> Result:
+    """Return the TODO for ``item``, SCHEDULED (or DEADLINE) when it names a date.
+
+    The item's own date wins over ``shared``, the date the request gave them all.
+    """
+    found = find_date(item, ctx.now)
+    title = item
+    if found is not None:
+        title = strip_date(item, found) or item
+    else:
+        found = shared
     if found is None:
-        return Result(title=item, todo="TODO")
-    title = " ".join((item[: found.start] + item[found.end :]).split())
-    title = _DANGLING.sub("", title).strip(" ,.") or item
-    keyword = "DEADLINE" if _DUE.search(item) else "SCHEDULED"
-    return Result(
-        title=title, todo="TODO", planning=f"{keyword}: {org_timestamp(found.day, found.time)}"
-    )
+        return Result(title=_tidy(title), todo="TODO")
+    keyword = "DEADLINE" if found.deadline or _DUE.search(item) else "SCHEDULED"
+    return Result(title=_tidy(title), todo="TODO", planning=f"{keyword}: {found.timestamp()}")
+
+
+def _tidy(title: str) -> str:
+    """Return ``title`` without the punctuation a removed date left at its ends."""
+    return title.strip(" ,.;")
 
 
 def named_items(text: str) -> list[str]:

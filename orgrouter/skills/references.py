@@ -1,0 +1,217 @@
+"""Resolve what a request points at in its section: "the unchecked boxes", "these".
+
+People do not name the items they want as todos; they point at them: "todos for the
+unchecked boxes", "add these to my todos" over a body list, "turn the Action: lines
+into todos", "the items below", "the open questions" (a list under an "Open
+questions:" line), "the rows of the table", "the open boxes under Pilot episode" (a
+child headline). ``resolve`` reads such a phrase against the section's elements and
+returns the items it means, or None when the phrase names items itself.
+
+Elements, in the order a phrase is tried against them: the section a phrase narrows
+to ("under X": the headline X), the lists whose label (the line before them) the
+phrase repeats, labelled lines ("TODO: ...", "Action: ..."), checkboxes by state,
+tables, child headlines, and finally any list, for a phrase that is only a pointer
+("these", "the items below") or a plural noun with a determiner ("the ingredients").
+A checked box (``[X]``) is done: it is never an item unless the phrase asks for the
+checked ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from orgrouter.skills.base import Heading
+from orgrouter.skills.orgtext import Item, Prose, read_prose, tables
+
+
+def _set(words: str) -> frozenset[str]:
+    """Return the words of ``words`` (a table written as one string) as a set."""
+    return frozenset(words.split())
+
+
+_WORD = re.compile(r"[^\W_][\w'-]*")
+_OPEN = _set(
+    "open unchecked unticked undone remaining outstanding pending unfinished empty "
+    "incomplete uncompleted left offenen offene ouvertes abiertas"
+)
+_DONE = _set("checked ticked done finished completed crossed")
+_BOXES = _set("box boxes checkbox checkboxes check-boxes checklist tickboxes")
+_ITEMS = _set("item items bullet bullets point points list entries things ones lines steps")
+_LINE_NOUNS = "lines?|notes?|entries|comments?|items?|bits?|markers?"
+_ROWS = _set("row rows table tables")
+_HEADINGS = _set(
+    "heading headings headline headlines subheading subheadings subsections children "
+    "sections entries"
+)
+_POINTERS = _set("these those them they below above following listed here all everything")
+_DETERMINERS = _set(
+    "the these those all every each my our la les le des die der das den de het el los las"
+)
+# Words a label shares with any phrase; they say nothing about which list is meant.
+_GENERIC = _set(
+    "the a an of for to and my our this that list items item things points lines notes "
+    "la le les de des du à a die der das"
+)
+_SCOPE = re.compile(
+    r"\b(?:under|in|from|of|beneath|below)\s+(?:the\s+)?(?P<title>.+?)"
+    r"(?:\s+(?:section|heading|headline|part))?\s*$",
+    re.IGNORECASE,
+)
+# "into todos", "as todos", "to my todo list": where the items go, not which.
+_DESTINATION = re.compile(
+    r"\s*\b(?:into|as|to|in|onto)\s+(?:my\s+|the\s+)?(?:real\s+|proper\s+|separate\s+)?"
+    r"(?:todos?|to-?dos?|tasks?|todo\s+list|task\s+list|agenda)\b.*$"
+    r"|\s*\bshould\s+become\b.*$|\s*\bbecomes?\s+(?:a\s+)?todos?\b.*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The items a phrase points at, and what they are (for messages)."""
+
+    items: tuple[str, ...]
+    what: str  # "unchecked boxes", "list under 'Open questions:'", "TODO: lines", ...
+
+
+def resolve(
+    phrase: str, section: str, outline: Sequence[Heading] = (), *, many: bool = False
+) -> Resolved | None:
+    """Return the items ``phrase`` points at in ``section`` (and its headlines), or None.
+
+    ``many`` says the request asks for several results ("todos", "each"): then a
+    plural noun with a determiner ("the ingredients") may point at the section's list
+    too; otherwise only a phrase that starts by pointing ("these", "the items") does.
+    """
+    phrase = _DESTINATION.sub("", phrase).strip(" .,;:")
+    scoped = _narrow(phrase, outline)
+    if scoped is not None:
+        phrase, section, outline = scoped
+    words = [w.lower() for w in _WORD.findall(phrase)]
+    prose = read_prose(section)
+    return (
+        _by_label(words, prose)
+        or _by_line_label(phrase, words, prose)
+        or _by_state(words, prose)
+        or _by_kind(words, prose, section, outline)
+        or (_any(words, prose, section, outline) if scoped or _points(words, many) else None)
+    )
+
+
+def _narrow(phrase: str, outline: Sequence[Heading]) -> tuple[str, str, tuple[Heading, ...]] | None:
+    """Return the phrase, body and headlines of the child headline "under X" names."""
+    match = _SCOPE.search(phrase)
+    if match is None or not outline:
+        return None
+    wanted = " ".join(match.group("title").lower().split())
+    for index, heading in enumerate(outline):
+        if " ".join(heading.title.lower().split()) == wanted:
+            below = []
+            for other in outline[index + 1 :]:
+                if other.depth <= heading.depth:
+                    break
+                below.append(other)
+            return phrase[: match.start()].strip(), heading.body, tuple(below)
+    return None
+
+
+def _points(words: list[str], many: bool) -> bool:
+    """Return whether the words point ("these", "the items below", "the ingredients")."""
+    head = words[: 3 if words[:1] and words[0] in _DETERMINERS else 1]
+    if any(w in _POINTERS or w in _ITEMS or w in _BOXES for w in (words if many else head)):
+        return True
+    if not many:
+        return False
+    # "the ingredients", "the Aufgaben": a determiner and a plural noun name a set.
+    for first, second in itertools.pairwise(words):
+        if first in _DETERMINERS and (second.endswith(("s", "en", "x")) and len(second) > 3):
+            return True
+    return False
+
+
+def _open_items(items: Sequence[Item], words: list[str]) -> list[str]:
+    """Return the items' texts, without checked boxes (only those, when asked for)."""
+    if any(w in _DONE for w in words) and not any(w in _OPEN for w in words):
+        return [i.text for i in items if i.checkbox == "X"]
+    return [i.text for i in items if i.checkbox != "X"]
+
+
+def _by_label(words: list[str], prose: Prose) -> Resolved | None:
+    """Return the list whose label the phrase repeats ("the open questions", "À faire")."""
+    wanted = {w for w in words if w not in _GENERIC and w not in _OPEN}
+    best: tuple[int, str] | None = None
+    labels = (item.after for item in prose.items if item.after.rstrip().endswith(":"))
+    for label in dict.fromkeys(labels):
+        label_words = {w.lower() for w in _WORD.findall(label)} - _GENERIC
+        shared = len(label_words & wanted)
+        if shared and (best is None or shared > best[0]):
+            best = (shared, label)
+    if best is None:
+        return None
+    items = _open_items([i for i in prose.items if i.after == best[1]], words)
+    return Resolved(tuple(items), f"the list under {best[1]!r}") if items else None
+
+
+def _by_line_label(phrase: str, words: list[str], prose: Prose) -> Resolved | None:
+    """Return the lines labelled as the phrase says ("the TODO: notes", "Action lines")."""
+    labels = {label.lower() for label, _ in prose.labelled}
+    for label in labels:
+        spoken = re.search(rf"\b{re.escape(label)}s?\b:?\s*(?:{_LINE_NOUNS})\b", phrase, re.I)
+        named = spoken is not None or f"{label}:" in phrase.lower()
+        if named and label not in _GENERIC:
+            items = tuple(text for name, text in prose.labelled if name.lower() == label)
+            return Resolved(items, f"the {label}: lines")
+    return None
+
+
+def _by_state(words: list[str], prose: Prose) -> Resolved | None:
+    """Return the checkboxes in the state the phrase names ("open", "unchecked")."""
+    boxed = [item for item in prose.items if item.checkbox is not None]
+    if not boxed:
+        return None
+    if any(w in _OPEN for w in words):
+        items = [i.text for i in boxed if i.checkbox != "X"]
+        return Resolved(tuple(items), "the unchecked boxes") if items else None
+    if any(w in _BOXES for w in words):
+        return Resolved(tuple(_open_items(boxed, words)), "the checkboxes")
+    return None
+
+
+def _by_kind(
+    words: list[str], prose: Prose, section: str, outline: Sequence[Heading]
+) -> Resolved | None:
+    """Return the rows of a table, or the child headlines, when the phrase names them."""
+    if any(w in _ROWS for w in words):
+        rows = [row for table in tables(section) for row in table.rows]
+        if rows:
+            return Resolved(tuple(" ".join(c for c in row if c) for row in rows), "the table rows")
+    if any(w in _HEADINGS for w in words) and outline:
+        return Resolved(_open_headings(outline), "the headlines")
+    return None
+
+
+def _any(
+    words: list[str], prose: Prose, section: str, outline: Sequence[Heading]
+) -> Resolved | None:
+    """Return the section's items of any kind, for a phrase that only points."""
+    items = _open_items(prose.items, words)
+    if items:
+        return Resolved(tuple(items), "the list items")
+    if prose.labelled:
+        return Resolved(tuple(text for _, text in prose.labelled), "the labelled lines")
+    rows = [row for table in tables(section) for row in table.rows]
+    if rows:
+        return Resolved(tuple(" ".join(c for c in row if c) for row in rows), "the table rows")
+    if outline:
+        return Resolved(_open_headings(outline), "the headlines")
+    return None
+
+
+def _open_headings(outline: Sequence[Heading]) -> tuple[str, ...]:
+    """Return the titles of the top headlines of ``outline`` not marked done."""
+    top = min(h.depth for h in outline)
+    done = ("DONE", "CANCELLED", "CANCELED")
+    return tuple(h.title for h in outline if h.depth == top and h.todo not in done)

@@ -20,15 +20,13 @@ from orgrouter.skills.base import (
 )
 from orgrouter.skills.dates import Found, find_date, strip_date
 from orgrouter.skills.orgtext import read_prose, sentences
+from orgrouter.skills.wording import task_title
 
 _DEADLINE = re.compile(r"\b(?:deadline|due|no later than)\b", re.IGNORECASE)
 _VERB = re.compile(
     r"^(?:please\s+)?(?:(?:can|could|would) you\s+)?"
-    r"(?:schedule|plan|remind me(?: to| about)?|set (?:up )?(?:a |an )?(?:deadline|"
-    r"reminder|appointment)(?: for)?|put|pencil in|book|add a deadline(?: for)?|"
-    r"deadline(?: for)?|(?:block|set aside|reserve|make time|carve out)(?: out)?"
-    r"(?:\s+(?:an?|one|two|three|four|\d+|half an?)\s+(?:hours?|minutes?|mins?|days?))?"
-    r"(?:\s+(?:of\s+)?time)?(?:\s+for)?|recuérdame|rappelle-moi de|erinnere mich(?: an)?)\s+",
+    r"(?:schedule|plan|set (?:up )?(?:a |an )?(?:deadline|reminder|appointment)(?: for)?|"
+    r"put|pencil in|add a deadline(?: for)?|deadline(?: for)?)\s+",
     re.IGNORECASE,
 )
 _FILLER = re.compile(
@@ -53,7 +51,7 @@ class ScheduleSkill(BaseSkill):
         text = stimulus.text
         found = find_date(text, ctx.now)
         what = strip_date(text, found) if found is not None else text
-        what = _VERB.sub("", " ".join(what.split()))
+        what = task_title(_VERB.sub("", " ".join(what.split())))
         for _ in range(3):
             what = _FILLER.sub("", what).strip(" ,.")
         if found is None:

@@ -15,8 +15,9 @@ from orgrouter.skills.base import (
     proposal_stimulus,
 )
 from orgrouter.skills.dates import Found, find_date, strip_date
-from orgrouter.skills.orgtext import Item, read_prose, sentences
+from orgrouter.skills.orgtext import Item, read_prose
 from orgrouter.skills.references import resolve
+from orgrouter.skills.wording import REMIND, task_title
 
 MAX_TODOS = 50
 # Words that point at the section instead of naming items ("todos for the action items").
@@ -38,13 +39,9 @@ _MANY = re.compile(
     r"\b(?:todos|to-dos|tasks|action items|each|every|all|one per|tâches|aufgaben|tareas)\b",
     re.IGNORECASE,
 )
-_REMIND = re.compile(
-    r"^(?:please\s+)?(?:remind me|don'?t let me forget|make sure I)\s+(?:to|about|that)\s+",
-    re.IGNORECASE,
-)
 _ACTION_CONTEXT = re.compile(r"action|todo|to do|next step|follow[- ]?up|tasks", re.I)
 _VERB_PREFIX = re.compile(
-    r"^(?:please\s+)?(?:(?:remind me (?:to|about)|create|make|add|write|turn|generate|"
+    r"^(?:please\s+)?(?:(?:create|make|add|write|turn|generate|"
     r"extract|list|pull|put|jot down|note down|set up|crée|créer|erstelle|crea)\b)?\s*"
     r"(?:(?:a|an|some|one|des|une)\s+)?"
     r"(?:(?:todos?|to-dos?|tasks?|action items?|tâches?|aufgaben|tareas?)\b)?\s*"
@@ -68,7 +65,7 @@ class TodoSkill(BaseSkill):
         """
         stimulus = proposal_stimulus(proposal)
         named = str(stimulus.payload.get("object") or "") or stimulus.text
-        named = _REMIND.sub("", named, count=1)
+        named = REMIND.sub("", named, count=1)
         shared = find_date(named, ctx.now)
         pointing = strip_date(named, shared) if shared is not None else named
         pointing = _VERB_PREFIX.sub("", pointing, count=1)
@@ -119,8 +116,8 @@ def dated(item: str, ctx: Context, shared: Found | None = None) -> Result:
 
 
 def _tidy(title: str) -> str:
-    """Return ``title`` without the punctuation a removed date left at its ends."""
-    return title.strip(" ,.;")
+    """Return ``title`` without the words that asked for it or a date left at its ends."""
+    return task_title(title).strip(" ,.;")
 
 
 def named_items(text: str) -> list[str]:
@@ -136,8 +133,8 @@ def action_items(section: str) -> list[str]:
     """Return the action items written in ``section``, in order."""
     prose = read_prose(section)
     found = [_clean(item.text) for item in prose.items if _is_action(item)]
-    for paragraph in prose.paragraphs:
-        found.extend(_clean(line) for line in sentences(paragraph) if _LEAD.match(line))
+    # One per line: consecutive "Action:" lines are one paragraph, not one sentence.
+    found.extend(_clean(text) for label, text in prose.labelled if _LEAD.match(f"{label}: "))
     return _unique(found)
 
 

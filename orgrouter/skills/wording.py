@@ -1,0 +1,45 @@
+"""What is left of an instruction once its request words are gone: a todo's title.
+
+"remind me to book the physio", "I must book the car's MOT - remind me", "block two
+hours for revision", "recuérdame practicar ...": the words that ask (a reminder, an
+obligation, a time block) are the request, not the thing to do. Both the ``todo``
+and the ``schedule`` skill title their headline with what remains.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Asking to be reminded, in the languages the notes here are written in.
+REMIND = re.compile(
+    r"^(?:please\s+)?(?:(?:can|could|would) you\s+)?"
+    r"(?:remind me|don'?t let me forget|make sure I|rappelle-moi|recuérdame|"
+    r"erinnere mich|herinner me eraan|ricordami)\s*"
+    r"(?:(?:to|about|that|de|d'|daran,?|an|om|di)\s+)?",
+    re.IGNORECASE,
+)
+# "I must", "we need to": the obligation is the request; the rest is the task.
+_OBLIGATION = re.compile(
+    r"^(?:I|we)\s+(?:must|need to|have to|should|ought to|want to|gotta|'ve got to|have got to)\s+",
+    re.IGNORECASE,
+)
+# "... - remind me", "..., remind me please": a reminder asked for after the task.
+_TRAILING_REMIND = re.compile(
+    r"\s*[-–—,;:]?\s*(?:please\s+)?(?:remind me|rappelle-moi|recuérdame)\b.*$", re.IGNORECASE
+)
+# "block two hours for", "set aside an hour for": a time block around the task.
+BLOCK = re.compile(
+    r"^(?:block|set aside|reserve|make time|carve out|book)(?:\s+out)?"
+    r"(?:\s+(?:an?|one|two|three|four|\d+|half an?)\s+(?:hours?|minutes?|mins?|days?))?"
+    r"(?:\s+(?:of\s+)?time)?\s+for\s+",
+    re.IGNORECASE,
+)
+
+
+def task_title(text: str) -> str:
+    """Return what is to be done in ``text``, without the words that asked for it."""
+    title = REMIND.sub("", text.strip(), count=1)
+    title = _OBLIGATION.sub("", title, count=1)
+    title = BLOCK.sub("", title, count=1)
+    title = _TRAILING_REMIND.sub("", title)
+    return title.strip(" ,.;:-–—") or text.strip()

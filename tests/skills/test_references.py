@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
+from skillctx import request_ctx
 
-from orgrouter.config import Config
-from orgrouter.skills.base import Context, Emit, Heading, Request, Result, delegation
+from orgrouter.skills.base import Context, Emit, Heading, Result, delegation
 from orgrouter.skills.references import resolve
 from orgrouter.skills.todo import SKILL as TODO
-
-NOW = datetime(2026, 12, 1, 9, 0)  # a Tuesday
 
 GARDEN = """\
 Spring jobs, before the frost ends.
@@ -39,19 +35,7 @@ TABLE = """\
 
 
 def _ctx(section: str = "", parent: str = "", outline: tuple[Heading, ...] = ()) -> Context:
-    request = Request(
-        path=None,
-        line=9,
-        headline="@agent ...",
-        instruction="...",
-        agent="agent",
-        section=section,
-        parent_section=parent,
-        parent_line=1,
-        parent_title="Garden",
-        outline=outline,
-    )
-    return Context(Config(), NOW, request=request)
+    return request_ctx(section=section, parent_section=parent, outline=outline)
 
 
 def _todos(text: str, ctx: Context) -> list[tuple[str, str | None]]:

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
+from skillctx import request_ctx
 
-from orgrouter.config import Config
 from orgrouter.skills.ask import SKILL as ASK
-from orgrouter.skills.base import Context, Emit, Heading, Request, Result, Retag, Skill, delegation
+from orgrouter.skills.base import Context, Emit, Heading, Result, Retag, Skill, delegation
 from orgrouter.skills.greet import SKILL as GREET
 from orgrouter.skills.schedule import SKILL as SCHEDULE
 from orgrouter.skills.summarize import SKILL as SUMMARIZE
 from orgrouter.skills.tag import SKILL as TAG
 from orgrouter.skills.todo import SKILL as TODO
-
-NOW = datetime(2026, 12, 1, 9, 0)  # a Tuesday
 
 
 def _ctx(
@@ -23,19 +19,7 @@ def _ctx(
     own_tags: tuple[str, ...] = (),
     outline: tuple[Heading, ...] = (),
 ) -> Context:
-    request = Request(
-        path=None,
-        line=7,
-        headline="@agent ...",
-        instruction="...",
-        agent="agent",
-        parent_section=section,
-        parent_line=3,
-        parent_title="Monday",
-        own_tags=own_tags,
-        outline=outline,
-    )
-    return Context(Config(), NOW, request=request)
+    return request_ctx(parent_section=section, own_tags=own_tags, outline=outline)
 
 
 def _run(handler: Skill, text: str, ctx: Context, **payload: object) -> Emit:

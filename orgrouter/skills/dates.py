@@ -79,6 +79,12 @@ _UNITS = {"day": "d", "days": "d", "week": "w", "weeks": "w", "fortnight": "f",
           "month": "m", "months": "m", "year": "y", "years": "y"}  # fmt: skip
 _DAY_WORDS = {"today": 0, "tomorrow": 1, "yesterday": -1, "demain": 1, "morgen": 1,
               "mañana": 1, "domani": 1, "aujourd'hui": 0, "hoy": 0, "heute": 0}  # fmt: skip
+# "end of day": today; the phrases are read before their first word alone.
+_DAY_PHRASES = ((("end", "of", "day"), 0), (("end", "of", "today"), 0), (("eod",), 0),
+                (("close", "of", "business"), 0), (("cob",), 0))  # fmt: skip
+_HOLIDAYS = ((("christmas", "eve"), (12, 24)), (("christmas",), (12, 25)), (("xmas",), (12, 25)),
+             (("new", "year's", "eve"), (12, 31)), (("new", "year's", "day"), (1, 1)),
+             (("new", "year"), (1, 1)), (("halloween",), (10, 31)))  # fmt: skip
 _PARTS = {"morning": 9, "afternoon": 14, "evening": 19, "night": 20, "tonight": 20}
 # Words that lead a date and go with it; the deadline ones make it a DEADLINE.
 _DEADLINE_LEADS = _set("by before due until till avant antes vor voor entro")
@@ -170,9 +176,11 @@ class _Parser:
 
     # -- helpers -------------------------------------------------------------------
     def low(self, at: int) -> str:
+        """Return the lower-cased text of token ``at`` ("" past the end)."""
         return self.toks[at].low if at < len(self.toks) else ""
 
     def kind(self, at: int) -> str:
+        """Return the kind of token ``at`` ("" past the end)."""
         return self.toks[at].kind if at < len(self.toks) else ""
 
     def words(self, at: int, *phrase: str) -> int | None:
@@ -184,6 +192,7 @@ class _Parser:
         return at
 
     def count(self, at: int) -> tuple[int, int] | None:
+        """Read a count: "3", "two", "a", "a couple of"."""
         if self.kind(at) == "number" and len(self.toks[at].text) <= 3:
             return int(self.toks[at].text), at + 1
         if self.low(at) in _COUNTS:
@@ -209,21 +218,27 @@ class _Parser:
         return None
 
     def moment_found(self, at: int) -> Found | None:
+        """Return the moment at ``at`` as a Found (None unless it names a day)."""
         moment = self.moment(at)
         if moment is None or moment.day is None:
             return None
         return self._found(at, moment.end, moment.day, moment.time)
 
     def _found(self, begin: int, end: int, day: date, clock: str | None, rep: str = "") -> Found:
+        """Return a Found spanning tokens ``begin`` to ``end`` (exclusive)."""
         return Found(day, clock, self.toks[begin].start, self.toks[end - 1].end, rep or None)
 
     # -- repeater ------------------------------------------------------------------
     def repeater(self, at: int) -> Found | None:
+        """Read "every other thursday", "every 4 weeks starting friday", "on sundays"."""
         begin = at
         part_hour: int | None = None
+        day: date | None = None
+        plural = _plural_weekday(self.low(at))
         if self.low(at) in _ADVERBS:
             unit, step, at = _ADVERBS[self.low(at)], 1, at + 1
-            day: date | None = None
+        elif plural is not None:  # "water the plants on sundays": every sunday
+            unit, step, day, at = "w", 1, self.weekday(plural, False), at + 1
         elif self.low(at) in ("every", "each"):
             at += 1
             step = 1
@@ -235,11 +250,11 @@ class _Parser:
             if word in WEEKDAY:
                 unit, day, at = "w", self.weekday(WEEKDAY[word], False), at + 1
             elif word in _UNITS:
-                unit, day, at = _UNITS[word], None, at + 1
+                unit, at = _UNITS[word], at + 1
                 if unit == "f":
                     unit, step = "w", step * 2
             elif word in _PARTS and word != "tonight":
-                unit, day, at = "d", None, at + 1
+                unit, at = "d", at + 1
             else:
                 return None  # Org has no weekday-only repeater ("every weekday")
             part_hour = _PARTS.get(word)
@@ -248,9 +263,13 @@ class _Parser:
         clock, at = self.time_or_hour(at)
         if clock is None and part_hour is not None:
             clock = f"{part_hour:02d}:00"
-        if self.low(at) in ("starting", "from", "beginning", "commencing"):
-            lead = at + 1
+        lead = at
+        if self.low(lead) in ("starting", "from", "beginning", "commencing"):
+            lead += 1
             lead += self.low(lead) in ("on", "this", "from")
+        elif self.low(lead) == "on":  # "every month on the 1st", "every year on March 3"
+            lead += 1
+        if lead > at:
             moment = self.moment(lead)
             if moment is not None and moment.day is not None:
                 day, at = moment.day, moment.end
@@ -264,9 +283,11 @@ class _Parser:
     # -- moment --------------------------------------------------------------------
     def moment(self, at: int) -> _Moment | None:
         """Return a day with an optional part of day and time (or a time then a day)."""
-        if self.low(at) == "tonight":
-            timed, after = self.time_or_hour(at + 1)
-            return _Moment(self.today, timed or "20:00", after if timed else at + 1)
+        if self.low(at) == "tonight" or (self.low(at) == "this" and self.part(at + 1)):
+            after = at + 1 if self.low(at) == "tonight" else at + 2
+            hour = _PARTS["tonight" if self.low(at) == "tonight" else self.low(at + 1)]
+            timed, end = self.time_or_hour(after)
+            return _Moment(self.today, timed or f"{hour:02d}:00", end if timed else after)
         day = self.day(at)
         if day is not None:
             value, at = day
@@ -293,6 +314,7 @@ class _Parser:
         return timed, after
 
     def part(self, at: int) -> tuple[str, int] | None:
+        """Read a part of day ("morning", "in the evening") as its usual hour."""
         after = self.words(at, "in", "the") or at
         if self.low(after) in _PARTS and self.low(after) != "tonight":
             return f"{_PARTS[self.low(after)]:02d}:00", after + 1
@@ -312,6 +334,7 @@ class _Parser:
         return clock, after
 
     def clock(self, at: int) -> tuple[str, int] | None:
+        """Read one clock time: "19:30", "3pm", "noon", "midnight"."""
         kind, low = self.kind(at), self.low(at)
         if kind in ("clock", "hour"):
             value = _clock(self.toks[at].value)
@@ -330,6 +353,7 @@ class _Parser:
 
     # -- day -----------------------------------------------------------------------
     def day(self, at: int) -> tuple[date, int] | None:
+        """Read a day by the first rule of ``_day_rules`` that reads one at ``at``."""
         for rule in self._day_rules:
             found = rule(self, at)
             if found is not None:
@@ -337,15 +361,29 @@ class _Parser:
         return None
 
     def relative_word(self, at: int) -> tuple[date, int] | None:
+        """Read "today", "tomorrow", "the day after tomorrow", "end of day", "demain"."""
         after = self.words(at, "the", "day", "after", "tomorrow") or self.words(
             at, "day", "after", "tomorrow"
         )
         if after is not None:
             return self.today + timedelta(days=2), after
+        for words, days in _DAY_PHRASES:
+            after = self.words(at, *words)
+            if after is not None:
+                return self.today + timedelta(days=days), after
         offset = _DAY_WORDS.get(self.low(at))
         return None if offset is None else (self.today + timedelta(days=offset), at + 1)
 
+    def holiday(self, at: int) -> tuple[date, int] | None:
+        """Read "christmas", "christmas eve", "new year's eve": the next one to come."""
+        for words, (month, day) in _HOLIDAYS:
+            after = self.words(at, *words)
+            if after is not None:
+                return self._future(month, day, None, after)
+        return None
+
     def named_weekday(self, at: int) -> tuple[date, int] | None:
+        """Read "friday", "this friday", "next friday" (all: the next one after today)."""
         strict = self.low(at) == "next"
         lead = at + (self.low(at) in ("next", "this", "coming"))
         word = self.low(lead)
@@ -498,6 +536,7 @@ class _Parser:
         return None
 
     def _year(self, at: int) -> tuple[int | None, int]:
+        """Read a four-digit year ("2027", ", 2027"), or none."""
         if self.kind(at) == "number" and len(self.toks[at].text) == 4:
             return int(self.toks[at].text), at + 1
         if (
@@ -521,6 +560,7 @@ class _Parser:
         return (parsed, after) if parsed else None
 
     def _this_or_next_month(self, day: int, after: int) -> tuple[date, int] | None:
+        """Return day ``day`` of this month, or of the next when it has passed."""
         parsed = _date(self.today.year, self.today.month, day)
         if parsed is None or parsed < self.today:
             parsed = _date(*_month_after(self.today), day)
@@ -537,6 +577,7 @@ _Parser._day_rules = (
     _Parser.offset,
     _Parser.nth_weekday,
     _Parser.calendar_day,
+    _Parser.holiday,
 )
 
 
@@ -608,6 +649,13 @@ _DANGLING = re.compile(
     r"|(?:\s+(?:on|at|by|for|due|before|until|starting|from|le|el|am))+(?=\s*[,;.]|\s+(?:and|to)\b)",
     re.IGNORECASE,
 )
+
+
+def _plural_weekday(word: str) -> int | None:
+    """Return the weekday "mondays" (or "on mondays") names, every week; None otherwise."""
+    if len(word) > 4 and word.endswith("s") and word[:-1] in WEEKDAY and len(word[:-1]) > 5:
+        return WEEKDAY[word[:-1]]
+    return None
 
 
 def _clock(value: str) -> str | None:

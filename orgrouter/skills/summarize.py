@@ -11,10 +11,29 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Heading, Result, clarify
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Heading,
+    Result,
+    clarify,
+    proposal_stimulus,
+)
 from orgrouter.skills.orgtext import Table, read_prose, sentences, tables
 
 MAX_SENTENCES = 3
+MAX_ASKED = 10  # "in 50 bullet points" is no summary
+_ASKED = re.compile(
+    r"\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)[ -]"
+    r"(?:\w+[ -])?(?:bullet points?|bullets?|points?|sentences?|lines?|ideas?|takeaways?|"
+    r"things?|items?)\b",
+    re.IGNORECASE,
+)
+_ONE_LINE = re.compile(r"\b(?:tl;?dr|one[- ]liner|in a (?:nutshell|sentence|line))\b", re.I)
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 _LABEL = re.compile(r"^[\w ]{1,24}:(?:\s|$)")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _STOP_WORDS = (
@@ -38,7 +57,8 @@ class SummarizeSkill(BaseSkill):
         request = ctx.request
         outline = request.outline if request is not None else ()
         subject = ctx.subject()
-        said = [*extract(subject), *table_lines(tables(subject))]
+        stimulus = proposal_stimulus(proposal)
+        said = [*extract(subject, asked_length(stimulus.text)), *table_lines(tables(subject))]
         picked = [*said, *outline_lines(outline, alone=not said)]
         if not picked:
             return clarify(
@@ -52,6 +72,18 @@ class SummarizeSkill(BaseSkill):
         if ctx.withheld():
             body += "\n\nPrivate subtree: summarized offline, nothing was sent to a model."
         return Emit((Result(title="Summary", body=body),))
+
+
+def asked_length(text: str) -> int:
+    """Return how many points the request asks for ("in 5 bullets", "tl;dr": 1)."""
+    if _ONE_LINE.search(text):
+        return 1
+    match = _ASKED.search(text)
+    if match is None:
+        return MAX_SENTENCES
+    word = match.group(1).lower()
+    count = _NUMBERS[word] if word in _NUMBERS else int(word)
+    return max(1, min(count, MAX_ASKED))
 
 
 def extract(section: str, limit: int = MAX_SENTENCES) -> list[str]:

@@ -48,6 +48,12 @@ NOW = datetime(2026, 12, 1, 9, 0)  # a Tuesday, the dev set's clock
         ("avant le 15/12", "<2026-12-15 Tue>"),  # a first number above 12 is a day
         ("el sábado", "<2026-12-05 Sat>"),
         ("am Freitag", "<2026-12-04 Fri>"),
+        ("send it by end of day", "<2026-12-01 Tue>"),
+        ("buy presents before christmas", "<2026-12-25 Fri>"),
+        ("call mum this afternoon at 4pm", "<2026-12-01 Tue 16:00>"),
+        ("by noon tomorrow", "<2026-12-02 Wed 12:00>"),
+        ("December 3, 2026", "<2026-12-03 Thu>"),
+        ("by Dec 3rd", "<2026-12-03 Thu>"),
     ],
 )
 def test_dates_people_write(text: str, stamp: str) -> None:
@@ -67,6 +73,9 @@ def test_dates_people_write(text: str, stamp: str) -> None:
         ("pay the nanny weekly", "<2026-12-01 Tue +1w>"),
         ("every 2 months", "<2026-12-01 Tue +2m>"),
         ("every fortnight", "<2026-12-01 Tue +2w>"),
+        ("water the plants on sundays", "<2026-12-06 Sun +1w>"),
+        ("pay rent every month on the 28th", "<2026-12-28 Mon +1m>"),
+        ("every year on March 3", "<2027-03-03 Wed +1y>"),
     ],
 )
 def test_repeaters(text: str, stamp: str) -> None:

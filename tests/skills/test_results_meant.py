@@ -130,3 +130,13 @@ def test_summary_of_a_weekly_review_made_of_child_headlines() -> None:
 def test_offline_greeting_is_a_short_hello() -> None:
     result = _one(_run(GREET, "morning!", _ctx()))
     assert result.title == "Hello" and len(result.body.splitlines()) <= 4
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("boil this down to 2 bullet points", 2), ("tl;dr?", 1), ("summarize this", 3)],
+)
+def test_summary_length_as_asked(text: str, count: int) -> None:
+    section = " ".join(f"Point {word} is made here about topic {word}." for word in "ABCDEF")
+    body = _one(_run(SUMMARIZE, text, _ctx(section))).body
+    assert len(body.splitlines()) == count

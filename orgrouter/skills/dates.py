@@ -37,76 +37,33 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 
-
-def _set(words: str) -> frozenset[str]:
-    """Return the words of ``words`` (a table written as one string) as a set."""
-    return frozenset(words.split())
-
-
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-
-_WEEKDAY_NAMES = {
-    0: "monday mon lundi montag lunes maandag lunedi lunedì",
-    1: "tuesday tue tues mardi dienstag martes dinsdag martedi martedì",
-    2: "wednesday wed mercredi mittwoch miercoles miércoles woensdag mercoledi mercoledì",
-    3: "thursday thu thur thurs jeudi donnerstag jueves donderdag giovedi giovedì",
-    4: "friday fri vendredi freitag viernes vrijdag venerdi venerdì",
-    5: "saturday samedi samstag sabado sábado zaterdag sabato",
-    6: "sunday dimanche sonntag domingo zondag domenica",
-}
-_MONTH_NAMES = {
-    1: "january jan janvier januar enero januari gennaio",
-    2: "february feb fevrier février februar febrero februari febbraio",
-    3: "march mar mars märz maerz marzo maart",
-    4: "april apr avril abril aprile",
-    5: "may mai mayo mei maggio",
-    6: "june jun juin juni junio giugno",
-    7: "july jul juillet juli julio luglio",
-    8: "august aug aout août agosto augustus",
-    9: "september sep sept septembre septiembre settembre",
-    10: "october oct octobre oktober octubre ottobre",
-    11: "november nov novembre noviembre",
-    12: "december dec decembre décembre dezember diciembre dicembre",
-}
-WEEKDAY = {name: day for day, names in _WEEKDAY_NAMES.items() for name in names.split()}
-MONTH = {name: month for month, names in _MONTH_NAMES.items() for name in names.split()}
-_COUNTS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3,
-}  # fmt: skip
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
-_UNITS = {"day": "d", "days": "d", "week": "w", "weeks": "w", "fortnight": "f",
-          "month": "m", "months": "m", "year": "y", "years": "y"}  # fmt: skip
-_DAY_WORDS = {"today": 0, "tomorrow": 1, "yesterday": -1, "demain": 1, "morgen": 1,
-              "mañana": 1, "domani": 1, "aujourd'hui": 0, "hoy": 0, "heute": 0}  # fmt: skip
-# "end of day": today; the phrases are read before their first word alone.
-_DAY_PHRASES = ((("end", "of", "day"), 0), (("end", "of", "today"), 0), (("eod",), 0),
-                (("close", "of", "business"), 0), (("cob",), 0))  # fmt: skip
-_HOLIDAYS = ((("christmas", "eve"), (12, 24)), (("christmas",), (12, 25)), (("xmas",), (12, 25)),
-             (("new", "year's", "eve"), (12, 31)), (("new", "year's", "day"), (1, 1)),
-             (("new", "year"), (1, 1)), (("halloween",), (10, 31)))  # fmt: skip
-_PARTS = {"morning": 9, "afternoon": 14, "evening": 19, "night": 20, "tonight": 20}
-# Words that lead a date and go with it; the deadline ones make it a DEADLINE.
-_DEADLINE_LEADS = _set("by before due until till avant antes vor voor entro")
-_LEADS = _DEADLINE_LEADS | _set("on at for from starting le la el am op il dès des")
-_ADVERBS = {"daily": "d", "weekly": "w", "monthly": "m", "yearly": "y", "annually": "y"}
-
-_TOKEN = re.compile(
-    r"(?P<stamp><\d{4}-\d{2}-\d{2}[^>\n]{0,40}>)"
-    r"|(?P<iso>\d{4}-\d{2}-\d{2})(?![\w-])"
-    r"|(?P<slash>\d{1,2}/\d{1,2}(?:/\d{2,4})?)(?![\w/])"
-    r"|(?P<clock>\d{1,2}[:h]\d{2})(?!\d)\s*(?P<clock_half>[ap]\.?m\.?\b)?"
-    r"|(?P<hour>\d{1,2})\s*(?P<half>[ap]\.?m\b\.?)"
-    r"|(?P<ordinal>\d{1,2})(?:st|nd|rd|th|er|e|º|°)\b"
-    r"|(?P<number>\d+)(?![\w.,:/]\d)"
-    r"|(?P<org>\+\d{1,3}[dwmy]?)(?!\w)"
-    r"|(?P<dash>-|–|to\b)"
-    r"|(?P<word>[^\W\d_]+(?:'s)?)"
-    r"|(?P<other>\S)"
+from orgrouter.skills.datewords import (
+    ADVERBS,
+    COUNTS,
+    DAY_PHRASES,
+    DAY_WORDS,
+    DEADLINE_LEADS,
+    HOLIDAYS,
+    LEADS,
+    MONTH,
+    ORDINALS,
+    PARTS,
+    STAMP,
+    UNITS,
+    WEEKDAY,
+    WEEKDAYS,
+    Token,
+    tokenize,
 )
-_STAMP = re.compile(
-    r"<(\d{4})-(\d{2})-(\d{2})(?: [^\s\d>]+)?(?: (\d{1,2}:\d{2}(?:-\d{1,2}:\d{2})?))?"
-    r"(?: ([.+]?\+\d+[hdwmy]))?>"
+from orgrouter.skills.daymath import (
+    add_months,
+    clock_passed,
+    clock_time,
+    month_after,
+    nth_weekday,
+    plural_weekday,
+    real_date,
+    shift_by,
 )
 
 
@@ -127,49 +84,16 @@ class Found:
 
 
 @dataclass(frozen=True)
-class _Tok:
-    kind: str
-    text: str
-    start: int
-    end: int
-    value: str = ""
-
-    @property
-    def low(self) -> str:
-        """Return the token's text lower-cased, with a curly apostrophe made straight."""
-        return self.text.lower().replace("\u2019", "'")
-
-
-@dataclass(frozen=True)
 class _Moment:
     day: date | None
     time: str | None
     end: int  # index of the token after the phrase
 
 
-def tokenize(text: str) -> list[_Tok]:
-    """Return the tokens of ``text`` the date grammar reads, with their offsets."""
-    tokens: list[_Tok] = []
-    for match in _TOKEN.finditer(text):
-        kind = match.lastgroup or "other"
-        if kind in ("clock_half", "half"):
-            kind = "clock" if match.group("clock") else "hour"
-        value = ""
-        if kind == "clock":
-            half = match.group("clock_half") or ""
-            value = match.group("clock").replace("h", ":") + half.replace(".", "").lower()
-        elif kind == "hour":
-            value = match.group("hour") + match.group("half").replace(".", "").lower()
-        elif kind == "ordinal":
-            value = match.group("ordinal")
-        tokens.append(_Tok(kind, match.group(0), match.start(), match.end(), value))
-    return tokens
-
-
 class _Parser:
     """The grammar of the module docstring over one instruction's tokens."""
 
-    def __init__(self, tokens: list[_Tok], now: datetime) -> None:
+    def __init__(self, tokens: list[Token], now: datetime) -> None:
         self.toks = tokens
         self.now = now
         self.today = now.date()
@@ -195,20 +119,20 @@ class _Parser:
         """Read a count: "3", "two", "a", "a couple of"."""
         if self.kind(at) == "number" and len(self.toks[at].text) <= 3:
             return int(self.toks[at].text), at + 1
-        if self.low(at) in _COUNTS:
+        if self.low(at) in COUNTS:
             after = self.words(at + 1, "of") if self.low(at) in ("couple", "few") else at + 1
-            return _COUNTS[self.low(at)], after or at + 1
+            return COUNTS[self.low(at)], after or at + 1
         return None
 
     # -- phrase --------------------------------------------------------------------
     def phrase(self, at: int) -> Found | None:
         """Return the date phrase starting at token ``at`` (leads included), or None."""
         start, deadline = at, False
-        while self.low(at) in _LEADS or self.words(at, "no", "later", "than"):
+        while self.low(at) in LEADS or self.words(at, "no", "later", "than"):
             if self.words(at, "no", "later", "than"):
                 at, deadline = at + 3, True
                 continue
-            deadline = deadline or self.low(at) in _DEADLINE_LEADS
+            deadline = deadline or self.low(at) in DEADLINE_LEADS
             at += 1
         for lead in range(start, at + 1):  # the leads may be plain words ("for lunch")
             found = self.repeater(lead) or self.moment_found(lead)
@@ -234,9 +158,9 @@ class _Parser:
         begin = at
         part_hour: int | None = None
         day: date | None = None
-        plural = _plural_weekday(self.low(at))
-        if self.low(at) in _ADVERBS:
-            unit, step, at = _ADVERBS[self.low(at)], 1, at + 1
+        plural = plural_weekday(self.low(at))
+        if self.low(at) in ADVERBS:
+            unit, step, at = ADVERBS[self.low(at)], 1, at + 1
         elif plural is not None:  # "water the plants on sundays": every sunday
             unit, step, day, at = "w", 1, self.weekday(plural, False), at + 1
         elif self.low(at) in ("every", "each"):
@@ -244,20 +168,20 @@ class _Parser:
             step = 1
             if self.low(at) == "other":
                 step, at = 2, at + 1
-            elif (counted := self.count(at)) is not None and self.low(counted[1]) in _UNITS:
+            elif (counted := self.count(at)) is not None and self.low(counted[1]) in UNITS:
                 step, at = counted
             word = self.low(at)
             if word in WEEKDAY:
                 unit, day, at = "w", self.weekday(WEEKDAY[word], False), at + 1
-            elif word in _UNITS:
-                unit, at = _UNITS[word], at + 1
+            elif word in UNITS:
+                unit, at = UNITS[word], at + 1
                 if unit == "f":
                     unit, step = "w", step * 2
-            elif word in _PARTS and word != "tonight":
+            elif word in PARTS and word != "tonight":
                 unit, at = "d", at + 1
             else:
                 return None  # Org has no weekday-only repeater ("every weekday")
-            part_hour = _PARTS.get(word)
+            part_hour = PARTS.get(word)
         else:
             return None
         clock, at = self.time_or_hour(at)
@@ -276,7 +200,7 @@ class _Parser:
                 clock = moment.time or clock
         if day is None:
             day = self.today
-            if clock is not None and _clock_passed(clock, self.now):
+            if clock is not None and clock_passed(clock, self.now):
                 day += timedelta(days=1)
         return self._found(begin, at, day, clock, f"+{step}{unit}")
 
@@ -285,7 +209,7 @@ class _Parser:
         """Return a day with an optional part of day and time (or a time then a day)."""
         if self.low(at) == "tonight" or (self.low(at) == "this" and self.part(at + 1)):
             after = at + 1 if self.low(at) == "tonight" else at + 2
-            hour = _PARTS["tonight" if self.low(at) == "tonight" else self.low(at + 1)]
+            hour = PARTS["tonight" if self.low(at) == "tonight" else self.low(at + 1)]
             timed, end = self.time_or_hour(after)
             return _Moment(self.today, timed or f"{hour:02d}:00", end if timed else after)
         day = self.day(at)
@@ -316,8 +240,8 @@ class _Parser:
     def part(self, at: int) -> tuple[str, int] | None:
         """Read a part of day ("morning", "in the evening") as its usual hour."""
         after = self.words(at, "in", "the") or at
-        if self.low(after) in _PARTS and self.low(after) != "tonight":
-            return f"{_PARTS[self.low(after)]:02d}:00", after + 1
+        if self.low(after) in PARTS and self.low(after) != "tonight":
+            return f"{PARTS[self.low(after)]:02d}:00", after + 1
         return None
 
     def time(self, at: int) -> tuple[str | None, int]:
@@ -337,7 +261,7 @@ class _Parser:
         """Read one clock time: "19:30", "3pm", "noon", "midnight"."""
         kind, low = self.kind(at), self.low(at)
         if kind in ("clock", "hour"):
-            value = _clock(self.toks[at].value)
+            value = clock_time(self.toks[at].value)
             return (value, at + 1) if value else None
         if low in ("noon", "midday", "midi", "mittag"):
             return "12:00", at + 1
@@ -367,16 +291,16 @@ class _Parser:
         )
         if after is not None:
             return self.today + timedelta(days=2), after
-        for words, days in _DAY_PHRASES:
+        for words, days in DAY_PHRASES:
             after = self.words(at, *words)
             if after is not None:
                 return self.today + timedelta(days=days), after
-        offset = _DAY_WORDS.get(self.low(at))
+        offset = DAY_WORDS.get(self.low(at))
         return None if offset is None else (self.today + timedelta(days=offset), at + 1)
 
     def holiday(self, at: int) -> tuple[date, int] | None:
         """Read "christmas", "christmas eve", "new year's eve": the next one to come."""
-        for words, (month, day) in _HOLIDAYS:
+        for words, (month, day) in HOLIDAYS:
             after = self.words(at, *words)
             if after is not None:
                 return self._future(month, day, None, after)
@@ -423,7 +347,7 @@ class _Parser:
             if unit == "week":
                 return self.today + timedelta(days=7 - self.today.weekday()), at + 2
             if unit == "month":
-                return _add_months(self.today.replace(day=1), 1), at + 2
+                return add_months(self.today.replace(day=1), 1), at + 2
             return date(self.today.year + 1, 1, 1), at + 2
         if after := self.words(at, "this", "weekend") or self.words(at, "the", "weekend"):
             return self.weekday(5, False), after
@@ -441,7 +365,7 @@ class _Parser:
             friday = self.today + timedelta(days=(4 - self.today.weekday()) % 7)
             return friday + timedelta(days=7 * shift)
         if unit == "month":
-            first = _add_months(self.today.replace(day=1), shift)
+            first = add_months(self.today.replace(day=1), shift)
             return first.replace(day=calendar.monthrange(first.year, first.month)[1])
         return date(self.today.year + shift, 12, 31)
 
@@ -450,21 +374,21 @@ class _Parser:
         if self.kind(at) == "org":
             text = self.toks[at].text
             unit = text[-1] if text[-1] in "dwmy" else "d"
-            return _shift(self.today, int(text[1:].rstrip("dwmy")), unit), at + 1
+            return shift_by(self.today, int(text[1:].rstrip("dwmy")), unit), at + 1
         lead = self.words(at, "in") or self.words(at, "within")
         counted = self.count(at if lead is None else lead)
         if counted is None:
             return None
         number, after = counted
-        named = _UNITS.get(self.low(after))
+        named = UNITS.get(self.low(after))
         if named is None:
             return None
         unit, number = ("w", number * 2) if named == "f" else (named, number)
         if lead is not None:
-            return _shift(self.today, number, unit), after + 1
+            return shift_by(self.today, number, unit), after + 1
         tail = self.words(after + 1, "from", "now") or self.words(after + 1, "from", "today")
         if tail is not None:
-            return _shift(self.today, number, unit), tail
+            return shift_by(self.today, number, unit), tail
         return None
 
     def calendar_day(self, at: int) -> tuple[date, int] | None:
@@ -492,7 +416,7 @@ class _Parser:
     def nth_weekday(self, at: int) -> tuple[date, int] | None:
         """Read "the first monday of january", "the last friday of the month"."""
         lead = at + (self.low(at) == "the")
-        nth = _ORDINALS.get(self.low(lead))
+        nth = ORDINALS.get(self.low(lead))
         if nth is None and self.kind(lead) == "ordinal":
             nth = int(self.toks[lead].value)
         if (
@@ -510,7 +434,7 @@ class _Parser:
         else:
             return None
         for year in (self.today.year, self.today.year + 1):
-            found = _nth_weekday(year, months[0], target, nth)
+            found = nth_weekday(year, months[0], target, nth)
             if found is not None and found >= self.today:
                 return found, after
         return None
@@ -521,7 +445,7 @@ class _Parser:
         if tok is None:
             return None
         if tok.kind == "iso":
-            parsed = _date(*map(int, tok.text.split("-")))
+            parsed = real_date(*map(int, tok.text.split("-")))
             return (parsed, at + 1) if parsed else None
         if tok.kind == "slash":
             parts = [int(p) for p in tok.text.split("/")]
@@ -530,7 +454,7 @@ class _Parser:
             month, day = (second, first) if first > 12 else (first, second)
             if len(parts) == 3:
                 year = parts[2] + (2000 if parts[2] < 100 else 0)
-                parsed = _date(year, month, day)
+                parsed = real_date(year, month, day)
                 return (parsed, at + 1) if parsed else None
             return self._future(month, day, None, at + 1)
         return None
@@ -552,18 +476,18 @@ class _Parser:
     ) -> tuple[date, int] | None:
         """Return month/day in ``year``, else the next one to come (Org prefers the future)."""
         if year is not None:
-            parsed = _date(year, month, day)
+            parsed = real_date(year, month, day)
             return (parsed, after) if parsed else None
-        parsed = _date(self.today.year, month, day)
+        parsed = real_date(self.today.year, month, day)
         if parsed is not None and parsed < self.today:
-            parsed = _date(self.today.year + 1, month, day)
+            parsed = real_date(self.today.year + 1, month, day)
         return (parsed, after) if parsed else None
 
     def _this_or_next_month(self, day: int, after: int) -> tuple[date, int] | None:
         """Return day ``day`` of this month, or of the next when it has passed."""
-        parsed = _date(self.today.year, self.today.month, day)
+        parsed = real_date(self.today.year, self.today.month, day)
         if parsed is None or parsed < self.today:
-            parsed = _date(*_month_after(self.today), day)
+            parsed = real_date(*month_after(self.today), day)
         return (parsed, after) if parsed else None
 
     _day_rules: tuple[Callable[[_Parser, int], tuple[date, int] | None], ...] = ()
@@ -587,7 +511,7 @@ def find_date(text: str, now: date | datetime) -> Found | None:
     A time written apart from the date ("on friday, at 3pm") joins it.
     """
     when = now if isinstance(now, datetime) else datetime.combine(now, time(0, 0))
-    stamp = _STAMP.search(text)
+    stamp = STAMP.search(text)
     if stamp is not None:
         typed = _typed_stamp(stamp, text)
         if typed is not None:
@@ -595,7 +519,7 @@ def find_date(text: str, now: date | datetime) -> Found | None:
     tokens = tokenize(text)
     parser = _Parser(tokens, when)
     for at in range(len(tokens)):
-        if at and tokens[at - 1].low in _LEADS:
+        if at and tokens[at - 1].low in LEADS:
             continue  # the phrase would have started at the lead
         found = parser.phrase(at)
         if found is None:
@@ -606,7 +530,7 @@ def find_date(text: str, now: date | datetime) -> Found | None:
     return None
 
 
-def _join_time(parser: _Parser, tokens: list[_Tok], found: Found) -> Found:
+def _join_time(parser: _Parser, tokens: list[Token], found: Found) -> Found:
     """Return ``found`` with a time written elsewhere in the text ("at 3pm")."""
     for at, tok in enumerate(tokens):
         if found.start <= tok.start < found.end or tok.low != "at":
@@ -622,12 +546,12 @@ def _join_time(parser: _Parser, tokens: list[_Tok], found: Found) -> Found:
 
 def _typed_stamp(match: re.Match[str], text: str) -> Found | None:
     """Return an active timestamp typed in the request, as written (repeater kept)."""
-    day = _date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    day = real_date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
     if day is None:
         return None
     lead = re.search(r"(?:\b(by|before|due|until|on|at|for)\s+)?$", text[: match.start()], re.I)
     start = match.start() if lead is None or not lead.group(1) else lead.start(1)
-    deadline = bool(lead and lead.group(1) and lead.group(1).lower() in _DEADLINE_LEADS)
+    deadline = bool(lead and lead.group(1) and lead.group(1).lower() in DEADLINE_LEADS)
     return Found(day, match.group(4), start, match.end(), match.group(5), deadline)
 
 
@@ -649,66 +573,3 @@ _DANGLING = re.compile(
     r"|(?:\s+(?:on|at|by|for|due|before|until|starting|from|le|el|am))+(?=\s*[,;.]|\s+(?:and|to)\b)",
     re.IGNORECASE,
 )
-
-
-def _plural_weekday(word: str) -> int | None:
-    """Return the weekday "mondays" (or "on mondays") names, every week; None otherwise."""
-    if len(word) > 4 and word.endswith("s") and word[:-1] in WEEKDAY and len(word[:-1]) > 5:
-        return WEEKDAY[word[:-1]]
-    return None
-
-
-def _clock(value: str) -> str | None:
-    """Return "15:00" for "3pm", "19:30", "7:30am"; None for an impossible time."""
-    half = value[-2:] if value.endswith(("am", "pm")) else ""
-    digits = value[:-2] if half else value
-    hour_text, _, minute_text = digits.partition(":")
-    hour, minute = int(hour_text), int(minute_text or 0)
-    if half == "pm" and hour < 12:
-        hour += 12
-    elif half == "am" and hour == 12:
-        hour = 0
-    if hour > 23 or minute > 59 or (half and int(hour_text) > 12):
-        return None
-    return f"{hour:02d}:{minute:02d}"
-
-
-def _clock_passed(clock: str, now: datetime) -> bool:
-    hour, minute = (int(p) for p in clock[:5].split(":"))
-    return (hour, minute) <= (now.hour, now.minute)
-
-
-def _date(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
-        return None
-
-
-def _month_after(day: date) -> tuple[int, int]:
-    return (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
-
-
-def _add_months(day: date, months: int) -> date:
-    total = day.year * 12 + day.month - 1 + months
-    year, month = divmod(total, 12)
-    last = calendar.monthrange(year, month + 1)[1]
-    return date(year, month + 1, min(day.day, last))
-
-
-def _shift(day: date, number: int, unit: str) -> date:
-    if unit == "d":
-        return day + timedelta(days=number)
-    if unit == "w":
-        return day + timedelta(weeks=number)
-    if unit == "m":
-        return _add_months(day, number)
-    return _add_months(day, 12 * number)
-
-
-def _nth_weekday(year: int, month: int, weekday: int, nth: int) -> date | None:
-    days = [d for d in range(1, calendar.monthrange(year, month)[1] + 1)
-            if date(year, month, d).weekday() == weekday]  # fmt: skip
-    if nth == -1:
-        return date(year, month, days[-1])
-    return date(year, month, days[nth - 1]) if 0 < nth <= len(days) else None

@@ -89,16 +89,35 @@ def resolve(
     phrase = _DESTINATION.sub("", phrase).strip(" .,;:")
     scoped = _narrow(phrase, outline)
     if scoped is not None:
-        phrase, section, outline = scoped
+        return _select(*scoped, many=many, scoped=True)
+    found = _select(phrase, section, outline, many=many, scoped=False, fallback=False)
+    named = _named_heading(phrase, outline)
+    if found is None and named is not None:  # "the Aufgaben": a child headline's items
+        return _select(*named, many=many, scoped=True)
+    return found or _select(phrase, section, outline, many=many, scoped=False)
+
+
+def _select(
+    phrase: str,
+    section: str,
+    outline: Sequence[Heading],
+    *,
+    many: bool,
+    scoped: bool,
+    fallback: bool = True,
+) -> Resolved | None:
+    """Return what ``phrase`` selects among one section's elements."""
     words = [w.lower() for w in _WORD.findall(phrase)]
     prose = read_prose(section)
-    return (
+    found = (
         _by_label(words, prose)
         or _by_line_label(phrase, words, prose)
         or _by_state(words, prose)
         or _by_kind(words, prose, section, outline)
-        or (_any(words, prose, section, outline) if scoped or _points(words, many) else None)
     )
+    if found is not None or not fallback:
+        return found
+    return _any(words, prose, section, outline) if scoped or _points(words, many) else None
 
 
 def _narrow(phrase: str, outline: Sequence[Heading]) -> tuple[str, str, tuple[Heading, ...]] | None:
@@ -109,13 +128,47 @@ def _narrow(phrase: str, outline: Sequence[Heading]) -> tuple[str, str, tuple[He
     wanted = " ".join(match.group("title").lower().split())
     for index, heading in enumerate(outline):
         if " ".join(heading.title.lower().split()) == wanted:
-            below = []
-            for other in outline[index + 1 :]:
-                if other.depth <= heading.depth:
-                    break
-                below.append(other)
-            return phrase[: match.start()].strip(), heading.body, tuple(below)
+            return phrase[: match.start()].strip(), heading.body, _below(outline, index)
     return None
+
+
+def _named_heading(
+    phrase: str, outline: Sequence[Heading]
+) -> tuple[str, str, tuple[Heading, ...]] | None:
+    """Return the rest of the phrase, body and headlines of the child headline it names."""
+    index = named_heading(phrase, outline)
+    if index is None:
+        return None
+    title = " " + _spoken(outline[index].title) + " "
+    rest = (" " + _spoken(phrase) + " ").replace(title, " ")
+    return rest.strip(), outline[index].body, _below(outline, index)
+
+
+def named_heading(phrase: str, outline: Sequence[Heading]) -> int | None:
+    """Return the index of the headline whose whole title ``phrase`` says (the longest)."""
+    said = " " + _spoken(phrase) + " "
+    best: tuple[int, int] | None = None
+    for index, heading in enumerate(outline):
+        title = _spoken(heading.title)
+        longer = best is None or len(title) > best[1]
+        if title and title not in _GENERIC and f" {title} " in said and longer:
+            best = (index, len(title))
+    return None if best is None else best[0]
+
+
+def _spoken(text: str) -> str:
+    """Return the words of ``text``, lower-cased, one space apart."""
+    return " ".join(w.lower() for w in _WORD.findall(text))
+
+
+def _below(outline: Sequence[Heading], index: int) -> tuple[Heading, ...]:
+    """Return the headlines inside the subtree of ``outline[index]``."""
+    below: list[Heading] = []
+    for other in outline[index + 1 :]:
+        if other.depth <= outline[index].depth:
+            break
+        below.append(other)
+    return tuple(below)
 
 
 def _points(words: list[str], many: bool) -> bool:

@@ -15,6 +15,7 @@ from orgrouter.skills.base import (
     clarify,
     proposal_stimulus,
 )
+from orgrouter.skills.references import named_heading
 
 _TAG_GROUP = re.compile(r"(?<!\S):([^\s:]+(?::[^\s:]+)*):(?!\S)")
 _NOISE_WORDS = (
@@ -41,11 +42,23 @@ class TagSkill(BaseSkill):
         """
         stimulus = proposal_stimulus(proposal)
         request = ctx.request
-        typed = list(request.own_tags) if request is not None else []
+        said = str(stimulus.payload.get("object") or "") or stimulus.text
+        target: tuple[int, str] | None = None
+        if request is not None:
+            target = (request.parent_line or request.line, request.parent_title or "?")
+            if not request.parent_line:
+                target = (request.line, request.headline or "?")
+            # "tag the Bookings heading :travel:": a headline of the section, by title.
+            named = named_heading(_TAG_GROUP.sub(" ", said), request.outline)
+            if named is not None:
+                heading = request.outline[named]
+                target = (heading.line, heading.title)
+                said = re.sub(re.escape(heading.title), " ", said, flags=re.IGNORECASE)
         # Tags the instruction names win ("tag it as release :ops:"); typed ones
         # serve when it names none ("tag this entry :training:").
-        tags = tags_named(str(stimulus.payload.get("object") or "") or stimulus.text) or typed
-        if not tags or request is None:
+        typed = list(request.own_tags) if request is not None else []
+        tags = tags_named(said) or typed
+        if not tags or target is None:
             return clarify(
                 "Clarification needed: which tags?",
                 (
@@ -54,8 +67,7 @@ class TagSkill(BaseSkill):
                     "=@agent tag this as urgent=."
                 ),
             )
-        line = request.parent_line or request.line
-        title = (request.parent_title if request.parent_line else request.headline) or "?"
+        line, title = target
         # Said in words: a tag group in a result's title would tag the result itself,
         # and agenda tag searches would find it.
         listed = ", ".join(f"={tag}=" for tag in tags)

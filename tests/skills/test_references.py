@@ -140,3 +140,14 @@ def test_the_action_items_keep_their_broad_meaning() -> None:
         "call the tree surgeon",
         "ask Ivo for the ladder",
     ]
+
+
+def test_a_child_headline_named_without_under() -> None:
+    outline = (
+        Heading(3, 1, "Aufgaben", body="- Fenster putzen\n- [X] Müll raus\n- Keller räumen\n"),
+        Heading(7, 1, "Notizen", body="Nichts Neues.\n"),
+    )
+    assert _todos("turn the Aufgaben into todos", _ctx(outline=outline)) == [
+        ("Fenster putzen", None),
+        ("Keller räumen", None),
+    ]

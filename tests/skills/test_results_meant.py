@@ -140,3 +140,10 @@ def test_summary_length_as_asked(text: str, count: int) -> None:
     section = " ".join(f"Point {word} is made here about topic {word}." for word in "ABCDEF")
     body = _one(_run(SUMMARIZE, text, _ctx(section))).body
     assert len(body.splitlines()) == count
+
+
+def test_tag_a_headline_of_the_section_by_its_title() -> None:
+    outline = (Heading(4, 1, "Bookings"), Heading(6, 1, "Places"))
+    action = _run(TAG, "tag the Bookings heading", _ctx(own_tags=("travel",), outline=outline))
+    assert action.retags == (Retag((4,), ("travel",)),)
+    assert _one(action).title == "Tagged Bookings with =travel="

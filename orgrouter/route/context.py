@@ -30,6 +30,7 @@ _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
 _HEADLINE_LINE = re.compile(r"^(\*+) ", re.MULTILINE)
 _RESULT_MARK = f":{RESULT_KEY}:"
 MAX_OUTLINE = 200  # headlines a skill is shown; a huge subtree is cut, not read whole
+MAX_OUTLINE_BYTES = 512 * 1024
 
 
 @dataclass
@@ -148,29 +149,32 @@ def outline(
     out whole (results answer requests; they are not the user's content).
     """
     entry = document.entries[index]
-    text = document.data[entry.end : entry.subtree_end].decode("utf-8", "replace")
-    first_line = entry.line + 1
-    marks = list(_HEADLINE_LINE.finditer(text))
+    end = min(entry.subtree_end, entry.end + MAX_OUTLINE_BYTES)
+    text = document.data[entry.end : end].decode("utf-8", "replace")
+    line, counted_to = entry.line + 1, 0
     headings: list[Heading] = []
     skip_below: int | None = None  # level of a left-out subtree we are inside
-    for number, mark in enumerate(marks):
-        line_end = text.find("\n", mark.start())
-        line_end = len(text) if line_end < 0 else line_end
-        body_end = marks[number + 1].start() if number + 1 < len(marks) else len(text)
+    marks = _HEADLINE_LINE.finditer(text)
+    mark = next(marks, None)
+    while mark is not None and len(headings) < MAX_OUTLINE:
+        following = next(marks, None)
         level = len(mark.group(1))
-        if skip_below is not None and level > skip_below:
-            continue
-        skip_below = None
-        parsed = parse_headline(text[mark.start() : line_end].rstrip("\r"), document.settings.todo)
-        body = text[line_end + 1 : body_end]
-        line = first_line + text.count("\n", 0, mark.start())
-        if line in requests or _RESULT_MARK in body or find_address(parsed.raw, names):
-            skip_below = level
-            continue
-        depth = level - entry.level
-        headings.append(Heading(line, depth, parsed.raw, parsed.todo, tuple(parsed.tags), body))
-        if len(headings) >= MAX_OUTLINE:
-            break
+        line += text.count("\n", counted_to, mark.start())
+        counted_to = mark.start()
+        if skip_below is None or level <= skip_below:
+            skip_below = None
+            line_end = text.find("\n", mark.start())
+            line_end = len(text) if line_end < 0 else line_end
+            body = text[line_end + 1 : following.start() if following else len(text)]
+            head = text[mark.start() : line_end].rstrip("\r")
+            parsed = parse_headline(head, document.settings.todo)
+            if line in requests or _RESULT_MARK in body or find_address(parsed.raw, names):
+                skip_below = level
+            else:
+                depth = level - entry.level
+                tags = tuple(parsed.tags)
+                headings.append(Heading(line, depth, parsed.raw, parsed.todo, tags, body))
+        mark = following
     return tuple(headings)
 
 

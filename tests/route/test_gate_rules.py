@@ -57,7 +57,7 @@ def test_configured_rules_resolves_a_relative_dir(tmp_path: Path) -> None:
     ("name", "old", "new", "at", "message"),
     [
         ("verbs.toml", '[skills.tag]\nverbs = ["tag",', '[skills.tag]\nverbs = [tag,', "[tag,",
-         "invalid TOML in routing table: Invalid value (at line 21, column 10)"),
+         "invalid TOML in routing table: Invalid value (at line 29, column 10)"),
         ("verbs.toml", "[skills.tangle]", "[skills.tanglee]", "tanglee",
          "routing table verbs.toml: skills.tanglee = 'tanglee' is not a skill"),
         ("verbs.toml", '"retag", "untag"', '"retag", "summarize"', 'verbs = ["summarize"',

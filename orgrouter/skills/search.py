@@ -1,9 +1,11 @@
 """The ``search`` skill: find headlines across the notes root and link to them.
 
-A hit is a headline whose title holds every word of the query (case-insensitive);
-each becomes an Org link ``[[file:REL::*Heading][Heading]]``, REL relative to the
-file holding the request, which ``org-open-at-point`` follows to that heading.
-Results orgrouter wrote, and requests themselves, are not hits.
+A hit is a headline whose title holds the most words of the query that any headline
+holds (case-insensitive, a plural matching its singular: "curry recipes" finds
+"Thai green curry"); a top-level headline also counts its file's ``#+TITLE``
+("Curries"). Each becomes an Org link ``[[file:REL::*Heading][Heading]]``, REL
+relative to the file holding the request, which ``org-open-at-point`` follows to
+that heading. Results orgrouter wrote, and requests themselves, are not hits.
 """
 
 from __future__ import annotations
@@ -31,13 +33,16 @@ from orgrouter.skills.base import (
 MAX_HITS = 25
 RESULT_MARK = b":ORGROUTER_RESULT:"
 _VERB = re.compile(
-    r"^(?:please\s+)?(?:search|find|look\s+up|look\s+for|locate|grep|show\s+me)"
+    r"^(?:please\s+)?(?:search|find|look\s+up|look\s+for|locate|grep|show\s+me|dig\s+up|"
+    r"pull\s+up|bring\s+up|fetch|where\s+are|where\s+is)"
     r"(?:\s+(?:for|my|the|all|notes?|headlines?|headings?|about|on|with|mentioning))*\s+",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”")
 _NOISE = frozenset({"notes", "note", "about", "all", "my", "the", "in", "for", "on", "of"})
 _ADDRESS = re.compile(r"(?<![\w.])@\w")
+_WORD = re.compile(r"[^\W_]+")
+_FILE_TITLE = re.compile(rb"^[ \t]*#\+title:[ \t]*(.*?)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -91,11 +96,11 @@ def query_words(text: str) -> list[str]:
 
 
 def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
-    """Return the headlines under ``root`` whose titles hold every query word."""
-    folded = [word.casefold() for word in query]
-    needles = [word.encode() for word in folded]
+    """Return the headlines under ``root`` that hold the most query words any holds."""
+    stems = [stem(word) for word in query]
+    needles = [word.encode() for word in stems]
     found = discover([root], ctx.config.scan)
-    hits: list[Hit] = []
+    scored: list[tuple[int, Hit]] = []
     unreadable = len(found.errors)
     for path in found.files:
         try:
@@ -104,26 +109,57 @@ def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
             unreadable += 1
             continue
         lowered = data.lower()
-        if not all(needle in lowered for needle in needles):
+        if not any(needle in lowered for needle in needles):
             continue  # a cheap bytes check spares decoding most files
-        hits.extend(_file_hits(path, data, folded))
-    return hits, unreadable
+        scored.extend(_file_hits(path, data, stems))
+    best = max((score for score, _ in scored), default=0)
+    return [hit for score, hit in scored if score == best], unreadable
 
 
-def _file_hits(path: Path, data: bytes, folded: list[str]) -> list[Hit]:
-    """Return the matching headlines of one file."""
-    hits: list[Hit] = []
+def stem(word: str) -> str:
+    """Return ``word`` folded and without a plural ending ("curries" -> "curry")."""
+    folded = word.casefold()
+    if len(folded) > 4 and folded.endswith("ies"):
+        return folded[:-3] + "y"
+    if len(folded) > 4 and folded.endswith(("ches", "shes", "xes", "sses")):
+        return folded[:-2]
+    if len(folded) > 3 and folded.endswith("s") and not folded.endswith("ss"):
+        return folded[:-1]
+    return folded
+
+
+def _stems(text: str) -> set[str]:
+    """Return the stems of the words of ``text``."""
+    return {stem(word) for word in _WORD.findall(text)}
+
+
+def _file_hits(path: Path, data: bytes, stems: list[str]) -> list[tuple[int, Hit]]:
+    """Return the headlines of one file that hold a query word, with how many they hold."""
+    title_line = _FILE_TITLE.search(data[: iter_first_headline(data)])
+    file_words = _stems(title_line.group(1).decode("utf-8", "replace")) if title_line else set()
+    hits: list[tuple[int, Hit]] = []
     lines = list(iter_headline_lines(data))
     for index, headline in enumerate(lines):
         text = data[headline.begin : headline.end].decode("utf-8", "replace")
-        title = parse_headline(text.rstrip("\r\n")).raw
-        if not all(word in title.casefold() for word in folded) or _ADDRESS.search(title):
+        parsed = parse_headline(text.rstrip("\r\n"))
+        if _ADDRESS.search(parsed.raw):
+            continue  # a request, never a hit
+        words = _stems(parsed.raw)
+        held = words | file_words if parsed.level == 1 else words
+        score = sum(1 for word in stems if word in held)
+        if not score:
             continue
         section_end = lines[index + 1].begin if index + 1 < len(lines) else len(data)
         if RESULT_MARK in data[headline.end : section_end]:
             continue
-        hits.append(Hit(path, headline.line, title))
+        hits.append((score, Hit(path, headline.line, parsed.raw)))
     return hits
+
+
+def iter_first_headline(data: bytes) -> int:
+    """Return the offset of the file's first headline (its end when it has none)."""
+    first = next(iter_headline_lines(data), None)
+    return len(data) if first is None else first.begin
 
 
 def org_link(hit: Hit, here: Path) -> str:

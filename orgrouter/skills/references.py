@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from orgrouter.skills.base import Heading
 from orgrouter.skills.orgtext import Item, Prose, read_prose, tables
+from orgrouter.skills.wording import stem
 
 
 def _set(words: str) -> frozenset[str]:
@@ -62,7 +63,7 @@ _SCOPE = re.compile(
 )
 # "into todos", "as todos", "to my todo list": where the items go, not which.
 _DESTINATION = re.compile(
-    r"\s*\b(?:into|as|to|in|onto)\s+(?:my\s+|the\s+)?(?:real\s+|proper\s+|separate\s+)?"
+    r"\s*\b(?:into|as|to|in|onto)\s+(?:my\s+|the\s+|an?\s+)?(?:real\s+|proper\s+|separate\s+)?"
     r"(?:todos?|to-?dos?|tasks?|todo\s+list|task\s+list|agenda)\b.*$"
     r"|\s*\bshould\s+become\b.*$|\s*\bbecomes?\s+(?:a\s+)?todos?\b.*$",
     re.IGNORECASE,
@@ -194,11 +195,11 @@ def _open_items(items: Sequence[Item], words: list[str]) -> list[str]:
 
 def _by_label(words: list[str], prose: Prose) -> Resolved | None:
     """Return the list whose label the phrase repeats ("the open questions", "À faire")."""
-    wanted = {w for w in words if w not in _GENERIC and w not in _OPEN}
+    wanted = {stem(w) for w in words if w not in _GENERIC and w not in _OPEN}
     best: tuple[int, str] | None = None
     labels = (item.after for item in prose.items if item.after.rstrip().endswith(":"))
     for label in dict.fromkeys(labels):
-        label_words = {w.lower() for w in _WORD.findall(label)} - _GENERIC
+        label_words = {stem(w) for w in _WORD.findall(label) if w.lower() not in _GENERIC}
         shared = len(label_words & wanted)
         if shared and (best is None or shared > best[0]):
             best = (shared, label)

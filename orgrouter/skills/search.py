@@ -29,6 +29,7 @@ from orgrouter.skills.base import (
     clarify,
     proposal_stimulus,
 )
+from orgrouter.skills.wording import stem
 
 MAX_HITS = 25
 RESULT_MARK = b":ORGROUTER_RESULT:"
@@ -114,18 +115,6 @@ def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
         scored.extend(_file_hits(path, data, stems))
     best = max((score for score, _ in scored), default=0)
     return [hit for score, hit in scored if score == best], unreadable
-
-
-def stem(word: str) -> str:
-    """Return ``word`` folded and without a plural ending ("curries" -> "curry")."""
-    folded = word.casefold()
-    if len(folded) > 4 and folded.endswith("ies"):
-        return folded[:-3] + "y"
-    if len(folded) > 4 and folded.endswith(("ches", "shes", "xes", "sses")):
-        return folded[:-2]
-    if len(folded) > 3 and folded.endswith("s") and not folded.endswith("ss"):
-        return folded[:-1]
-    return folded
 
 
 def _stems(text: str) -> set[str]:

@@ -36,7 +36,7 @@ _INFINITIVE = re.compile(r"^to\s+", re.IGNORECASE)  # "... and to pay rent"
 _DUE = re.compile(r"\b(?:due|deadline)\b", re.IGNORECASE)
 # The request asks for several todos: "todos", "tasks", "each", "every", "one per".
 _MANY = re.compile(
-    r"\b(?:todos|to-dos|tasks|action items|each|every|all|one per|tâches|aufgaben|tareas)\b",
+    r"\b(?:todos|to-dos|tasks|action items|each|every|all|per|tâches|aufgaben|tareas)\b",
     re.IGNORECASE,
 )
 _ACTION_CONTEXT = re.compile(r"action|todo|to do|next step|follow[- ]?up|tasks", re.I)
@@ -45,7 +45,7 @@ _VERB_PREFIX = re.compile(
     r"extract|list|pull|put|jot down|note down|set up|crée|créer|erstelle|crea)\b)?\s*"
     r"(?:(?:a|an|some|one|des|une)\s+)?"
     r"(?:(?:todos?|to-dos?|tasks?|action items?|tâches?|aufgaben|tareas?)\b)?\s*"
-    r"(?:(?:for|from|out of|of|to|about|pour|für|para)\b|:)?\s*",
+    r"(?:(?:for each|for every|for|from|out of|of|to|about|per|pour|für|para)\b|:)?\s*",
     re.IGNORECASE,
 )
 

@@ -43,3 +43,15 @@ def task_title(text: str) -> str:
     title = BLOCK.sub("", title, count=1)
     title = _TRAILING_REMIND.sub("", title)
     return title.strip(" ,.;:-–—") or text.strip()
+
+
+def stem(word: str) -> str:
+    """Return ``word`` folded and without a plural ending ("curries" -> "curry")."""
+    folded = word.casefold()
+    if len(folded) > 4 and folded.endswith("ies"):
+        return folded[:-3] + "y"
+    if len(folded) > 4 and folded.endswith(("ches", "shes", "xes", "sses")):
+        return folded[:-2]
+    if len(folded) > 3 and folded.endswith("s") and not folded.endswith("ss"):
+        return folded[:-1]
+    return folded

@@ -151,3 +151,24 @@ def test_a_child_headline_named_without_under() -> None:
         ("Fenster putzen", None),
         ("Keller räumen", None),
     ]
+
+
+LAUNCH = """\
+Next steps:
+- draft the press release
+Risks:
+- the venue may cancel
+- the printer is late
+"""
+
+
+def test_a_label_named_in_the_singular() -> None:
+    assert [t for t, _ in _todos("turn each risk into a todo", _ctx(parent=LAUNCH))] == [
+        "the venue may cancel",
+        "the printer is late",
+    ]
+
+
+def test_one_task_per_line_with_a_shared_date() -> None:
+    todos = _todos("make a task per line above, due saturday", _ctx(parent="- a\n- b\n"))
+    assert todos == [("a", "DEADLINE: <2026-12-05 Sat>"), ("b", "DEADLINE: <2026-12-05 Sat>")]

@@ -83,7 +83,9 @@ def request_context(
     path = Path(document.path) if document.path is not None else None
     own = _own_section(document, request.index, request.head.body_begin)
     headline = document.headline(request.index)
-    if request.items or request.instruction.strip() not in headline.raw:
+    address = find_address(headline.raw, env.names())
+    said = headline.raw[address.end :] if address is not None else headline.raw
+    if request.items or not said.strip(" \t:,;.!-"):
         own = ""  # the body is the instruction (a bare "* @agent"), not what it is about
     scope = request.index if own.strip() or parent is None else parent
     shaped = Request(

@@ -75,7 +75,9 @@ class Builder:
                 intent.text, self.rules, self.segmenter.selves
             )
             return True
-        return intent.verb in self.rules.subjects
+        # "finished the report, now ...": a past form opens a statement too.
+        past = len(intent.verb) > 4 and intent.verb.endswith("ed") and intent.verb[-3] != "e"
+        return intent.verb in self.rules.subjects or past
 
     def _drop_context(self) -> None:
         """Drop statements and courtesy beside real instructions.

@@ -136,11 +136,18 @@ def fuzzy(word: str, rules: Rules) -> Head | None:
     """Return the verb ``word`` is a typo of, if it is near exactly one spelling.
 
     Words of five letters or more may be one edit away (two from eight letters); a
-    four-letter word only by two swapped neighbours ("mkae"): any other edit of so
-    short a word reaches too many other words.
+    shorter word only by one doubled key ("ttag") or, at four letters, two swapped
+    neighbours ("mkae"): any other edit of so short a word reaches too many others.
     """
     if len(word) < 4 or not word.isalpha():
         return None
+    for at in range(1, len(word)):
+        if word[at] == word[at - 1]:  # a doubled key ("ttag", "sennd")
+            single = word[:at] + word[at + 1 :]
+            if (single,) in rules.verbs:
+                return Head("fuzzy", single, rules.verbs[(single,)])
+            if (single,) in rules.generic:
+                return Head("generic", single, rules.generic[(single,)])
     if len(word) == 4:
         near = sorted(
             (verb != skill, verb, skill, basis)

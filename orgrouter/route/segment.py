@@ -27,9 +27,11 @@ _OPAQUE = (
     r"|(?i:(?<!\S)tl;dr)"
 )
 _ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 # Step markers: "1." "2)" "(3)" "a)" "(b)" "c." "i." "(ii)" "step 1:" "Step 2 -".
 _MARKER = (
-    r"(?<!\S)(?:(?i:step)\s*\d{1,2}\s*(?:[:.)]|[-–—](?=\s))"
+    r"(?<!\S)(?:(?i:step)\s*(?:\d{1,2}|(?i:one|two|three|four|five|six|seven|eight|nine|ten))"
+    r"\s*(?:[:.)]|[-–—](?=\s))"
     r"|\(\d{1,2}\)|\d{1,2}[.)]|\([a-zA-Z]\)|[a-zA-Z][.)]|\((?i:[ivx]{1,4})\)|(?i:[ivx]{1,4})[.)])"
     r"(?=\s)"
 )
@@ -82,6 +84,8 @@ def ordinals(marker: str) -> set[int]:
         found.add(int(core))
     if len(core) == 1 and core.isalpha():
         found.add(ord(core) - ord("a") + 1)
+    if core in _NUMBERS:
+        found.add(_NUMBERS.index(core) + 1)
     if core in _ROMAN:
         found.add(_ROMAN.index(core) + 1)
     return found
@@ -198,13 +202,18 @@ class Segmenter:
         )
 
     def _noun(self, at: int) -> str | None:
-        """Return the skill of a noun phrase at ``at`` (after one determiner), if any."""
+        """Return the skill of a noun phrase at ``at`` (after one determiner), if any.
+
+        Not when a statement's verb follows it: "the meeting ran long" is no meeting
+        to schedule.
+        """
         rules = self.rules
         noun_at = at + 1 if self.low[at] in rules.determiners and self._is_word(at + 1) else at
         for size in range(min(rules.max_phrase, len(self.low) - noun_at), 0, -1):
             skill = rules.nouns.get(tuple(self.low[noun_at : noun_at + size]))
             if skill is not None:
-                return skill
+                after = self.low[noun_at + size : noun_at + size + 1]
+                return None if after and after[0] in rules.statement_verbs else skill
         return None
 
     def _head(self, at: int, desire: bool, framed: bool) -> tuple[int, Head]:

@@ -197,12 +197,23 @@ class Context:
         return self.request is not None and self.request.private
 
     def subject(self) -> str:
-        """Return the text "this section" means: the request's body, else its parent's."""
+        """Return the text "this section" means: the request's body, else its parent's.
+
+        The section's other headlines follow as Org (a weekly review is its DONE
+        children): readers of the section's own text stop at the first headline, and
+        a model sees the whole section, privacy-tagged subtrees removed before sending.
+        """
         if self.request is None:
             return ""
-        if self.request.section.strip():
-            return self.request.section
-        return self.request.parent_section
+        own = self.request.section
+        text = own if own.strip() else self.request.parent_section
+        if not self.request.outline:
+            return text
+        return (
+            text
+            + ("" if not text or text.endswith("\n") else "\n")
+            + outline_text(self.request.outline)
+        )
 
     def withheld(self) -> bool:
         """Return whether a model is configured but kept from this private request."""
@@ -263,6 +274,16 @@ class BaseSkill:
             stimulus.sensor == Sensor.DELEGATION
             and str(stimulus.payload.get("skill", "")).lower() == self.name
         )
+
+
+def outline_text(outline: tuple[Heading, ...]) -> str:
+    """Return headlines as Org text, one star per level below the section's headline."""
+    lines: list[str] = []
+    for heading in outline:
+        keyword = f"{heading.todo} " if heading.todo else ""
+        tags = f" :{':'.join(heading.tags)}:" if heading.tags else ""
+        lines.append(f"{'*' * heading.depth} {keyword}{heading.title}{tags}\n{heading.body}")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def clarify(title: str, body: str) -> Emit:

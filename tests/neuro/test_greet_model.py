@@ -1,4 +1,4 @@
-"""A greeting with a model configured is answered by the model (over real HTTP)."""
+"""Write-back with a model configured, over real HTTP: greetings, sections of headlines."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ Snow today.
 """
 
 
-def _notes(tmp: Path, url: str) -> Path:
+def _notes(tmp: Path, url: str, note: str = NOTE) -> Path:
     notes = tmp / "notes"
     notes.mkdir()
-    (notes / "journal.org").write_text(NOTE, encoding="utf-8")
+    (notes / "journal.org").write_text(note, encoding="utf-8")
     (notes / "orgrouter.toml").write_text(
         f'[neuro]\nbackend = "openai"\nendpoint = "{url}"\nmodel = "llama3.2:3b"\n'
         'api_key_env = "ORGROUTER_TEST_KEY"\nmax_retries = 0\ntimeout_s = 5\n',
@@ -56,3 +56,28 @@ def test_greeting_falls_back_to_hello_when_the_model_fails(
     routed = _route(tmp_path)
     assert "*** Hello\n" in routed
     assert "I route headlines addressed to me." in routed
+
+
+REVIEW = """\
+* Week 49 review
+** DONE shipped the importer
+** DONE the doctor's visit :@personal:
+Blood test results: fine.
+** TODO write the migration guide
+** @agent summarize this week
+"""
+
+
+def test_weekly_review_reaches_the_model_without_its_private_child(
+    chat_server: ChatServer, tmp_path: Path
+) -> None:
+    _notes(tmp_path, chat_server.url, REVIEW)
+    chat_server.reply('(:type :MULTI-DELEGATION :intents ((:skill "summarize" :text "summarize")))')
+    chat_server.reply("You shipped the importer; the migration guide is still open.")
+    routed = _route(tmp_path)
+    assert routed.endswith(":END:\nYou shipped the importer; the migration guide is still open.\n")
+    sent = chat_server.received[-1].json()["messages"][-1]["content"]
+    assert sent.endswith(
+        "The notes:\n\n* DONE shipped the importer\n* TODO write the migration guide"
+    )
+    assert "doctor" not in sent and "Blood" not in sent

@@ -1,11 +1,16 @@
 """The ``search`` skill: find headlines across the notes root and link to them.
 
-A hit is a headline whose title holds the most words of the query that any headline
-holds (case-insensitive, a plural matching its singular: "curry recipes" finds
-"Thai green curry"); a top-level headline also counts its file's ``#+TITLE``
-("Curries"). Each becomes an Org link ``[[file:REL::*Heading][Heading]]``, REL
-relative to the file holding the request, which ``org-open-at-point`` follows to
-that heading. Results orgrouter wrote, and requests themselves, are not hits.
+A hit is a headline whose title or section text holds every word of the query
+(case-insensitive, accents folded), best first (BM25, titles weighted above text);
+each becomes an Org link ``[[file:REL::*Heading][Heading]]``, REL relative to the
+file holding the request, which ``org-open-at-point`` follows to that heading, with
+a short snippet of the text around the words. The words are looked up in the search
+index (``orgrouter.searchindex``), brought up to date once per run; without a state
+database or without FTS5 in this SQLite, the notes are scanned (titles only, a
+plural matching its singular, a top-level headline counting its file's ``#+TITLE``).
+When no headline holds every word ("dig up my curry recipes"), the words no headline
+holds are dropped and the result says so. Results orgrouter wrote, requests
+themselves and privacy-tagged subtrees are never hits.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orgrouter.discover import discover
 from orgrouter.errors import InputError
@@ -30,6 +36,9 @@ from orgrouter.skills.base import (
     proposal_stimulus,
 )
 from orgrouter.skills.wording import stem
+
+if TYPE_CHECKING:
+    from orgrouter.searchindex import SearchIndex
 
 MAX_HITS = 25
 RESULT_MARK = b":ORGROUTER_RESULT:"
@@ -53,6 +62,7 @@ class Hit:
     path: Path
     line: int
     title: str
+    snippet: str = ""
 
 
 class SearchSkill(BaseSkill):
@@ -71,17 +81,20 @@ class SearchSkill(BaseSkill):
                 f"I understood {stimulus.text!r} as a search but found no "
                 'words to look for. Write =@agent find notes about "kubernetes"=.',
             )
-        hits, unreadable = search(ctx.notes_root, query, ctx)
+        found = find(ctx.notes_root, query, ctx)
         here = ctx.request.path.parent if ctx.request and ctx.request.path else ctx.notes_root
         shown = " ".join(query)
-        if not hits:
+        if not found.hits:
             body = f"No headline under the notes root mentions {shown!r}."
         else:
-            body = "\n".join(f"- {org_link(hit, here)}" for hit in hits[:MAX_HITS])
-            if len(hits) > MAX_HITS:
-                body += f"\n- … and {len(hits) - MAX_HITS} more"
-        if unreadable:
-            body += f"\n\n{unreadable} file(s) could not be read and were not searched."
+            body = "\n".join(_item(hit, here) for hit in found.hits[:MAX_HITS])
+            if found.total > MAX_HITS:
+                body += f"\n- … and {found.total - MAX_HITS} more"
+        if found.unreadable:
+            files = "file" if found.unreadable == 1 else "files"
+            body += f"\n\n{found.unreadable} {files} could not be read and were not searched."
+        if found.note:
+            body += f"\n\n{found.note}"
         return Emit((Result(title=f"Search: {shown}", body=body),))
 
 
@@ -94,6 +107,79 @@ def query_words(text: str) -> list[str]:
         text = _VERB.sub("", text.strip(), count=1)
     words = [w.strip(".,;:!?") for w in text.split()]
     return [w for w in words if w and (quoted or w.lower() not in _NOISE)]
+
+
+@dataclass(frozen=True)
+class Found:
+    """A search's answer: the best hits, how many matched, files it could not read."""
+
+    hits: list[Hit]
+    total: int
+    unreadable: int
+    note: str = ""
+
+
+def find(root: Path, query: list[str], ctx: Context) -> Found:
+    """Return the headlines under ``root`` that hold every query word, best first."""
+    from orgrouter.state import StateDB
+
+    state = ctx.state
+    if isinstance(state, StateDB):
+        from orgrouter import searchindex
+
+        if searchindex.available(state.conn):
+            index = searchindex.SearchIndex(state, ctx.config.privacy.tags)
+            key = f"search_index:{root}"
+            unreadable = state.run_memo.get(key)
+            if not isinstance(unreadable, int):
+                discovered = discover([root], ctx.config.scan)
+                done = index.refresh(discovered.files, _read, under=root)
+                unreadable = done.unreadable + len(discovered.errors)
+                state.run_memo[key] = unreadable
+            best, total = index.query(query, under=root, limit=MAX_HITS)
+            note = ""
+            if not total and len(query) > 1:
+                held = _held_words(index, query, root)
+                if held:
+                    best, total = index.query(held, under=root, limit=MAX_HITS)
+                    dropped = [word for word in query if word not in held]
+                    note = f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)"
+            return Found(
+                [Hit(h.path, h.line, h.title, h.snippet) for h in best], total, unreadable, note
+            )
+        hits, unreadable = search(root, query, ctx)
+        note = "(This SQLite has no FTS5, so headline titles were scanned instead of the index.)"
+        return Found(hits, len(hits), unreadable, note)
+    hits, unreadable = search(root, query, ctx)
+    return Found(hits, len(hits), unreadable)
+
+
+def _held_words(index: SearchIndex, query: list[str], root: Path) -> list[str]:
+    """Return the query words some headline holds (a plural as its singular, if need be)."""
+    held: list[str] = []
+    for word in query:
+        for form in dict.fromkeys((word, stem(word))):
+            if index.query([form], under=root, limit=1)[1]:
+                held.append(form)
+                break
+    return held
+
+
+def _read(path: Path) -> bytes:
+    """Return the bytes of a note, as route reads them (size limit, NUL bytes refused)."""
+    return read_org_file(path).data
+
+
+def _item(hit: Hit, here: Path) -> str:
+    """Return the list item for one hit: its link, then its snippet."""
+    snippet = _quote(hit.snippet) if hit.snippet else ""
+    return f"- {org_link(hit, here)}" + (f" — {snippet}" if snippet else "")
+
+
+def _quote(text: str) -> str:
+    """Return snippet text safe on one list line (no Org structure, bounded)."""
+    text = " ".join(text.split())[:200]
+    return text.replace("[[", "[ [").replace("]]", "] ]")
 
 
 def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:

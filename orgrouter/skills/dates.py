@@ -160,7 +160,8 @@ class _Parser:
         day: date | None = None
         plural = plural_weekday(self.low(at))
         if self.low(at) in ADVERBS:
-            unit, step, at = ADVERBS[self.low(at)], 1, at + 1
+            code = ADVERBS[self.low(at)]  # "w", or "2w" for biweekly
+            unit, step, at = code[-1], int(code[:-1] or 1), at + 1
         elif plural is not None:  # "water the plants on sundays": every sunday
             unit, step, day, at = "w", 1, self.weekday(plural, False), at + 1
         elif self.low(at) in ("every", "each"):
@@ -270,9 +271,13 @@ class _Parser:
         return None
 
     def bare_hour(self, at: int) -> tuple[str | None, int]:
-        """Return "at 8" as 08:00 (a bare number needs its "at", or it is a quantity)."""
+        """Return "at 8" as 08:00 (a bare number needs its "at", or it is a quantity).
+
+        "at 1" to "at 6" mean the afternoon, as people say them ("dinner at 6").
+        """
         if self.kind(at + 1) == "number" and int(self.toks[at + 1].text) <= 23:
-            return f"{int(self.toks[at + 1].text):02d}:00", at + 2
+            hour = int(self.toks[at + 1].text)
+            return f"{hour + 12 if 1 <= hour <= 6 else hour:02d}:00", at + 2
         return None, at
 
     # -- day -----------------------------------------------------------------------
@@ -395,7 +400,7 @@ class _Parser:
         """Read "Dec 10", "10 December 2026", "the 12th", "12th of January"."""
         low = self.low(at)
         if low in MONTH and not (low == "may" and self.kind(at + 1) not in ("number", "ordinal")):
-            day_at = at + 1
+            day_at = at + 1 + (self.low(at + 1) == ".")  # "Dec. 10"
             if self.kind(day_at) in ("number", "ordinal"):
                 day = int(self.toks[day_at].value or self.toks[day_at].text)
                 year, after = self._year(day_at + 1)

@@ -62,7 +62,8 @@ PARTS = {"morning": 9, "afternoon": 14, "evening": 19, "night": 20, "tonight": 2
 # Words that lead a date and go with it; the deadline ones make it a DEADLINE.
 DEADLINE_LEADS = word_set("by before due until till avant antes vor voor entro")
 LEADS = DEADLINE_LEADS | word_set("on at for from starting le la el am op il dès des")
-ADVERBS = {"daily": "d", "weekly": "w", "monthly": "m", "yearly": "y", "annually": "y"}
+ADVERBS = {"daily": "d", "weekly": "w", "monthly": "m", "yearly": "y", "annually": "y",
+           "biweekly": "2w", "fortnightly": "2w"}  # fmt: skip
 
 TOKEN = re.compile(
     r"(?P<stamp><\d{4}-\d{2}-\d{2}[^>\n]{0,40}>)"

@@ -46,8 +46,8 @@ class TagSkill(BaseSkill):
         target: tuple[int, str] | None = None
         if request is not None:
             target = (request.parent_line or request.line, request.parent_title or "?")
-            if not request.parent_line:
-                target = (request.line, request.headline or "?")
+            if not request.parent_line:  # a top-level request: its own headline
+                target = (request.line, "this headline")
             # "tag the Bookings heading :travel:": a headline of the section, by title.
             named = named_heading(_TAG_GROUP.sub(" ", said), request.outline)
             if named is not None:

@@ -157,3 +157,17 @@ def test_org_syntax_agrees_with_org_read_date(emacs: str, tmp_path: Path) -> Non
     for text, day in org.items():
         found = find_date(text, NOW)
         assert found is not None and found.day.isoformat() == day, text
+
+
+@pytest.mark.parametrize(
+    ("text", "stamp"),
+    [
+        ("dinner on friday at 6", "<2026-12-04 Fri 18:00>"),
+        ("stand-up tomorrow at 9", "<2026-12-02 Wed 09:00>"),
+        ("pay the cleaner biweekly", "<2026-12-01 Tue +2w>"),
+        ("the fair on Dec. 12", "<2026-12-12 Sat>"),
+    ],
+)
+def test_spoken_forms(text: str, stamp: str) -> None:
+    found = find_date(text, NOW)
+    assert found is not None and found.timestamp() == stamp

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from skillctx import request_ctx
 
@@ -147,3 +149,12 @@ def test_tag_a_headline_of_the_section_by_its_title() -> None:
     action = _run(TAG, "tag the Bookings heading", _ctx(own_tags=("travel",), outline=outline))
     assert action.retags == (Retag((4,), ("travel",)),)
     assert _one(action).title == "Tagged Bookings with =travel="
+
+
+def test_a_top_level_request_tags_itself_without_its_address_in_the_result() -> None:
+    ctx = _ctx(own_tags=("inbox",))
+    assert ctx.request is not None
+    ctx.request = dataclasses.replace(ctx.request, parent_line=None, parent_title="")
+    action = _run(TAG, "tag this", ctx)
+    assert action.retags == (Retag((7,), ("inbox",)),)
+    assert _one(action).title == "Tagged this headline with =inbox="

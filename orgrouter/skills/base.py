@@ -62,6 +62,7 @@ class Stimulus:
 
 
 ResultKind = Literal["result", "clarification", "approval", "error"]
+MAX_TITLE_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,13 @@ class Result:
     planning: str | None = None
     properties: tuple[tuple[str, str], ...] = ()
     org_safe: bool = False
+
+    def __post_init__(self) -> None:
+        """Make the title one line of bounded length (a list item can be a page long)."""
+        title = " ".join(self.title.split())
+        if len(title) > MAX_TITLE_CHARS:
+            title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+        object.__setattr__(self, "title", title)
 
 
 @dataclass(frozen=True)

@@ -158,3 +158,8 @@ def test_a_top_level_request_tags_itself_without_its_address_in_the_result() -> 
     action = _run(TAG, "tag this", ctx)
     assert action.retags == (Retag((7,), ("inbox",)),)
     assert _one(action).title == "Tagged this headline with =inbox="
+
+
+def test_a_page_long_item_makes_a_bounded_one_line_title() -> None:
+    (result,) = _run(TODO, "make todos for these", _ctx("- " + "word\tword " * 200 + "\n")).results
+    assert "\t" not in result.title and len(result.title) == 200 and result.title.endswith("…")

@@ -97,17 +97,14 @@ class Builder:
     def _drop_preparatory(self) -> None:
         """Drop "go through X" joined to a second verb: the second verb is the intent."""
         for group in self.groups:
-            keep = [
-                intent
-                for at, intent in enumerate(group)
-                if not (
-                    at + 1 < len(group)
-                    and tuple(intent.verb.split(" ")) in self.rules.preparatory
-                    and group[at + 1].agent == intent.agent
-                )
-            ]
-            self.context.extend(i.text for i in group if i not in keep)
-            group[:] = keep
+            drop = {
+                at
+                for at, intent in enumerate(group[:-1])
+                if tuple(intent.verb.split(" ")) in self.rules.preparatory
+                and group[at + 1].agent == intent.agent
+            }
+            self.context.extend(group[at].text for at in sorted(drop))
+            group[:] = [intent for at, intent in enumerate(group) if at not in drop]
 
     def _group(self, group: Group) -> list[Intent]:
         if not group.delegations:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from orgrouter.route.intent import Head
-from orgrouter.route.lexicon import NOT_A_WORD, base_forms, fuzzy, match, verb_at
+from orgrouter.route.lexicon import NOT_A_WORD, fuzzy, match, verb_at
 from orgrouter.route.rules import Rules
 
 # Org blocks, fenced code, quoted text, Org links, =verbatim=, ~code~ and `code` are
@@ -27,6 +27,7 @@ _OPAQUE = (
     r"|(?i:(?<!\S)tl;dr)"
 )
 _ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+_SHORT = 12  # the most tokens of a clause read as courtesy or as a bare noun request
 _NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 # Step markers: "1." "2)" "(3)" "a)" "(b)" "c." "i." "(ii)" "step 1:" "Step 2 -".
 _MARKER = (
@@ -241,18 +242,17 @@ class Segmenter:
     def _wanted(self, at: int) -> Head | None:
         """Read what a desire frame asks for: "I need a polite note", "... pulled out"."""
         rules = self.rules
-        for later in range(at, len(self.raw)):
+        for later in range(at, min(len(self.raw), at + _SHORT)):
             word = self.low[later]
             if word == NOT_A_WORD or (later > at and word in rules.joiners):
                 return None
             skill = self._noun(later)
             if skill is not None:
                 return Head("noun", "", skill)
-            for base in base_forms(word):
-                found = verb_at([*self.low[:later], base, *self.low[later + 1 :]], later, rules)
-                if found is not None:
-                    self.inflected = True
-                    return found[1]
+            found = verb_at(self.low, later, rules, inflected=True)
+            if found is not None and found[1].verb.split(" ")[0] != word:
+                self.inflected = True  # "pulled out" (a base form would be a new clause)
+                return found[1]
         return None
 
     def _delegation(self, at: int) -> int | None:
@@ -261,12 +261,18 @@ class Segmenter:
         return mention if self._mention(mention, other=True) else None
 
     def _sentence_rest(self, at: int) -> tuple[int, str]:
-        """Return where the sentence containing ``at`` ends and its text from ``at``."""
+        """Return where the sentence containing ``at`` ends and its text from ``at``.
+
+        Only a short rest matters (courtesy, "todos after"): a longer one is read as
+        empty, so a long run of commas costs linear time.
+        """
         end = at
         while end < len(self.raw) and not (
             self.raw[end].kind == "punct" and self.raw[end].text not in (",", ":")
         ):
             end += 1
+            if end - at > _SHORT:
+                return at, ""
         if at >= len(self.raw):
             return end, ""
         stop = self.raw[end - 1].end if end > at else self.raw[at].start

@@ -169,7 +169,7 @@ class _Parser:
             step = 1
             if self.low(at) == "other":
                 step, at = 2, at + 1
-            elif (counted := self.count(at)) is not None and self.low(counted[1]) in UNITS:
+            elif (counted := self.count(at)) and counted[0] > 0 and self.low(counted[1]) in UNITS:
                 step, at = counted
             word = self.low(at)
             if word in WEEKDAY:

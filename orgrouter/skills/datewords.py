@@ -10,11 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-
-def word_set(words: str) -> frozenset[str]:
-    """Return the words of ``words`` (a table written as one string) as a set."""
-    return frozenset(words.split())
-
+from orgrouter.skills.wording import word_set
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 

@@ -25,34 +25,28 @@ from dataclasses import dataclass
 
 from orgrouter.skills.base import Heading
 from orgrouter.skills.orgtext import Item, Prose, read_prose, tables
-from orgrouter.skills.wording import stem
-
-
-def _set(words: str) -> frozenset[str]:
-    """Return the words of ``words`` (a table written as one string) as a set."""
-    return frozenset(words.split())
-
+from orgrouter.skills.wording import stem, word_set
 
 _WORD = re.compile(r"[^\W_][\w'-]*")
-_OPEN = _set(
+_OPEN = word_set(
     "open unchecked unticked undone remaining outstanding pending unfinished empty "
     "incomplete uncompleted left offenen offene ouvertes abiertas"
 )
-_DONE = _set("checked ticked done finished completed crossed")
-_BOXES = _set("box boxes checkbox checkboxes check-boxes checklist tickboxes")
-_ITEMS = _set("item items bullet bullets point points list entries things ones lines steps")
+_DONE = word_set("checked ticked done finished completed crossed")
+_BOXES = word_set("box boxes checkbox checkboxes check-boxes checklist tickboxes")
+_ITEMS = word_set("item items bullet bullets point points list entries things ones lines steps")
 _LINE_NOUNS = "lines?|notes?|entries|comments?|items?|bits?|markers?"
-_ROWS = _set("row rows table tables")
-_HEADINGS = _set(
+_ROWS = word_set("row rows table tables")
+_HEADINGS = word_set(
     "heading headings headline headlines subheading subheadings subsections children "
     "sections entries"
 )
-_POINTERS = _set("these those them they below above following listed here all everything")
-_DETERMINERS = _set(
+_POINTERS = word_set("these those them they below above following listed here all everything")
+_DETERMINERS = word_set(
     "the these those all every each my our la les le des die der das den de het el los las"
 )
 # Words a label shares with any phrase; they say nothing about which list is meant.
-_GENERIC = _set(
+_GENERIC = word_set(
     "the a an of for to and my our this that list items item things points lines notes "
     "la le les de des du à a die der das"
 )

@@ -55,3 +55,8 @@ def stem(word: str) -> str:
     if len(folded) > 3 and folded.endswith("s") and not folded.endswith("ss"):
         return folded[:-1]
     return folded
+
+
+def word_set(words: str) -> frozenset[str]:
+    """Return the words of ``words`` (a table written as one string) as a set."""
+    return frozenset(words.split())

@@ -26,6 +26,7 @@ _DEADLINE = re.compile(r"\b(?:deadline|due|no later than)\b", re.IGNORECASE)
 _VERB = re.compile(
     r"^(?:please\s+)?(?:(?:can|could|would) you\s+)?"
     r"(?:schedule|plan|set (?:up )?(?:a |an )?(?:deadline|reminder|appointment)(?: for)?|"
+    r"set up|arrange|organi[sz]e|"
     r"put|pencil in|add a deadline(?: for)?|deadline(?: for)?)\s+",
     re.IGNORECASE,
 )

@@ -27,6 +27,8 @@ _OBLIGATION = re.compile(
 _TRAILING_REMIND = re.compile(
     r"\s*[-–—,;:]?\s*(?:please\s+)?(?:remind me|rappelle-moi|recuérdame)\b.*$", re.IGNORECASE
 )
+# "remind me on the 14th to pack": once the date is gone, "to" starts the title.
+_INFINITIVE = re.compile(r"^to\s+(?=\S)", re.IGNORECASE)
 # "block two hours for", "set aside an hour for": a time block around the task.
 BLOCK = re.compile(
     r"^(?:block|set aside|reserve|make time|carve out|book)(?:\s+out)?"
@@ -41,6 +43,7 @@ def task_title(text: str) -> str:
     title = REMIND.sub("", text.strip(), count=1)
     title = _OBLIGATION.sub("", title, count=1)
     title = BLOCK.sub("", title, count=1)
+    title = _INFINITIVE.sub("", title, count=1)
     title = _TRAILING_REMIND.sub("", title)
     return title.strip(" ,.;:-–—") or text.strip()
 

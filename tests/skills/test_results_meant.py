@@ -163,3 +163,16 @@ def test_a_top_level_request_tags_itself_without_its_address_in_the_result() -> 
 def test_a_page_long_item_makes_a_bounded_one_line_title() -> None:
     (result,) = _run(TODO, "make todos for these", _ctx("- " + "word\tword " * 200 + "\n")).results
     assert "\t" not in result.title and len(result.title) == 200 and result.title.endswith("…")
+
+
+@pytest.mark.parametrize(
+    ("handler", "text", "title"),
+    [
+        (TODO, "remind me on the 14th to pack", "pack"),
+        (TODO, "remind me in a fortnight to call the embassy", "call the embassy"),
+        (SCHEDULE, "set up a call with Dana next tuesday at 2pm", "Call with Dana"),
+        (SCHEDULE, "set up a reminder for the MOT on friday", "MOT"),
+    ],
+)
+def test_the_date_in_the_middle_leaves_the_title(handler: Skill, text: str, title: str) -> None:
+    assert _one(_run(handler, text, _ctx())).title == title

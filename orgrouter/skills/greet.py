@@ -7,10 +7,19 @@ greeting in a sentence or two; offline, a short hello with a hint does.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from orgrouter.errors import ModelError
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, proposal_stimulus
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Result,
+    Stimulus,
+    proposal_stimulus,
+)
 
 GREETING_BODY = (
     "Hello! I route headlines addressed to me. Write one like\n"
@@ -18,6 +27,10 @@ GREETING_BODY = (
     "and run =orgrouter route= over your notes."
 )
 MAX_GREETING_CHARS = 1_000  # a greeting is a sentence or two; a runaway reply is cut
+THANKS_BODY = "Glad to help. Address another headline to me whenever you need something."
+_THANKS = re.compile(
+    r"\b(?:thanks|thank you|thx|cheers|merci|danke|gracias|grazie|bedankt)\b", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -67,6 +80,8 @@ class GreetSkill(BaseSkill):
                     org_safe=True,  # markdown_to_org escaped what Org reads as structure
                 )
                 return Emit((result,))
+        if isinstance(proposal, Stimulus) and _THANKS.search(proposal.text):
+            return Emit((Result(title="You're welcome", body=THANKS_BODY),))
         return Emit((Result(title="Hello", body=GREETING_BODY),))
 
 

@@ -27,6 +27,11 @@ _OBLIGATION = re.compile(
 _TRAILING_REMIND = re.compile(
     r"\s*[-–—,;:]?\s*(?:please\s+)?(?:remind me|rappelle-moi|recuérdame)\b.*$", re.IGNORECASE
 )
+# "... in my calendar", "... to my agenda": where it goes, not what it is.
+_CALENDAR = re.compile(
+    r"\s+(?:in|into|to|on|onto)\s+(?:my|the|our)\s+(?:calendar|agenda|diary|planner|todo list)\b",
+    re.IGNORECASE,
+)
 # "remind me on the 14th to pack": once the date is gone, "to" starts the title.
 _INFINITIVE = re.compile(r"^to\s+(?=\S)", re.IGNORECASE)
 # "block two hours for", "set aside an hour for": a time block around the task.
@@ -45,6 +50,7 @@ def task_title(text: str) -> str:
     title = BLOCK.sub("", title, count=1)
     title = _INFINITIVE.sub("", title, count=1)
     title = _TRAILING_REMIND.sub("", title)
+    title = _CALENDAR.sub("", title)
     return title.strip(" ,.;:-–—") or text.strip()
 
 

@@ -176,3 +176,8 @@ def test_a_page_long_item_makes_a_bounded_one_line_title() -> None:
 )
 def test_the_date_in_the_middle_leaves_the_title(handler: Skill, text: str, title: str) -> None:
     assert _one(_run(handler, text, _ctx())).title == title
+
+
+def test_offline_thanks_is_answered_as_thanks() -> None:
+    result = _one(_run(GREET, "thanks, that was quick!", _ctx()))
+    assert result.title == "You're welcome" and "no model" not in result.body.lower()

@@ -189,12 +189,14 @@ def _open_items(items: Sequence[Item], words: list[str]) -> list[str]:
 
 def _by_label(words: list[str], prose: Prose) -> Resolved | None:
     """Return the list whose label the phrase repeats ("the open questions", "À faire")."""
+    said = {stem(w) for w in words if w not in _GENERIC}
     wanted = {stem(w) for w in words if w not in _GENERIC and w not in _OPEN}
     best: tuple[int, str] | None = None
     labels = (item.after for item in prose.items if item.after.rstrip().endswith(":"))
     for label in dict.fromkeys(labels):
         label_words = {stem(w) for w in _WORD.findall(label) if w.lower() not in _GENERIC}
-        shared = len(label_words & wanted)
+        # A state word ("open") only ranks labels that share a word of substance.
+        shared = len(label_words & said) if label_words & wanted else 0
         if shared and (best is None or shared > best[0]):
             best = (shared, label)
     if best is None:

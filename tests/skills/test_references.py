@@ -172,3 +172,10 @@ def test_a_label_named_in_the_singular() -> None:
 def test_one_task_per_line_with_a_shared_date() -> None:
     todos = _todos("make a task per line above, due saturday", _ctx(parent="- a\n- b\n"))
     assert todos == [("a", "DEADLINE: <2026-12-05 Sat>"), ("b", "DEADLINE: <2026-12-05 Sat>")]
+
+
+def test_the_label_sharing_most_words_wins() -> None:
+    section = "Questions for Bob:\n- how much?\nOpen questions:\n- which date?\n"
+    assert _todos("make todos for the open questions", _ctx(parent=section)) == [
+        ("which date?", None)
+    ]

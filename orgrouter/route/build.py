@@ -138,6 +138,9 @@ class Builder:
         end = (clause.words[-1][1] if clause.words else None) or head_end
         head = self.segmenter.heads[start]
         obj = self.text[head_end:end].strip()
+        late = self.segmenter.late_verbs.get(start)
+        if late is not None:  # "tomorrow morning remind me to X": the clause without its verb
+            obj = " ".join(f"{self.text[start : late[0]]} {self.text[late[1] : end]}".split())
         words = [self.text[a:b].lower() for a, b in clause.words]
         if head.basis == "generic":
             head = self._by_noun(head, words)

@@ -13,6 +13,10 @@ from orgrouter.route.rules import Rules
 from orgrouter.route.segment import Segmenter
 
 _PLACES = ("in", "on", "onto", "to")
+# "what's in the list below? boil it down": a question about what a part holds, then
+# a request about "it", is one request.
+_CONTENTS = re.compile(r"(?i)^what(?:'s|\u2019s| is| are|'re)? (?:in|on|under|inside)\b")
+_PRONOUN = re.compile(r"(?i)^(?:it|them|that|this|these|those)\b")
 _PAST = re.compile(r"(?i)\b(yesterday|last|ago|from|since)\b")  # not a date still to come
 
 
@@ -86,6 +90,15 @@ class Builder:
         statement still gets a clarification.
         """
         flags = [[self._context(i) for i in group] for group in self.groups]
+        for at, group in enumerate(self.groups[:-1]):
+            after = self.groups[at + 1][0]
+            if (
+                len(group) == 1
+                and group[0].basis == "question"
+                and _CONTENTS.match(group[0].text)
+                and _PRONOUN.match(after.object)
+            ):
+                flags[at][0] = True
         if any(not flag for group in flags for flag in group):
             for group, marks in zip(self.groups, flags, strict=True):
                 self.context.extend(i.text for i, mark in zip(group, marks, strict=True) if mark)
@@ -138,6 +151,9 @@ class Builder:
         end = (clause.words[-1][1] if clause.words else None) or head_end
         head = self.segmenter.heads[start]
         obj = self.text[head_end:end].strip()
+        late = self.segmenter.late_verbs.get(start)
+        if late is not None:  # "tomorrow morning remind me to X": the clause without its verb
+            obj = " ".join(f"{self.text[start : late[0]]} {self.text[late[1] : end]}".split())
         words = [self.text[a:b].lower() for a, b in clause.words]
         if head.basis == "generic":
             head = self._by_noun(head, words)

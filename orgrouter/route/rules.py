@@ -72,6 +72,7 @@ class Rules:
     outputs: frozenset[str]  # skills whose noun after "into"/"as" decides, whatever the verb
     languages: frozenset[str]
     converters: frozenset[Phrase]  # verbs that put text "into <language>": translate
+    time_openers: frozenset[str]  # "every tuesday at 8 schedule ...": a time before the verb
     statement_verbs: frozenset[str]  # "the meeting ran long": a statement, not a request
     dated_errands: frozenset[str]  # "fix the door next monday": with a date, a todo
     adjectives: Mapping[str, str]  # "make this shorter": the adjective decides the skill
@@ -279,7 +280,7 @@ def _verbs(table: _Table) -> dict[str, Any]:
     words = table.section("words")
     known = {"determiners", "prepositions", "targets", "subjects", "fillers", "sequence",
              "delegators", "particles", "joiners", "preparatory", "outputs", "languages",
-             "converters", "dated_errands", "statement_verbs"}
+             "converters", "dated_errands", "statement_verbs", "time_openers"}
     table.unknown_keys(words, known, "[words]")
     frames = table.section("frames", required=False)
     table.unknown_keys(frames, {"courtesy", "desire"}, "[frames]")
@@ -324,6 +325,7 @@ def _verbs(table: _Table) -> dict[str, Any]:
         "converters": frozenset(phrase(w) for w in optional("converters")),
         "dated_errands": frozenset(" ".join(phrase(w)) for w in optional("dated_errands")),
         "statement_verbs": frozenset(optional("statement_verbs")),
+        "time_openers": frozenset(optional("time_openers")),
         "adjectives": adjectives,
         "courtesy_frames": patterns("courtesy"),
         "desire_frames": patterns("desire"),

@@ -104,6 +104,9 @@ class Segmenter:
         # A step marker that is not a step ("in 3. days", "a. b.") reads as a word.
         self.low = [t.low if t.kind in ("word", "num") else NOT_A_WORD for t in raw]
         self.heads: dict[int, Head] = {}  # HEAD token start -> how it was read
+        # HEAD token start -> the span of its verb, when the verb comes later in the
+        # clause ("tomorrow morning remind me to ...", "I need X pulled out")
+        self.late_verbs: dict[int, tuple[int, int]] = {}
         self.out: list[tuple[str, int, int]] = []
         self.steps = self._step_markers()
         self.list_skill: str | None = None  # "To do: 1) ... 2) ...": what every step is
@@ -237,7 +240,28 @@ class Segmenter:
             wanted = self._wanted(at)
             if wanted is not None:
                 return 1, wanted
+        if word in self.rules.time_openers:
+            later = self._after_time(at)
+            if later is not None:
+                return 1, later
         return 1, Head("unknown", word, "ask")
+
+    def _after_time(self, at: int) -> Head | None:
+        """Return the verb after a time phrase that opens a clause ("every monday at 7 ...").
+
+        Only a time phrase: it names a time and holds no article ("this is a bit of a
+        mess" is no time).
+        """
+        rules = self.rules
+        for later in range(at + 1, min(len(self.raw), at + _SHORT)):
+            word = self.low[later]
+            if word == NOT_A_WORD or word in rules.joiners or word in ("a", "an", "the"):
+                return None
+            found = verb_at(self.low, later, rules)
+            if found is not None and found[1].basis == "verb":
+                phrase = self.text[self.raw[at].start : self.raw[later].start]
+                return self._late(at, later, found) if rules.retime_when.search(phrase) else None
+        return None
 
     def _wanted(self, at: int) -> Head | None:
         """Read what a desire frame asks for: "I need a polite note", "... pulled out"."""
@@ -252,8 +276,15 @@ class Segmenter:
             found = verb_at(self.low, later, rules, inflected=True)
             if found is not None and found[1].verb.split(" ")[0] != word:
                 self.inflected = True  # "pulled out" (a base form would be a new clause)
-                return found[1]
+                return self._late(at, later, found)
         return None
+
+    def _late(self, at: int, later: int, found: tuple[int, Head]) -> Head:
+        """Record that the clause at ``at`` has its verb at ``later``; return the verb."""
+        size, head = found
+        span = (self.raw[later].start, self.raw[later + size - 1].end)
+        self.late_verbs[self.raw[at].start] = span
+        return head
 
     def _delegation(self, at: int) -> int | None:
         """Return where the mention is if a delegation starts at ``at``, else None."""

@@ -118,9 +118,8 @@ def test_user_skill_may_use_dataclasses(tmp_path: Path) -> None:
     (skills / "counted.py").write_text(
         # string annotations make dataclasses look the module up in sys.modules
         "from __future__ import annotations\nfrom dataclasses import dataclass\n"
-        + GOOD.replace(
-            "class Weather", "@dataclass(frozen=True)\nclass Count:\n    n: int\n\nclass Weather"
-        )
+        + GOOD.replace("class Weather", "@dataclass(frozen=True)\nclass Count:\n    n: int\n\n"
+                       "class Weather")
         + "\nCOUNT = Count(3)\n"
     )
     found = load_skills(_config(skills))

@@ -341,6 +341,21 @@ class Segmenter:
             return "_AND", after  # "sumarize and mkae todos"
         return None
 
+    def _unknown_verb(self, at: int) -> bool:
+        """Return whether an unknown word after "then" reads as a verb ("then blorp it").
+
+        A bare form (not "comes", "dropped", "going") with an object's start after it:
+        kept as its own clause, so the clarification names it instead of an object
+        swallowing it.
+        """
+        word, rules = self.low[at], self.rules
+        known = (rules.determiners, rules.prepositions, rules.subjects, rules.questions)
+        if not word.isalpha() or len(word) < 3 or any(word in table for table in known):
+            return False
+        if word.endswith(("s", "ed", "ing")) or self._noun(at) is not None:
+            return False
+        return self._is_word(at + 1) and self.low[at + 1] in rules.determiners
+
     def _typo(self, at: int) -> bool:
         """Return whether the word at ``at`` after "and" is a misspelt verb ("mkae").
 
@@ -374,7 +389,9 @@ class Segmenter:
         after = at + match(self.low, at, self.rules.sequence)
         start, _ = self._skip_fillers(after)
         if self._is_word(start) and (
-            self._verb(start, strict=False) is not None or fuzzy(self.low[start], self.rules)
+            self._verb(start, strict=False) is not None
+            or fuzzy(self.low[start], self.rules)
+            or self._unknown_verb(start)
         ):
             return "_SEQ", after
         if self._delegation(start) is not None:

@@ -27,6 +27,7 @@ _OPAQUE = (
     r"|(?i:(?<!\S)tl;dr)"
 )
 _ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+_INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060"))  # BOM, zero widths
 _SHORT = 12  # the most tokens of a clause read as courtesy or as a bare noun request
 _NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 # Step markers: "1." "2)" "(3)" "a)" "(b)" "c." "i." "(ii)" "step 1:" "Step 2 -".
@@ -60,8 +61,8 @@ class Raw:
 
     @property
     def low(self) -> str:
-        """Return the text in lower case with curly apostrophes made straight."""
-        return self.text.lower().replace("\u2019", "'")
+        """Return the text in lower case, curly apostrophes straight, invisible marks gone."""
+        return self.text.lower().replace("\u2019", "'").translate(_INVISIBLE)
 
 
 def tokenize(text: str) -> list[Raw]:
@@ -135,6 +136,11 @@ class Segmenter:
     def _is_word(self, at: int) -> bool:
         return at < len(self.raw) and self.low[at] != NOT_A_WORD
 
+    def _symbol(self, at: int) -> bool:
+        """Return whether the word at ``at`` is only symbols ("👍", "***"), not a joiner."""
+        word = self.low[at]
+        return not any(char.isalnum() for char in word) and word not in self.rules.joiners
+
     def _mention(self, at: int, *, other: bool) -> bool:
         """Return whether ``at`` is a mention (of a sub-agent, when ``other``)."""
         if at >= len(self.raw) or self.raw[at].kind != "mention":
@@ -164,8 +170,8 @@ class Segmenter:
                 at + match(self.low, at, self.rules.fillers),
                 self._frame(at, self.rules.courtesy_frames),
             )
-            if after == at and self.low[at] in self.selves:
-                after = at + 1  # "hi otto, ..."
+            if after == at and (self.low[at] in self.selves or self._symbol(at)):
+                after = at + 1  # "hi otto, ...", "👍 summarize this"
             if after == at and self.low[at] in ("can", "could", "would", "will"):
                 after = at + 1 if self._mention(at + 1, other=True) else at  # "could @writer"
             wanted = False
@@ -341,6 +347,21 @@ class Segmenter:
             return "_AND", after  # "sumarize and mkae todos"
         return None
 
+    def _unknown_verb(self, at: int) -> bool:
+        """Return whether an unknown word after "then" reads as a verb ("then blorp it").
+
+        A bare form (not "comes", "dropped", "going") with an object's start after it:
+        kept as its own clause, so the clarification names it instead of an object
+        swallowing it.
+        """
+        word, rules = self.low[at], self.rules
+        known = (rules.determiners, rules.prepositions, rules.subjects, rules.questions)
+        if not word.isalpha() or len(word) < 3 or any(word in table for table in known):
+            return False
+        if word.endswith(("s", "ed", "ing")) or self._noun(at) is not None:
+            return False
+        return self._is_word(at + 1) and self.low[at + 1] in rules.determiners
+
     def _typo(self, at: int) -> bool:
         """Return whether the word at ``at`` after "and" is a misspelt verb ("mkae").
 
@@ -374,7 +395,9 @@ class Segmenter:
         after = at + match(self.low, at, self.rules.sequence)
         start, _ = self._skip_fillers(after)
         if self._is_word(start) and (
-            self._verb(start, strict=False) is not None or fuzzy(self.low[start], self.rules)
+            self._verb(start, strict=False) is not None
+            or fuzzy(self.low[start], self.rules)
+            or self._unknown_verb(start)
         ):
             return "_SEQ", after
         if self._delegation(start) is not None:

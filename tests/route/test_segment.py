@@ -81,3 +81,11 @@ def test_hostile_runs_decompose_with_exact_spans() -> None:
         result = decompose(text, RULES)
         assert result.error is None
         assert all(text[i.start : i.end] == i.text for i in result.intents)
+
+
+def test_invisible_marks_and_symbols_before_the_verb() -> None:
+    for text in ["\ufeffsummarize this", "sum\u200b up this", "👍 summarize this", "*** summarize"]:
+        result = decompose(text, RULES)
+        assert [i.skill for i in result.intents] == ["summarize"], text
+        assert all(text[i.start : i.end] == i.text for i in result.intents)
+    assert skills("tldr + tag :read:") == ["summarize", "tag"]  # "+" still joins

@@ -39,6 +39,7 @@ from datetime import date, datetime, time, timedelta
 
 from orgrouter.skills.datewords import (
     ADVERBS,
+    CLOCK_UNITS,
     COUNTS,
     DAY_PHRASES,
     DAY_WORDS,
@@ -208,6 +209,9 @@ class _Parser:
     # -- moment --------------------------------------------------------------------
     def moment(self, at: int) -> _Moment | None:
         """Return a day with an optional part of day and time (or a time then a day)."""
+        soon = self.soon(at)
+        if soon is not None:
+            return soon
         if self.low(at) == "tonight" or (self.low(at) == "this" and self.part(at + 1)):
             after = at + 1 if self.low(at) == "tonight" else at + 2
             hour = PARTS["tonight" if self.low(at) == "tonight" else self.low(at + 1)]
@@ -230,6 +234,15 @@ class _Parser:
         if day is not None:
             return _Moment(day[0], timed, day[1])
         return _Moment(self.today, timed, after)  # Org reads a lone "18:00" as today
+
+    def soon(self, at: int) -> _Moment | None:
+        """Read "in 2 hours", "in 30 minutes": the day and clock time that far ahead."""
+        counted = self.count(at + 1) if self.low(at) == "in" else None
+        if counted is None or self.low(counted[1]) not in CLOCK_UNITS:
+            return None
+        number, unit_at = counted
+        later = self.now + timedelta(minutes=number * CLOCK_UNITS[self.low(unit_at)])
+        return _Moment(later.date(), later.strftime("%H:%M"), unit_at + 1)
 
     def time_or_hour(self, at: int) -> tuple[str | None, int]:
         """Return a time, or "at 8" as 08:00 (a bare number needs its "at")."""
@@ -316,9 +329,13 @@ class _Parser:
         strict = self.low(at) == "next"
         lead = at + (self.low(at) in ("next", "this", "coming"))
         word = self.low(lead)
-        if word in WEEKDAY:
-            return self.weekday(WEEKDAY[word], strict), lead + 1
-        return None
+        if word not in WEEKDAY:
+            return None
+        after = self.words(lead + 1, "next", "week") or self.words(lead + 1, "of", "next", "week")
+        if after is not None:  # "monday next week": that day of next week
+            monday = self.today + timedelta(days=7 - self.today.weekday())
+            return monday + timedelta(days=WEEKDAY[word]), after
+        return self.weekday(WEEKDAY[word], strict), lead + 1
 
     def weekday(self, target: int, strict: bool) -> date:
         """Return the next ``target`` weekday after today (as ``org-read-date`` reads it).
@@ -410,7 +427,8 @@ class _Parser:
         if self.kind(lead) not in ("number", "ordinal"):
             return None
         day = int(self.toks[lead].value or self.toks[lead].text)
-        month_at = lead + 1 + (self.low(lead + 1) == "of")
+        # "of January", "3. Januar", "5 de enero", "le 15 décembre"
+        month_at = lead + 1 + (self.low(lead + 1) in ("of", ".", "de", "di"))
         if self.low(month_at) in MONTH:  # "3 Jan 2027", "the 12th of January"
             year, after = self._year(month_at + 1)
             return self._future(MONTH[self.low(month_at)], day, year, after)

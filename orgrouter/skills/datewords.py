@@ -44,6 +44,7 @@ COUNTS = {
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple": 2, "few": 3,
 }  # fmt: skip
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
+CLOCK_UNITS = {"minute": 1, "minutes": 1, "mins": 1, "min": 1, "hour": 60, "hours": 60}
 UNITS = {"day": "d", "days": "d", "week": "w", "weeks": "w", "fortnight": "f",
           "month": "m", "months": "m", "year": "y", "years": "y"}  # fmt: skip
 DAY_WORDS = {"today": 0, "tomorrow": 1, "yesterday": -1, "demain": 1, "morgen": 1,

@@ -166,6 +166,12 @@ def test_org_syntax_agrees_with_org_read_date(emacs: str, tmp_path: Path) -> Non
         ("stand-up tomorrow at 9", "<2026-12-02 Wed 09:00>"),
         ("pay the cleaner biweekly", "<2026-12-01 Tue +2w>"),
         ("the fair on Dec. 12", "<2026-12-12 Sat>"),
+        ("call Bo monday next week", "<2026-12-07 Mon>"),
+        ("remind me in 2 hours to call", "<2026-12-01 Tue 11:00>"),
+        ("in 30 minutes", "<2026-12-01 Tue 09:30>"),
+        ("am 3. Januar", "<2027-01-03 Sun>"),
+        ("el 5 de enero", "<2027-01-05 Tue>"),
+        ("le 15 décembre", "<2026-12-15 Tue>"),
     ],
 )
 def test_spoken_forms(text: str, stamp: str) -> None:

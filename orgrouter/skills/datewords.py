@@ -53,7 +53,7 @@ DAY_WORDS = {"today": 0, "tomorrow": 1, "yesterday": -1, "demain": 1, "morgen": 
 DAY_PHRASES = ((("end", "of", "day"), 0), (("end", "of", "today"), 0), (("eod",), 0),
                 (("close", "of", "business"), 0), (("cob",), 0))  # fmt: skip
 HOLIDAYS = ((("christmas", "eve"), (12, 24)), (("christmas",), (12, 25)), (("xmas",), (12, 25)),
-             (("new", "year's", "eve"), (12, 31)), (("new", "year's", "day"), (1, 1)),
+             (("new", "year", "eve"), (12, 31)), (("new", "year", "day"), (1, 1)),
              (("new", "year"), (1, 1)), (("halloween",), (10, 31)))  # fmt: skip
 PARTS = {"morning": 9, "afternoon": 14, "evening": 19, "night": 20, "tonight": 20}
 # Words that lead a date and go with it; the deadline ones make it a DEADLINE.
@@ -93,8 +93,12 @@ class Token:
 
     @property
     def low(self) -> str:
-        """Return the token's text lower-cased, with a curly apostrophe made straight."""
-        return self.text.lower().replace("\u2019", "'")
+        """Return the token's text lower-cased, curly apostrophe straight, no possessive.
+
+        "next week's file", "friday's meeting": the possessive still names the day.
+        """
+        low = self.text.lower().replace("\u2019", "'")
+        return low[:-2] if low.endswith("'s") and len(low) > 3 else low
 
 
 def tokenize(text: str) -> list[Token]:

@@ -25,7 +25,7 @@ def read(text: str, inflected: bool = False) -> tuple[int, str, str] | None:
         ("tidy the finished tasks away", (1, "tidy away", "ask")),  # not "tidy"
         ("tidy this section", (1, "tidy", "compact")),
         ("clear all the done items out", (1, "clear out", "ask")),
-        ("get rid of it", (3, "get rid of", "ask")),
+        ("get rid of it", (3, "get rid of", "delete")),  # main's delete executor
         ("dig up the manual", (2, "dig up", "search")),
         ("jot the words down", (1, "jot down", "todo")),
     ],

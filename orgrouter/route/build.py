@@ -81,7 +81,10 @@ class Builder:
             return True
         # "finished the report, now ...": a past form opens a statement too.
         past = len(intent.verb) > 4 and intent.verb.endswith("ed") and intent.verb[-3] != "e"
-        return intent.verb in self.rules.subjects or past
+        # "Meeting was chaotic.": a noun and a statement verb.
+        second = intent.text.lower().split()[1:2]
+        stated = bool(second) and second[0] in self.rules.statement_verbs
+        return intent.verb in self.rules.subjects or past or stated
 
     def _drop_context(self) -> None:
         """Drop statements and courtesy beside real instructions.

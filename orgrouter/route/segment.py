@@ -34,7 +34,8 @@ _NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nin
 _MARKER = (
     r"(?<!\S)(?:(?i:step)\s*(?:\d{1,2}|(?i:one|two|three|four|five|six|seven|eight|nine|ten))"
     r"\s*(?:[:.)]|[-–—](?=\s))"
-    r"|\(\d{1,2}\)|\d{1,2}[.)]|\([a-zA-Z]\)|[a-zA-Z][.)]|\((?i:[ivx]{1,4})\)|(?i:[ivx]{1,4})[.)])"
+    r"|\(\d{1,2}\)|\d{1,2}[.)]|\#\d{1,2}|\d{1,2}\s+[-–—](?=\s)"
+    r"|\([a-zA-Z]\)|[a-zA-Z][.)]|\((?i:[ivx]{1,4})\)|(?i:[ivx]{1,4})[.)])"
     r"(?=\s)"
 )
 _RAW = re.compile(
@@ -80,7 +81,7 @@ def tokenize(text: str) -> list[Raw]:
 
 def ordinals(marker: str) -> set[int]:
     """Return the step numbers a marker may stand for ("i." is 1 as a numeral, 9 as a letter)."""
-    core = re.sub(r"(?i)^step\s*", "", marker).strip("().:-–— \t").lower()
+    core = re.sub(r"(?i)^step\s*", "", marker).strip("#().:-–— \t").lower()
     found = set()
     if core.isdigit():
         found.add(int(core))

@@ -154,9 +154,15 @@ class Builder:
         end = (clause.words[-1][1] if clause.words else None) or head_end
         head = self.segmenter.heads[start]
         obj = self.text[head_end:end].strip()
+        # The clause without its verb: "tomorrow morning remind me to X", "boil it down".
         late = self.segmenter.late_verbs.get(start)
-        if late is not None:  # "tomorrow morning remind me to X": the clause without its verb
+        if late is not None:
             obj = " ".join(f"{self.text[start : late[0]]} {self.text[late[1] : end]}".split())
+        particle = self.segmenter.particles.get(start)
+        if particle is not None and head_end <= particle[0] < end:
+            before, after = self.text[head_end : particle[0]], self.text[particle[1] : end]
+            if not after.lstrip().lower().startswith("of "):  # "out of this list" stays
+                obj = " ".join(f"{before} {after}".split())
         words = [self.text[a:b].lower() for a, b in clause.words]
         if head.basis == "generic":
             head = self._by_noun(head, words)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from orgrouter.route.intent import Head
-from orgrouter.route.lexicon import NOT_A_WORD, fuzzy, match, verb_at
+from orgrouter.route.lexicon import NOT_A_WORD, PARTICLE_WINDOW, fuzzy, match, verb_at
 from orgrouter.route.rules import Rules
 
 # Org blocks, fenced code, quoted text, Org links, =verbatim=, ~code~ and `code` are
@@ -109,6 +109,7 @@ class Segmenter:
         # HEAD token start -> the span of its verb, when the verb comes later in the
         # clause ("tomorrow morning remind me to ...", "I need X pulled out")
         self.late_verbs: dict[int, tuple[int, int]] = {}
+        self.particles: dict[int, tuple[int, int]] = {}  # HEAD start -> its particle's span
         self.out: list[tuple[str, int, int]] = []
         self.steps = self._step_markers()
         self.list_skill: str | None = None  # "To do: 1) ... 2) ...": what every step is
@@ -232,6 +233,7 @@ class Segmenter:
         found = self._verb(at, strict=False, inflected=framed)
         if found is not None:
             self.inflected = self.low[at] != found[1].verb.split(" ")[0]
+            self._particle(at, found)
             return found
         word = self.low[at]
         asked = word.removesuffix("'s")  # "what's", "where's"
@@ -285,6 +287,17 @@ class Segmenter:
                 self.inflected = True  # "pulled out" (a base form would be a new clause)
                 return self._late(at, later, found)
         return None
+
+    def _particle(self, at: int, found: tuple[int, Head]) -> None:
+        """Record where a split phrasal verb's particle is ("boil it down"): not object text."""
+        size, head = found
+        words = head.verb.split(" ")
+        if size != 1 or len(words) != 2:
+            return
+        for later in range(at + 2, min(len(self.raw), at + 2 + PARTICLE_WINDOW)):
+            if self.low[later] == words[1]:
+                self.particles[self.raw[at].start] = (self.raw[later].start, self.raw[later].end)
+                return
 
     def _late(self, at: int, later: int, found: tuple[int, Head]) -> Head:
         """Record that the clause at ``at`` has its verb at ``later``; return the verb."""

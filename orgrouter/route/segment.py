@@ -28,6 +28,11 @@ _OPAQUE = (
 )
 _ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060"))  # BOM, zero widths
+# What an object starts with, after an unknown verb ("then blorp it", "and frob the notes").
+_OBJECT_STARTS = frozenset({"it", "them", "this", "that", "these", "those", "the", "a", "an",
+                            "my", "our", "your", "all", "everything", "each", "every"})
+_TIME_NOUNS = frozenset({"day", "next", "following", "week", "weekend", "morning", "evening",
+                        "night", "month", "year", "same", "other"})
 _SHORT = 12  # the most tokens of a clause read as courtesy or as a bare noun request
 _NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 # Step markers: "1." "2)" "(3)" "a)" "(b)" "c." "i." "(ii)" "step 1:" "Step 2 -".
@@ -357,8 +362,9 @@ class Segmenter:
         framed = start > after and self._frame(after, self.rules.courtesy_frames) > after
         if desire or framed:
             return "_AND", after  # "..., so I need a polite note", "..., any chance you could"
-        if self.low[at] in ("and", ",", "&", "+") and self._typo(start):
-            return "_AND", after  # "sumarize and mkae todos"
+        plain = self.low[at] in ("and", ",", "&", "+")
+        if plain and (self._typo(start) or self._unknown_verb(start)):
+            return "_AND", after  # "sumarize and mkae todos", "summarize it and blorp the rest"
         return None
 
     def _unknown_verb(self, at: int) -> bool:
@@ -374,7 +380,11 @@ class Segmenter:
             return False
         if word.endswith(("s", "ed", "ing")) or self._noun(at) is not None:
             return False
-        return self._is_word(at + 1) and self.low[at + 1] in rules.determiners
+        if self.raw[at].text[:1].isupper():
+            return False  # "Ana and Tom the plumber": a name
+        if self.low[at + 2 : at + 3] and self.low[at + 2] in _TIME_NOUNS:
+            return False  # "milk, eggs and butter the day before"
+        return self._is_word(at + 1) and self.low[at + 1] in _OBJECT_STARTS
 
     def _typo(self, at: int) -> bool:
         """Return whether the word at ``at`` after "and" is a misspelt verb ("mkae").

@@ -81,7 +81,10 @@ class Builder:
             return True
         # "finished the report, now ...": a past form opens a statement too.
         past = len(intent.verb) > 4 and intent.verb.endswith("ed") and intent.verb[-3] != "e"
-        return intent.verb in self.rules.subjects or past
+        # "Meeting was chaotic.": a noun and a statement verb.
+        second = intent.text.lower().split()[1:2]
+        stated = bool(second) and second[0] in self.rules.statement_verbs
+        return intent.verb in self.rules.subjects or past or stated
 
     def _drop_context(self) -> None:
         """Drop statements and courtesy beside real instructions.
@@ -151,9 +154,15 @@ class Builder:
         end = (clause.words[-1][1] if clause.words else None) or head_end
         head = self.segmenter.heads[start]
         obj = self.text[head_end:end].strip()
+        # The clause without its verb: "tomorrow morning remind me to X", "boil it down".
         late = self.segmenter.late_verbs.get(start)
-        if late is not None:  # "tomorrow morning remind me to X": the clause without its verb
+        if late is not None:
             obj = " ".join(f"{self.text[start : late[0]]} {self.text[late[1] : end]}".split())
+        particle = self.segmenter.particles.get(start)
+        if particle is not None and head_end <= particle[0] < end:
+            before, after = self.text[head_end : particle[0]], self.text[particle[1] : end]
+            if not after.lstrip().lower().startswith("of "):  # "out of this list" stays
+                obj = " ".join(f"{before} {after}".split())
         words = [self.text[a:b].lower() for a, b in clause.words]
         if head.basis == "generic":
             head = self._by_noun(head, words)

@@ -27,9 +27,10 @@ def base_forms(word: str) -> list[str]:
         stem = word.removesuffix(suffix)
         if stem == word or len(stem) < 2:
             continue
-        forms += [stem, stem + "e"]
+        forms.append(stem)
         if len(stem) > 2 and stem[-1] == stem[-2]:
-            forms.append(stem[:-1])  # "jotting", "dropped"
+            forms.append(stem[:-1])  # "jotting", "tagging" (before "tagge")
+        forms.append(stem + "e")
         if suffix == "ed" and stem.endswith("i"):
             forms.append(stem[:-1] + "y")  # "tidied"
     return forms

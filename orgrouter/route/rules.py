@@ -273,14 +273,28 @@ def _verbs(table: _Table) -> dict[str, Any]:
         table.unknown_keys(entry, {"verbs", "nouns"}, f"[skills.{name}]")
         _add_unique(table, verbs, table.strings(entry, "verbs", f"skills.{name}"), skill, "verb")
         _add_unique(table, nouns, table.strings(entry, "nouns", f"skills.{name}"), skill, "noun")
+    other = table.section("languages", required=False)
+    table.unknown_keys(other, {"verbs", "nouns", "generic", "words"}, "[languages]")
+    for kind, into in (("verbs", verbs), ("nouns", nouns)):
+        where = f"languages.{kind}"
+        for name, _ in (other.get(kind) or {}).items():
+            skill = _skill(table, name, f"{where}.{name}")
+            listed = table.strings(other[kind], name, where)
+            _add_unique(table, into, listed, skill, kind[:-1])
     generic: dict[Phrase, str] = {}
-    for verb, skill in table.section("generic").items():
+    generic_table = {**table.section("generic"), **(other.get("generic") or {})}
+    for verb, skill in generic_table.items():
         if phrase(verb) in verbs:
             raise table.error(
                 f"verb {verb!r} is both generic and a verb of {verbs[phrase(verb)]!r}", verb
             )
         generic[phrase(verb)] = _skill(table, skill, f"generic.{verb}")
-    words = table.section("words")
+    words = dict(table.section("words"))
+    for key in other.get("words") or {}:
+        if key not in words:
+            raise table.error(f"languages.words.{key} extends no [words] list", key)
+        more = table.strings(other["words"], key, "languages.words")
+        words[key] = [*table.strings(words, key, "words"), *more]
     known = {"determiners", "prepositions", "targets", "subjects", "fillers", "sequence",
              "delegators", "particles", "joiners", "preparatory", "outputs", "languages",
              "converters", "dated_errands", "statement_verbs", "time_openers"}

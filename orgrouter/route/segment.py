@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from orgrouter.route.intent import Head
-from orgrouter.route.lexicon import NOT_A_WORD, fuzzy, match, verb_at
+from orgrouter.route.lexicon import NOT_A_WORD, PARTICLE_WINDOW, fuzzy, match, verb_at
 from orgrouter.route.rules import Rules
 
 # Org blocks, fenced code, quoted text, Org links, =verbatim=, ~code~ and `code` are
@@ -28,13 +28,19 @@ _OPAQUE = (
 )
 _ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060"))  # BOM, zero widths
+# What an object starts with, after an unknown verb ("then blorp it", "and frob the notes").
+_OBJECT_STARTS = frozenset({"it", "them", "this", "that", "these", "those", "the", "a", "an",
+                            "my", "our", "your", "all", "everything", "each", "every"})
+_TIME_NOUNS = frozenset({"day", "next", "following", "week", "weekend", "morning", "evening",
+                        "night", "month", "year", "same", "other"})
 _SHORT = 12  # the most tokens of a clause read as courtesy or as a bare noun request
 _NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 # Step markers: "1." "2)" "(3)" "a)" "(b)" "c." "i." "(ii)" "step 1:" "Step 2 -".
 _MARKER = (
     r"(?<!\S)(?:(?i:step)\s*(?:\d{1,2}|(?i:one|two|three|four|five|six|seven|eight|nine|ten))"
     r"\s*(?:[:.)]|[-–—](?=\s))"
-    r"|\(\d{1,2}\)|\d{1,2}[.)]|\([a-zA-Z]\)|[a-zA-Z][.)]|\((?i:[ivx]{1,4})\)|(?i:[ivx]{1,4})[.)])"
+    r"|\(\d{1,2}\)|\d{1,2}[.)]|\#\d{1,2}|\d{1,2}\s+[-–—](?=\s)"
+    r"|\([a-zA-Z]\)|[a-zA-Z][.)]|\((?i:[ivx]{1,4})\)|(?i:[ivx]{1,4})[.)])"
     r"(?=\s)"
 )
 _RAW = re.compile(
@@ -80,7 +86,7 @@ def tokenize(text: str) -> list[Raw]:
 
 def ordinals(marker: str) -> set[int]:
     """Return the step numbers a marker may stand for ("i." is 1 as a numeral, 9 as a letter)."""
-    core = re.sub(r"(?i)^step\s*", "", marker).strip("().:-–— \t").lower()
+    core = re.sub(r"(?i)^step\s*", "", marker).strip("#().:-–— \t").lower()
     found = set()
     if core.isdigit():
         found.add(int(core))
@@ -108,6 +114,7 @@ class Segmenter:
         # HEAD token start -> the span of its verb, when the verb comes later in the
         # clause ("tomorrow morning remind me to ...", "I need X pulled out")
         self.late_verbs: dict[int, tuple[int, int]] = {}
+        self.particles: dict[int, tuple[int, int]] = {}  # HEAD start -> its particle's span
         self.out: list[tuple[str, int, int]] = []
         self.steps = self._step_markers()
         self.list_skill: str | None = None  # "To do: 1) ... 2) ...": what every step is
@@ -231,6 +238,7 @@ class Segmenter:
         found = self._verb(at, strict=False, inflected=framed)
         if found is not None:
             self.inflected = self.low[at] != found[1].verb.split(" ")[0]
+            self._particle(at, found)
             return found
         word = self.low[at]
         asked = word.removesuffix("'s")  # "what's", "where's"
@@ -284,6 +292,17 @@ class Segmenter:
                 self.inflected = True  # "pulled out" (a base form would be a new clause)
                 return self._late(at, later, found)
         return None
+
+    def _particle(self, at: int, found: tuple[int, Head]) -> None:
+        """Record where a split phrasal verb's particle is ("boil it down"): not object text."""
+        size, head = found
+        words = head.verb.split(" ")
+        if size != 1 or len(words) != 2:
+            return
+        for later in range(at + 2, min(len(self.raw), at + 2 + PARTICLE_WINDOW)):
+            if self.low[later] == words[1]:
+                self.particles[self.raw[at].start] = (self.raw[later].start, self.raw[later].end)
+                return
 
     def _late(self, at: int, later: int, found: tuple[int, Head]) -> Head:
         """Record that the clause at ``at`` has its verb at ``later``; return the verb."""
@@ -343,8 +362,9 @@ class Segmenter:
         framed = start > after and self._frame(after, self.rules.courtesy_frames) > after
         if desire or framed:
             return "_AND", after  # "..., so I need a polite note", "..., any chance you could"
-        if self.low[at] in ("and", ",", "&", "+") and self._typo(start):
-            return "_AND", after  # "sumarize and mkae todos"
+        plain = self.low[at] in ("and", ",", "&", "+")
+        if plain and (self._typo(start) or self._unknown_verb(start)):
+            return "_AND", after  # "sumarize and mkae todos", "summarize it and blorp the rest"
         return None
 
     def _unknown_verb(self, at: int) -> bool:
@@ -360,7 +380,11 @@ class Segmenter:
             return False
         if word.endswith(("s", "ed", "ing")) or self._noun(at) is not None:
             return False
-        return self._is_word(at + 1) and self.low[at + 1] in rules.determiners
+        if self.raw[at].text[:1].isupper():
+            return False  # "Ana and Tom the plumber": a name
+        if self.low[at + 2 : at + 3] and self.low[at + 2] in _TIME_NOUNS:
+            return False  # "milk, eggs and butter the day before"
+        return self._is_word(at + 1) and self.low[at + 1] in _OBJECT_STARTS
 
     def _typo(self, at: int) -> bool:
         """Return whether the word at ``at`` after "and" is a misspelt verb ("mkae").

@@ -43,8 +43,9 @@ def test_a_particle_is_not_looked_for_past_a_joiner() -> None:
     ("word", "forms"),
     [
         ("condensing", ["condens", "condense"]),
-        ("jotting", ["jott", "jotte", "jot"]),
-        ("pulled", ["pull", "pulle", "pul"]),
+        ("jotting", ["jott", "jot", "jotte"]),
+        ("tagging", ["tagg", "tag", "tagge"]),
+        ("pulled", ["pull", "pul", "pulle"]),
         ("tidied", ["tidi", "tidie", "tidy"]),
         ("summarize", []),
     ],

@@ -89,3 +89,12 @@ def test_invisible_marks_and_symbols_before_the_verb() -> None:
         assert [i.skill for i in result.intents] == ["summarize"], text
         assert all(text[i.start : i.end] == i.text for i in result.intents)
     assert skills("tldr + tag :read:") == ["summarize", "tag"]  # "+" still joins
+
+
+def test_the_object_leaves_out_a_late_verb_and_a_split_particle() -> None:
+    def obj(text: str) -> str:
+        return decompose(text, RULES).intents[0].object
+
+    assert obj("jot the new words down as todos") == "the new words as todos"
+    assert obj("clear all the DONE items out of this list") == "all the DONE items out of this list"
+    assert obj("tomorrow morning remind me to call the bank") == "tomorrow morning call the bank"

@@ -106,7 +106,10 @@ def dated(item: str, ctx: Context, shared: Found | None = None) -> Result:
     found = find_date(item, ctx.now)
     title = item
     if found is not None:
-        title = strip_date(item, found) or item
+        title = strip_date(item, found)
+        if not task_title(title).strip(" ,.;"):  # "remind me tomorrow": about the section
+            request = ctx.request
+            title = (request.parent_title if request is not None else "") or item
     else:
         found = shared
     if found is None:

@@ -181,3 +181,8 @@ def test_the_date_in_the_middle_leaves_the_title(handler: Skill, text: str, titl
 def test_offline_thanks_is_answered_as_thanks() -> None:
     result = _one(_run(GREET, "thanks, that was quick!", _ctx()))
     assert result.title == "You're welcome" and "no model" not in result.body.lower()
+
+
+def test_a_reminder_with_only_a_date_is_about_the_section() -> None:
+    result = _one(_run(TODO, "remind me tomorrow", _ctx()))
+    assert (result.title, result.planning) == ("Monday", "SCHEDULED: <2026-12-02 Wed>")

@@ -17,6 +17,16 @@ _PLACES = ("in", "on", "onto", "to")
 # a request about "it", is one request.
 _CONTENTS = re.compile(r"(?i)^what(?:'s|\u2019s| is| are|'re)? (?:in|on|under|inside)\b")
 _PRONOUN = re.compile(r"(?i)^(?:it|them|that|this|these|those)\b")
+# "every open checkbox should become a todo": what something should become names the skill.
+_BECOME = re.compile(
+    r"(?i)\b(?:should|must|can|could|needs? to|has to|have to|to)\s+(?:all\s+|each\s+)?"
+    r"(?:become|be|turn into|be turned into|be made into|go into|end up as)\s+"
+    r"(?:an?\s+|my\s+|real\s+|proper\s+|separate\s+)?([\w-]+)"
+)
+# Words a reminder may hold beside its time ("remind me about it next wednesday").
+_REMINDER_REST = frozenset({"on", "at", "by", "in", "the", "me", "about", "it", "of", "then",
+                            "to", "do", "that", "this", "again", "around", "before", "until",
+                            "next", "coming", "following", "every"})
 _PAST = re.compile(r"(?i)\b(yesterday|last|ago|from|since)\b")  # not a date still to come
 
 
@@ -38,7 +48,27 @@ class Builder:
             self.groups.append(self._group(group))
         self._drop_context()
         self._drop_preparatory()
+        self._join_reminders()
         return self._finish(parsed.numbered)
+
+    def _join_reminders(self) -> None:
+        """Give a bare reminder's time to the task before it ("book the MOT - remind me friday")."""
+        previous: Intent | None = None
+        for group in self.groups:
+            for intent in list(group):
+                if (
+                    previous is not None
+                    and previous.skill in ("todo", "schedule")
+                    and intent.skill in ("todo", "schedule")
+                    and intent.verb.startswith("remind")
+                    and _only_time(intent.object, self.rules)
+                ):
+                    previous.object = f"{previous.object} {intent.object}".strip()
+                    self.context.append(intent.text)
+                    group.remove(intent)
+                    continue
+                previous = intent
+        self.groups = [group for group in self.groups if group]
 
     def _finish(self, numbered: bool) -> tuple[str, list[Intent]]:
         """Number the groups' intents, link each group to the one before, name the kind."""
@@ -167,6 +197,8 @@ class Builder:
         if head.basis == "generic":
             head = self._by_noun(head, words)
         head = self._by_target(head, words)
+        if head.basis == "unknown":
+            head = self._unknown(head, self.text[start:end], obj)
         if head.basis == "unknown" and self.text[end:].lstrip().startswith("?"):
             head = Head("question", head.verb, self.rules.questions.get(head.verb, "ask"))
         if agent is not None and head.basis in ("unknown", "noun", "question"):
@@ -177,6 +209,25 @@ class Builder:
         if listed is not None and agent is None and head.skill not in ("todo",):
             head = Head(head.basis, head.verb, listed)  # "To do: 1) book the campsite ..."
         return self._intent(head, start, end, obj, agent)
+
+    def _unknown(self, head: Head, clause: str, obj: str) -> Head:
+        """Read a clause whose verb we do not know, when the rest of it says enough.
+
+        What it should become ("every open checkbox should become a todo"), or a time
+        still to come ("waterproof the boots on saturday": the user's own task).
+        """
+        rules = self.rules
+        found = _BECOME.search(clause)
+        if found is not None:
+            skill = rules.nouns.get((found.group(1).lower(),))
+            if skill is not None:
+                return Head("noun", "", skill)
+        statement = head.verb in rules.subjects or head.verb.endswith(("ed", "'s"))
+        courtesy = is_greeting(clause, rules, self.segmenter.selves, courtesy_only=True)
+        statement = statement or courtesy
+        if not statement and head.verb.isalpha() and _ahead(obj, rules):
+            return Head("generic", head.verb, "todo")
+        return head
 
     def _by_target(self, head: Head, words: list[str]) -> Head:
         """Let what the object is turned into decide, whatever the verb.
@@ -261,6 +312,14 @@ class Builder:
 def _ahead(obj: str, rules: Rules) -> bool:
     """Return whether ``obj`` names a time still to come ("next monday", not "yesterday")."""
     return rules.retime_when.search(obj) is not None and _PAST.search(obj) is None
+
+
+def _only_time(obj: str, rules: Rules) -> bool:
+    """Return whether ``obj`` names only a time ("next wednesday", "about it on friday")."""
+    if rules.retime_when.search(obj) is None:
+        return False
+    rest = rules.retime_when.sub(" ", obj.lower())
+    return all(word in _REMINDER_REST for word in re.findall(r"[\w']+", rest))
 
 
 def _share_objects(intents: list[Intent]) -> list[Intent]:

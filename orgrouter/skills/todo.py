@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from orgrouter.skills.base import (
     Action,
@@ -39,6 +39,13 @@ _MANY = re.compile(
     r"\b(?:todos|to-dos|tasks|action items|each|every|all|per|tâches|aufgaben|tareas)\b",
     re.IGNORECASE,
 )
+# Verbs that ask for a todo rather than name the task ("remind me to", "jot down").
+_RECORDING = re.compile(
+    r"^(?:todo|remind|remember|track|jot|note|write|put|capture|make|create|add|turn|"
+    r"generate|extract|list|pull|set up|convert|i\b|i'|don'?t let|dont let|crée|créer|"
+    r"crear|crea|erstelle|recuérdame|rappelle|ricordami)",
+    re.IGNORECASE,
+)
 _ACTION_CONTEXT = re.compile(r"action|todo|to do|next step|follow[- ]?up|tasks", re.I)
 _VERB_PREFIX = re.compile(
     r"^(?:please\s+)?(?:(?:create|make|add|write|turn|generate|"
@@ -64,7 +71,7 @@ class TodoSkill(BaseSkill):
         every item, and an item's own date wins.
         """
         stimulus = proposal_stimulus(proposal)
-        named = str(stimulus.payload.get("object") or "") or stimulus.text
+        named = _task(stimulus.payload, stimulus.text)
         named = REMIND.sub("", named, count=1)
         shared = find_date(named, ctx.now)
         pointing = strip_date(named, shared) if shared is not None else named
@@ -96,6 +103,18 @@ class TodoSkill(BaseSkill):
                 ),
             )
         return Emit(tuple(dated(item, ctx, shared) for item in items[:MAX_TODOS]))
+
+
+def _task(payload: Mapping[str, object], text: str) -> str:
+    """Return what the intent asks to record: its object after a recording verb
+    ("remind me to X", "make todos for X"), else the whole clause, the verb being
+    part of the task ("check the tent poles", "buy batteries").
+    """
+    obj = str(payload.get("object") or "")
+    verb = str(payload.get("verb") or "")
+    if not obj or not verb or _RECORDING.match(verb):
+        return obj or text
+    return text if text.lower().startswith(verb.lower()) else f"{verb} {obj}"
 
 
 def dated(item: str, ctx: Context, shared: Found | None = None) -> Result:

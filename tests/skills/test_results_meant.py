@@ -186,3 +186,17 @@ def test_offline_thanks_is_answered_as_thanks() -> None:
 def test_a_reminder_with_only_a_date_is_about_the_section() -> None:
     result = _one(_run(TODO, "remind me tomorrow", _ctx()))
     assert (result.title, result.planning) == ("Monday", "SCHEDULED: <2026-12-02 Wed>")
+
+
+@pytest.mark.parametrize(
+    ("verb", "obj", "text", "title"),
+    [
+        ("check", "the tent poles by next friday", "check the tent poles by next friday",
+         "check the tent poles"),
+        ("remind me to", "book the physio", "remind me to book the physio", "book the physio"),
+        ("jot down", "milk", "jot down milk", "milk"),
+    ],
+)  # fmt: skip
+def test_an_errand_verb_is_part_of_the_task(verb: str, obj: str, text: str, title: str) -> None:
+    result = _one(_run(TODO, text, _ctx(), verb=verb, object=obj))
+    assert result.title == title

@@ -9,8 +9,11 @@ index (``orgrouter.searchindex``), brought up to date once per run; without a st
 database or without FTS5 in this SQLite, the notes are scanned (titles only, a
 plural matching its singular, a top-level headline counting its file's ``#+TITLE``).
 When no headline holds every word ("dig up my curry recipes"), the words no headline
-holds are dropped and the result says so. Results orgrouter wrote, requests
-themselves and privacy-tagged subtrees are never hits.
+holds are dropped and the result says so. Results orgrouter wrote, requests themselves
+and private headlines are never hits: ``orgrouter.neuro.privacy`` decides (a privacy
+tag on the headline, an ancestor, or the file by ``#+FILETAGS`` or a setup file), for
+the scan, and again for every hit the index returns, so an index built before a tag or
+a setup file changed cannot leak.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING
 from orgrouter.discover import discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file
+from orgrouter.neuro.privacy import private_headlines
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
 from orgrouter.skills.base import (
@@ -144,9 +148,8 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
                     best, total = index.query(held, under=root, limit=MAX_HITS)
                     dropped = [word for word in query if word not in held]
                     note = f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)"
-            return Found(
-                [Hit(h.path, h.line, h.title, h.snippet) for h in best], total, unreadable, note
-            )
+            hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx)
+            return Found(hits, total - (len(best) - len(hits)), unreadable, note)
         hits, unreadable = search(root, query, ctx)
         note = "(This SQLite has no FTS5, so headline titles were scanned instead of the index.)"
         return Found(hits, len(hits), unreadable, note)
@@ -163,6 +166,23 @@ def _held_words(index: SearchIndex, query: list[str], root: Path) -> list[str]:
                 held.append(form)
                 break
     return held
+
+
+def _public(hits: list[Hit], ctx: Context) -> list[Hit]:
+    """Return the hits that are not private now (each hit's file read once)."""
+    hidden: dict[Path, set[int]] = {}
+    kept = []
+    for hit in hits:
+        if hit.path not in hidden:
+            try:
+                data = _read(hit.path)
+            except (OSError, InputError):
+                hidden[hit.path] = {hit.line}  # unreadable now: nothing to vouch for it
+            else:
+                hidden[hit.path] = private_headlines(data, hit.path, ctx.config.privacy.tags)
+        if hit.line not in hidden[hit.path]:
+            kept.append(hit)
+    return kept
 
 
 def _read(path: Path) -> bytes:
@@ -198,7 +218,8 @@ def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
         lowered = data.lower()
         if not any(needle in lowered for needle in needles):
             continue  # a cheap bytes check spares decoding most files
-        scored.extend(_file_hits(path, data, stems))
+        hidden = private_headlines(data, path, ctx.config.privacy.tags)
+        scored.extend(_file_hits(path, data, stems, hidden))
     best = max((score for score, _ in scored), default=0)
     return [hit for score, hit in scored if score == best], unreadable
 
@@ -208,13 +229,20 @@ def _stems(text: str) -> set[str]:
     return {stem(word) for word in _WORD.findall(text)}
 
 
-def _file_hits(path: Path, data: bytes, stems: list[str]) -> list[tuple[int, Hit]]:
-    """Return the headlines of one file that hold a query word, with how many they hold."""
+def _file_hits(
+    path: Path, data: bytes, stems: list[str], hidden: set[int]
+) -> list[tuple[int, Hit]]:
+    """Return the headlines of one file that hold a query word, with how many they hold.
+
+    Private headlines (``hidden``) are never hits.
+    """
     title_line = _FILE_TITLE.search(data[: iter_first_headline(data)])
     file_words = _stems(title_line.group(1).decode("utf-8", "replace")) if title_line else set()
     hits: list[tuple[int, Hit]] = []
     lines = list(iter_headline_lines(data))
     for index, headline in enumerate(lines):
+        if headline.line in hidden:
+            continue
         text = data[headline.begin : headline.end].decode("utf-8", "replace")
         parsed = parse_headline(text.rstrip("\r\n"))
         if _ADDRESS.search(parsed.raw):

@@ -97,10 +97,14 @@ def _tangler(
     return Tangler(allowed, mode, force, _open_record(state, notes_root, loaded.config))
 
 
+_INTERNAL = ("path", "sha256")  # what the routed tangle binds approvals to; not reported
+
+
 def _as_json(report: TangleReport) -> dict[str, object]:
     return {
         "targets": [
-            {k: v for k, v in vars(t).items() if v != ""} for t in report.targets
+            {k: v for k, v in vars(t).items() if v != "" and k not in _INTERNAL}
+            for t in report.targets
         ],
         "skipped": [
             {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
@@ -127,6 +131,9 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool) -> None:
             line += f": {result.reason}"
         error = result.action in ("conflict", "refused", "failed")
         click.echo(("orgrouter: " if error else "") + line, err=error)
+        if result.overwrote:
+            verb = "overwrote" if result.action == "written" else "would overwrite"
+            click.echo(f"{verb}: {result.target} ({result.overwrote})")
     for source, block in report.skipped:
         click.echo(
             f"orgrouter: {source}:{block.line}: block skipped ({block.reason}): {block.detail}",

@@ -10,7 +10,8 @@ def retimes(verb: str, obj: str, rules: Rules) -> bool:
     """Return whether ``verb`` moves something in time ("move the standup to 10am")."""
     words = verb.split(" ")
     listed = verb in rules.retime_verbs or (bool(words) and words[0] in rules.retime_verbs)
-    return listed and rules.retime_when.search(obj) is not None
+    timed = rules.retime_when.search(obj) is not None
+    return listed and timed and rules.retime_places.search(obj) is None
 
 
 def risk_level(verb: str, rules: Rules) -> tuple[str, str] | None:

@@ -95,6 +95,7 @@ class Rules:
     risk_verbs: Mapping[str, str]  # verb phrase (words joined by a space) -> level
     retime_verbs: frozenset[str]  # "move the standup to 10am": with a time, a reschedule
     retime_when: re.Pattern[str]
+    retime_places: re.Pattern[str]  # "... to next week's file": a place, so a move
     risk_words: tuple[tuple[re.Pattern[str], str], ...]
     outside_verbs: frozenset[str]
     outside_paths: re.Pattern[str]
@@ -402,8 +403,9 @@ def _domains(table: _Table) -> dict[str, Any]:
 def _risk(table: _Table) -> dict[str, Any]:
     outside = table.section("outside")
     retime = table.section("retime", required=False)
-    table.unknown_keys(retime, {"verbs", "when"}, "[retime]")
+    table.unknown_keys(retime, {"verbs", "when", "places"}, "[retime]")
     when = table.strings(retime, "when", "retime") if "when" in retime else ["(?!)"]
+    places = table.strings(retime, "places", "retime") if "places" in retime else ["(?!)"]
     return {
         "risk_verbs": {
             " ".join(phrase(verb)): _level(table, level, f"verbs.{verb}")
@@ -414,6 +416,7 @@ def _risk(table: _Table) -> dict[str, Any]:
             for verb in (table.strings(retime, "verbs", "retime") if "verbs" in retime else [])
         ),
         "retime_when": _any_of(table, when, "retime.when"),
+        "retime_places": _any_of(table, places, "retime.places"),
         "risk_words": tuple(
             (table.pattern(text, "words"), _level(table, level, text))
             for text, level in table.section("words").items()

@@ -22,10 +22,10 @@ def read(text: str, inflected: bool = False) -> tuple[int, str, str] | None:
         ("boil down the notes", (2, "boil down", "summarize")),
         ("boil it down", (1, "boil down", "summarize")),
         ("boil the long notes down", (1, "boil down", "summarize")),
-        ("tidy the finished tasks away", (1, "tidy away", "ask")),  # not "tidy"
+        ("tidy the finished tasks away", (1, "tidy away", "refile")),  # not "tidy"
         ("tidy this section", (1, "tidy", "compact")),
-        ("clear all the done items out", (1, "clear out", "ask")),
-        ("get rid of it", (3, "get rid of", "delete")),  # main's delete executor
+        ("clear all the done items out", (1, "clear out", "delete")),
+        ("get rid of it", (3, "get rid of", "delete")),
         ("dig up the manual", (2, "dig up", "search")),
         ("jot the words down", (1, "jot down", "todo")),
     ],

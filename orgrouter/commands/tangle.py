@@ -79,7 +79,7 @@ def tangle(
             warned = True
         report.extend(tangler.run(files))
     if as_json:
-        click.echo(json.dumps(_as_json(report), indent=1, ensure_ascii=False))
+        click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
     else:
         _print_text(report, mode, verbose, quiet)
     return report.exit_code(mode)
@@ -108,26 +108,6 @@ def _tangler(
                               for p in loaded.config.tangle.allow]  # fmt: skip
     record = _open_record(state, notes_root, loaded.config)
     return Tangler(allowed, mode, force, record), loaded.config
-
-
-_INTERNAL = ("path", "sha256")  # what the routed tangle binds approvals to; not reported
-
-
-def _as_json(report: TangleReport) -> dict[str, object]:
-    return {
-        "targets": [
-            {k: v for k, v in vars(t).items() if v != "" and k not in _INTERNAL}
-            for t in report.targets
-        ],
-        "skipped": [
-            {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
-            for s, b in report.skipped
-        ],
-        "not_evaluated": [
-            {"source": s, "line": b.line, "detail": b.detail} for s, b in report.not_evaluated
-        ],
-        "failed": report.failed,
-    }
 
 
 def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: bool) -> None:

@@ -150,8 +150,9 @@ class ScanCache:
         """Mark ``path``, as it is on disk now, as holding no work left for a run.
 
         Call it after routing a file (and after writing it): never in ``--check`` or
-        ``--dry-run`` runs, and never when work was deferred (a rate limit, a model
-        error), or the next run would pass the file over.
+        ``--dry-run`` runs, and never while work is left for a later run (a failed
+        request waiting out its retry window, a WAITING approval), or the next run
+        would pass the file over and the retry or the answer would never be seen.
         """
         try:
             st = os.stat(path)

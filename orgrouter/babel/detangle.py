@@ -123,6 +123,7 @@ def _detangle_into(
             path=org,
         )
     specs = {spec.name: spec for spec in target.blocks}
+    crlf = _read_as_crlf(data)
     edits: list[tuple[int, int, str]] = []
     messages: list[str] = []
     for region in regions:
@@ -130,7 +131,9 @@ def _detangle_into(
         if spec is None:
             raise ConflictError(f"no block {region.name!r} tangles here from {org}",
                                 path=tangled, line=region.line)  # fmt: skip
-        if region.text == spec.text:
+        # A CRLF line of a mixed file keeps its \r in the block's text (Emacs shows
+        # ^M); the tangled side was read with CRLF folded, so compare them folded.
+        if region.text == spec.text.replace("\r\n", "\n"):
             continue
         if expands_when_tangling(spec.params):
             raise ConflictError(
@@ -140,24 +143,52 @@ def _detangle_into(
             )  # fmt: skip
         block = spec.block
         begin_line = doc.text[block.post_affiliated : block.contents_begin]
+        if crlf:
+            begin_line = begin_line.replace("\n", "\r\n")  # as the file has it
         indent = begin_line[: len(begin_line) - len(begin_line.lstrip(" \t"))] + CONTENT_INDENT
         lines = remove_indentation(region.text).split("\n")
         body = "".join((indent + line if line.strip() else "") + "\n" for line in lines)
-        edits.append((block.contents_begin, block.contents_end, escape(body)))
+        newline = "\r\n" if begin_line.endswith("\r\n") else "\n"
+        edits.append(
+            (block.contents_begin, block.contents_end, escape(body).replace("\n", newline))
+        )
         messages.append(f"detangled: {region.name} -> {org}:{block.line}")
     if not edits:
         return [f"unchanged: {org}"]
-    new_text = doc.text
-    for begin, end, body in sorted(edits, reverse=True):
-        new_text = new_text[:begin] + body + new_text[end:]
-    out = new_text.encode("utf-8")
-    if b"\r\n" in data:
-        out = out.replace(b"\n", b"\r\n")  # Document read a CRLF file as LF lines
-    if data.startswith(b"\xef\xbb\xbf"):
-        out = b"\xef\xbb\xbf" + out
+    out = _splice_bodies(data, doc.text, edits)
     transaction = Transaction()
     transaction.replace(org, out, expect_sha256=digest(data))
     (outcome,) = transaction.commit()
     if not outcome.ok:
         raise outcome.error or ConflictError("not written", path=org)
     return messages
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _read_as_crlf(data: bytes) -> bool:
+    """Return whether babel's Document folded every CRLF of ``data`` into LF."""
+    data = data.removeprefix(_BOM)
+    return b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+
+
+def _splice_bodies(data: bytes, text: str, edits: list[tuple[int, int, str]]) -> bytes:
+    """Return ``data`` with each ``(begin, end, body)`` of ``text`` spliced into its bytes.
+
+    ``text`` is what babel's Document read: the BOM dropped, a CRLF file's line ends
+    folded to LF. Offsets are mapped back to the file's own bytes, so every byte
+    outside the replaced bodies, each line end included, stays as it was (a mixed file
+    is not normalised either way). Each body carries its own line ends already.
+    """
+    lead = len(_BOM) if data.startswith(_BOM) else 0
+    crlf = _read_as_crlf(data)
+
+    def at(offset: int) -> int:
+        before = text[:offset]
+        return lead + len(before.encode("utf-8")) + (before.count("\n") if crlf else 0)
+
+    out = data
+    for begin, end, body in sorted(edits, reverse=True):
+        out = out[: at(begin)] + body.encode("utf-8") + out[at(end) :]
+    return out

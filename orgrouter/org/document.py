@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,10 +120,12 @@ class Document:
         lines, subtrees = _lines_around(data, offsets)
         document = cls(data, path, newline=newline, lines=lines)
         # Entries whose subtree is not indexed whole: their ends come from the bytes.
+        partial = [e.scan_line for e in document.entries if not _inside(e.begin, subtrees)]
+        ends = _subtree_ends(data, partial)
         document.entries = [
-            entry
-            if any(begin <= entry.begin < end for begin, end in subtrees)
-            else dataclasses.replace(entry, subtree_end=_subtree_end(data, entry.scan_line))
+            dataclasses.replace(entry, subtree_end=ends[entry.begin])
+            if entry.begin in ends
+            else entry
             for entry in document.entries
         ]
         return document
@@ -283,46 +286,112 @@ def _next_headline(data: bytes, position: int) -> HeadlineLine | None:
     return None if match is None else _headline_at(data, match.start() + 1)
 
 
-def _ancestors(data: bytes, headline: HeadlineLine) -> list[HeadlineLine]:
-    """Return the headlines ``headline`` sits under, nearest first.
+@lru_cache(maxsize=128)
+def _at_most(level: int) -> re.Pattern[bytes]:
+    """Return the pattern of a line end then a headline of ``level`` stars or fewer.
 
-    The parent is the last headline above with fewer stars: the latest of the last
-    headline of each smaller level, one backward search per level.
+    Literal "\\n" first, so a search jumps from line end to line end; the bounded
+    star count fails a deeper line after at most ``level`` stars, so one search costs
+    at most the bytes it passes over, however deep the lines are.
     """
-    last: dict[int, int] = {}
-    for level in range(1, headline.level):
-        stars = b"*" * level + b" "
-        found = data.rfind(b"\n" + stars, 0, headline.begin)
-        if found >= 0:
-            last[level] = found + 1
-        else:
-            first = _headline_at(data, 0)
-            if first is not None and first.level == level and first.begin < headline.begin:
-                last[level] = first.begin
+    return re.compile(rb"\n(\*{1,%d}) " % level)
+
+
+def _ancestors(
+    data: bytes, headline: HeadlineLine, known: set[int] | frozenset[int] = frozenset()
+) -> list[HeadlineLine]:
+    """Return the headlines ``headline`` sits under, nearest first, up to a ``known`` one.
+
+    A headline in ``known`` (by its begin) and its own ancestors are left out, and the
+    walk stops there: a caller that already has them does not pay for them again.
+
+    The parent is the last headline above with fewer stars. Windows of doubling size
+    are read backwards from the headline; in each, only headlines shallower than every
+    one already passed can be ancestors, so only those are matched (one regex over the
+    window), and a stack keeps the ones no later headline closes. Each byte above is
+    read once at most: 3,000 levels cost what 3,000 lines do, not a search per level.
+    """
     chain: list[HeadlineLine] = []
     below = headline.level
-    while True:
-        candidates = [(begin, level) for level, begin in last.items() if level < below]
-        if not candidates:
-            return chain
-        begin, below = max(candidates)
-        line_start = begin - len(BOM) if begin == len(BOM) and data.startswith(BOM) else begin
-        parent = _headline_at(data, line_start)
-        assert parent is not None
-        chain.append(parent)
+    high = headline.begin  # the window ends here (a line start)
+    width = 4096
+    while below > 1 and high > 0:
+        low = max(high - width, 0)
+        low = data.rfind(b"\n", 0, low) + 1 if low else 0  # back to a line start
+        width *= 2
+        stack: list[HeadlineLine] = []
+        first = _headline_at(data, 0) if low == 0 else None
+        if first is not None and first.level < below and first.begin < high:
+            stack.append(first)
+        for match in _at_most(below - 1).finditer(data, max(low - 1, 0), high - 1):
+            level = len(match.group(1))
+            while stack and stack[-1].level >= level:
+                stack.pop()
+            begin = match.start() + 1
+            newline = data.find(b"\n", begin)
+            stack.append(HeadlineLine(begin, len(data) if newline < 0 else newline + 1, level, 0))
+        for ancestor in reversed(stack):
+            if ancestor.begin in known:
+                return chain
+            chain.append(ancestor)
+        if stack:
+            below = stack[0].level
+        high = low
+    return chain
 
 
-def _subtree_end(data: bytes, headline: HeadlineLine) -> int:
+def subtree_end(data: bytes, headline: HeadlineLine) -> int:
     """Return where ``headline``'s subtree ends: the next headline of its level or above."""
-    ends = [
-        found + 1
-        for found in (
-            data.find(b"\n" + b"*" * level + b" ", headline.end - 1)
-            for level in range(1, headline.level + 1)
-        )
-        if found >= 0 and found + 1 >= headline.end
-    ]
-    return min(ends, default=len(data))
+    if headline.end >= len(data) or data[headline.end - 1] != 0x0A:
+        return len(data)
+    match = _at_most(headline.level).search(data, headline.end - 1)
+    return len(data) if match is None else match.start() + 1
+
+
+def _subtree_ends(data: bytes, lines: list[HeadlineLine]) -> dict[int, int]:
+    """Return the subtree end of each of ``lines`` (in file order), keyed by its begin.
+
+    One forward pass: headlines still open wait on a stack (levels increasing), and
+    each search, for the next headline that closes the innermost, starts where the
+    last one stopped; a headline found closes every open one as deep or deeper. So
+    the bytes are read once, however many ``lines`` there are and however they nest.
+    """
+    ends: dict[int, int] = {}
+    stack: list[HeadlineLine] = []
+    scanned = 0  # no headline starting in data[:scanned] closes one on the stack
+
+    def close(limit: int) -> None:
+        """Close what the headlines before the line start ``limit`` close."""
+        nonlocal scanned
+        while stack:
+            scanned = max(scanned, stack[-1].end)
+            if scanned >= limit or data[scanned - 1] != 0x0A:
+                return  # nothing between, or a last line with no line end
+            match = _at_most(stack[-1].level).search(data, scanned - 1, limit - 1)
+            if match is None:
+                scanned = limit
+                return
+            begin = match.start() + 1
+            level = len(match.group(1))
+            while stack and stack[-1].level >= level:
+                ends[stack.pop().begin] = begin
+            scanned = begin  # it closes none of the rest: they are all shallower
+
+    for line in lines:
+        close(line.begin)
+        while stack and stack[-1].level >= line.level:
+            ends[stack.pop().begin] = line.begin
+        stack.append(line)
+    close(len(data) + 1)
+    for line in stack:
+        ends[line.begin] = len(data)
+    return ends
+
+
+def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
+    """Return whether ``offset`` lies in one of ``spans`` (sorted by start, disjoint)."""
+    index = bisect_right(spans, offset, key=lambda span: span[0]) - 1
+    return index >= 0 and spans[index][0] <= offset < spans[index][1]
 
 
 def _lines_around(
@@ -331,21 +400,23 @@ def _lines_around(
     """Return the headline lines ``Document.around`` indexes, and the whole subtrees."""
     chosen: dict[int, HeadlineLine] = {}
     subtrees: list[tuple[int, int]] = []
+    expanded: set[int] = set()  # ancestors added with their sections' ends and ancestors
 
     def add(headline: HeadlineLine | None) -> None:
         if headline is not None:
             chosen.setdefault(headline.begin, headline)
 
     for offset in sorted(set(offsets)):
-        if any(begin <= offset < end for begin, end in subtrees):
+        if _inside(offset, subtrees):
             continue  # inside a subtree already indexed whole
         headline = _headline_at(data, data.rfind(b"\n", 0, offset) + 1)
         if headline is None or offset >= headline.end:
             continue  # not on a headline line: it addresses nothing
         add(headline)
-        for ancestor in _ancestors(data, headline):
+        for ancestor in _ancestors(data, headline, expanded):
             add(ancestor)
             add(_next_headline(data, ancestor.end))  # where the ancestor's section ends
+            expanded.add(ancestor.begin)
         position = headline.end
         while True:
             below = _next_headline(data, position)

@@ -199,6 +199,16 @@ def shift_offset(offset: int, splices: Iterable[Splice]) -> int:
     return offset + sum(len(s.text) - (s.end - s.begin) for s in splices if s.end <= offset)
 
 
+def child_level(level: int, odd_levels: bool = False) -> int:
+    """Return the stars of a child of a ``level``-star headline, as Org gives them.
+
+    Under ``#+STARTUP: odd`` (``org-odd-levels-only``) Org uses odd levels only: a
+    child goes to the next odd level (``org-get-valid-level`` with change 1), so
+    a child of ``*`` is ``***``, as Emacs demotes and inserts.
+    """
+    return 1 + 2 * ((level + 1) // 2) if odd_levels else level + 1
+
+
 def headline_lines(data: bytes) -> list[HeadlineLine]:
     """Return the headline lines of a file's bytes, a first line after a BOM included."""
     return list(iter_headline_lines(data))
@@ -259,6 +269,17 @@ class _Document:
         if self.newline == b"\r\n" and end > pos and self.data[end - 1] == 0x0D:
             end -= 1
         return end
+
+    def text_end(self, pos: int) -> int:
+        """Return where text may go at the end of the line at ``pos``: before its line end.
+
+        A CRLF line of a mixed file (read with LF line ends, its ``\\r`` as text, as
+        Emacs does) still ends in CR LF; text appended before the LF would split it.
+        """
+        end = self.data.find(b"\n", pos)
+        if end < 0:
+            return len(self.data)
+        return end - 1 if end > pos and self.data[end - 1] == 0x0D else end
 
 
 def _property_line(key: str, value: str) -> str:
@@ -377,7 +398,7 @@ class _Planner:
         line = self.doc.headline(begin)
         # From just after the stars, so that ``* :tag:`` keeps its tags (Org does).
         start = line.begin + line.level
-        text = self.doc.data[start : self.doc.content_end(line.begin)].decode("utf-8", "replace")
+        text = self.doc.data[start : self.doc.text_end(line.begin)].decode("utf-8", "replace")
         # The tags are the last run of non-blanks, after blanks; searching with the
         # regexp from the left instead is quadratic on a long run of blanks.
         tags_end = len(text.rstrip(" \t"))
@@ -404,7 +425,7 @@ class _Planner:
                 gap = b" " * (len(gap) - len(added))
             return Splice(gap_begin, tags_end, gap + data[tags_begin:tags_end] + added)
         line = self.doc.headline(begin)
-        end = self.doc.content_end(line.begin)
+        end = self.doc.text_end(line.begin)
         head_text = data[line.begin : end].rstrip(b" \t")
         tag_text = b":" + added
         width = _width(head_text.decode("utf-8", "replace"))

@@ -55,7 +55,10 @@ from orgrouter.skills.executor import MOVES
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 # Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"
 # to the next instead of trying a line-start pattern at every byte of a large file.
-_SETTING_KEYWORD = re.compile(rb"#\+(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):", re.IGNORECASE)
+# A #+STARTUP line counts when it may say odd (or oddeven): results' levels follow it.
+_SETTING_KEYWORD = re.compile(
+    rb"#\+(?:(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):|STARTUP:[^\n]*odd)", re.IGNORECASE
+)
 
 
 @dataclass
@@ -97,7 +100,7 @@ class DocumentOutcome:
 
     data: bytes
     requests: list[RequestReport]
-    deferred: bool = False  # work left for a later run (rate limit, model failure)
+    deferred: bool = False  # work left for a later run (a retry, an approval awaited)
     writes: list[Any] = field(default_factory=list)  # other files' bytes (route/moves.py)
 
     @property
@@ -150,7 +153,7 @@ def route_document(
         return DocumentOutcome(data, reports, deferred)
     cap_results(plans, env.config.limits)
     with_run(plans, env.run)
-    routed = apply_plans(data, plans, newline)
+    routed = apply_plans(data, plans, newline, odd_levels=document.settings.odd_levels)
     moves = [move for report in reports for move in report.moves]
     if not moves:
         return DocumentOutcome(routed, reports, deferred)
@@ -187,7 +190,10 @@ def _route_request(
     forced = env.force and not (answered and _decided(request, written, _agent(env)))
     again = forced or (answered and _retry_due(request, written, env.now))
     if answered and not again:
-        return _act_on_approvals(document, request, written, env, report)
+        plan, report, later = _act_on_approvals(document, request, written, env, report)
+        # A failed request inside its retry window is still work for a later run: the
+        # scan cache must not settle the file, or the retry never comes.
+        return plan, report, later or request.recorded(STATUS_KEY) == "error"
     ctx = request_context(document, request, found, written, env)
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
@@ -232,7 +238,8 @@ def _route_request(
     report.intents = [_plain(i) for i in outcome.intents]
     report.results = [_result_json(e) for e in emitted]
     report.logs = list(outcome.logs) + list(ctx.extra.get(router.NOTES, ()))
-    deferred = deferred or any(e.result.kind == "error" for e in emitted)
+    # An error is retried, a WAITING approval awaits its answer: work for a later run.
+    deferred = deferred or status in ("error", "waiting")
     return plan, report, deferred
 
 
@@ -246,7 +253,7 @@ def _act_on_approvals(
     """Run the approvals the user granted, close the rejected ones; None if no change."""
     decided, pending = decisions(written, _agent(env))
     if not decided:
-        return None, report, False
+        return None, report, pending  # a WAITING approval keeps the file due
     plan = RequestPlan(request)
     ctx = request_context(document, request, [request], written, env)
     numbers = [_number(w.identity, request.hash) for w in written]
@@ -278,7 +285,7 @@ def _act_on_approvals(
     kinds = [r["kind"] for r in report.results]
     report.status = request_status(kinds, pending)
     plan.properties = [(STATUS_KEY, report.status)]
-    return plan, report, False
+    return plan, report, report.status in ("error", "waiting")  # see _route_request
 
 
 def _decided(request: FoundRequest, written: list[Written], agent: AgentConfig) -> bool:

@@ -3,11 +3,11 @@
 An address is ``@agent`` or ``@NAME`` (the configured agent name and sub-agents),
 case-insensitive, not preceded by a word character or ``.``, not followed by a word
 character. It counts only in a headline's title, outside inline code and verbatim
-(``~@agent~``, ``=@agent=``) and link targets, and not on a headline line that sits
-inside a ``#+begin_src``/``#+begin_example`` block as written (Org would read it as a
-headline, but the user wrote it as code). Every addressed headline counts, at any
-depth; one orgrouter wrote (``ORGROUTER_RESULT`` in its drawer) never does, nor one in
-a ``COMMENT`` subtree, which Org treats as commented out.
+(``~@agent~``, ``=@agent=``) and links (target and description), and not on a
+headline line that sits inside a ``#+begin_src``/``#+begin_example`` block as written
+(Org would read it as a headline, but the user wrote it as code). Every addressed
+headline counts, at any depth; one orgrouter wrote (``ORGROUTER_RESULT`` in its
+drawer) never does, nor one in a ``COMMENT`` subtree, which Org treats as commented out.
 """
 
 from __future__ import annotations
@@ -27,9 +27,14 @@ HASH_KEY = "ORGROUTER_HASH"
 STATUS_KEY = "ORGROUTER_STATUS"
 DEFAULT_ADDRESS = "agent"
 
-# Spans of a title where an @ is not an address: inline code/verbatim, link targets.
+# Spans of a title where an @ is not an address: inline code/verbatim, whole bracket
+# links (target and description, as org-link-bracket-re reads them: a description is
+# the link's text, "[[file:x.org][@agent docs]]" names a file, it asks nothing), and
+# the target of a link that is not closed. A backslash in a target escapes the next
+# character, one way only (Org's three-way alternation backtracks exponentially here).
 _OPAQUE_SPAN = re.compile(
     r"(?<![^\s\-(\'\"{])([~=])(?=\S)(?:.*?\S)?\1(?=[\s\-.,;:!?\')}\"\[]|$)"
+    r"|\[\[(?:[^\]\[\\]|\\.)+\](?:\[.+?\])?\]"
     r"|\[\[[^\]]*\](?=\]|\[)"
 )
 # A block as written: "#+begin_KIND" at a line start (after blanks) up to the first

@@ -14,11 +14,10 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 
-from orgrouter.org.document import Document
-from orgrouter.org.drawer import Head, locate_head
-from orgrouter.org.scan import HeadlineLine
+from orgrouter.org.document import Document, subtree_end
+from orgrouter.org.drawer import PLANNING_RE, Head, locate_head
+from orgrouter.org.scan import BOM, HeadlineLine
 from orgrouter.route.request import RESULT_KEY, FoundRequest
 
 KIND_KEY = "ORGROUTER_KIND"
@@ -27,7 +26,6 @@ RUN_KEY = "ORGROUTER_RUN"
 CHECK_KEY = "ORGROUTER_CHECK"
 APPROVAL_KEY = "ORGROUTER_APPROVAL"  # on approval results: the held intent, as JSON
 MARK = b":" + RESULT_KEY.encode("ascii") + b":"
-MAX_LINES_ABOVE = 3  # drawer line, planning line, headline
 _STARS = re.compile(rb"(\*+) ")
 
 
@@ -121,53 +119,107 @@ def locate_results(
 
     ``within`` (a request's subtree) and ``level`` (one below the request) keep two
     requests with the same instruction, hence the same result identities, apart.
-    Only the few lines above each ``:ORGROUTER_RESULT:`` are looked at, never the
-    whole outline: this runs after every step of a write-back, on files of any size.
+    Each ``:ORGROUTER_RESULT:`` is traced up to the headline whose own property drawer
+    holds it (through the drawer's lines and an optional planning line), never by
+    re-indexing the outline: this runs after every step of a write-back, on files of
+    any size. Each line is walked over once, however many marks there are.
     """
     wanted = set(identities)
     begin, end = within if within is not None else (0, len(data))
     found: dict[str, Head] = {}
+    walked = _Walk()
     position = data.find(MARK, begin, end)
     while position >= 0 and len(found) < len(wanted):
-        headline = _headline_above(data, position)
-        position = data.find(MARK, position + len(MARK), end)
+        mark = position
+        headline = walked.owner(data, mark)
+        position = data.find(MARK, mark + len(MARK), end)
         if headline is None or headline.begin < begin:
             continue
         if level is not None and headline.level != level:
             continue
         head = locate_head(data, headline, newline=newline)
-        prop = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
+        drawer = head.drawer
+        if drawer is None or not drawer.begin <= mark < drawer.end:
+            continue  # a drawer-like stretch, but not this headline's properties
+        prop = drawer.get(RESULT_KEY)
         if prop is not None and prop.value in wanted:
             found.setdefault(prop.value, head)
     return found
 
 
-def _headline_above(data: bytes, position: int) -> HeadlineLine | None:
-    """Return the headline line at or above ``position`` (a drawer sits right below it)."""
-    start = data.rfind(b"\n", 0, position) + 1
-    for _ in range(MAX_LINES_ABOVE):
-        match = _STARS.match(data, start)
-        if match is not None:
-            newline = data.find(b"\n", start)
-            end = len(data) if newline < 0 else newline + 1
-            line = data.count(b"\n", 0, start) + 1
-            return HeadlineLine(start, end, len(match.group(1)), line)
-        if start == 0:
+_DRAWER_OPEN = re.compile(rb"[ \t]*:PROPERTIES:[ \t]*\r?$", re.IGNORECASE)
+_DRAWER_CLOSE = re.compile(rb"[ \t]*:END:", re.IGNORECASE)
+_DRAWER_LINE = re.compile(rb"[ \t]*:[^\s:]")  # a :KEY: line could be (a cheap test)
+
+
+class _Walk:
+    """Trace marks up to their headline; remember the last walk for the next mark."""
+
+    def __init__(self) -> None:
+        self.line = -1  # start of the last mark's line
+        self.headline: HeadlineLine | None = None
+        self.counted = (0, 1)  # (offset, its 1-based line): lines are counted once
+
+    def owner(self, data: bytes, position: int) -> HeadlineLine | None:
+        """Return the headline whose property drawer may hold the mark at ``position``.
+
+        Up from the mark's line over drawer-shaped lines to ``:PROPERTIES:``, then an
+        optional planning line, then the headline: the only place Org reads a
+        headline's properties (``locate_head`` then checks the drawer in full).
+        Marks come in file order: reaching the last mark's line means the same drawer.
+        """
+        start = data.rfind(b"\n", 0, position) + 1
+        mark_line = start
+        while True:
+            if start == self.line:
+                break  # the last walk went on from here
+            if _DRAWER_OPEN.match(data, start, _line_end(data, start)):
+                self.headline = self._headline_over(data, start)
+                break
+            if (
+                start == 0
+                or not _DRAWER_LINE.match(data, start)
+                or _DRAWER_CLOSE.match(data, start)
+            ):
+                self.headline = None
+                break
+            start = data.rfind(b"\n", 0, start - 1) + 1
+        self.line = mark_line
+        return self.headline
+
+    def _headline_over(self, data: bytes, drawer: int) -> HeadlineLine | None:
+        """Return the headline right above the drawer at ``drawer``, past a planning line."""
+        if drawer == 0:
             return None
-        start = data.rfind(b"\n", 0, start - 1) + 1
-    return None
+        start = data.rfind(b"\n", 0, drawer - 1) + 1
+        if _headline_at(data, start) is None:
+            if start == 0 or PLANNING_RE.match(data, start) is None:
+                return None
+            start = data.rfind(b"\n", 0, start - 1) + 1
+        found = _headline_at(data, start)
+        if found is None:
+            return None
+        begin, level = found
+        offset, line = self.counted
+        if begin < offset:
+            offset, line = 0, 1
+        line += data.count(b"\n", offset, begin)
+        self.counted = (begin, line)
+        return HeadlineLine(begin, data.find(b"\n", begin) + 1, level, line)
 
 
-def subtree_end(data: bytes, headline: HeadlineLine) -> int:
-    """Return the offset of the next headline of the same or a higher level, or the end."""
-    match = _next_at_most(headline.level).search(data, headline.end)
-    return len(data) if match is None else match.start()
+def _headline_at(data: bytes, start: int) -> tuple[int, int] | None:
+    """Return (first star, level) of a headline on the line at ``start``, or None."""
+    if start == 0 and data.startswith(BOM):
+        start = len(BOM)  # Emacs drops a BOM: a first line after it is a headline
+    match = _STARS.match(data, start)
+    return None if match is None else (start, len(match.group(1)))
 
 
-@cache
-def _next_at_most(level: int) -> re.Pattern[bytes]:
-    """Return the pattern of a headline line of ``level`` stars or fewer."""
-    return re.compile(rb"^\*{1,%d} " % level, re.MULTILINE)
+def _line_end(data: bytes, start: int) -> int:
+    """Return the offset of the newline ending the line at ``start`` (or the end)."""
+    newline = data.find(b"\n", start)
+    return len(data) if newline < 0 else newline
 
 
 def check_with(data: bytes, head: Head, planning: bytes) -> str:

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from orgrouter.config import LimitsConfig
+from orgrouter.org.document import subtree_end
 from orgrouter.org.drawer import Head
 from orgrouter.org.edit import (
     AddTag,
@@ -37,6 +38,7 @@ from orgrouter.org.edit import (
     SetProperty,
     Splice,
     apply_splices,
+    child_level,
     plan_edits,
     shift_offset,
 )
@@ -54,7 +56,6 @@ from orgrouter.route.results import (
     content_end,
     locate_results,
     result_check,
-    subtree_end,
     written_results,
 )
 from orgrouter.skills.base import Result
@@ -86,8 +87,13 @@ def result_identity(request_hash: str, number: int) -> str:
     return f"{request_hash}/{number}"
 
 
-def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> bytes:
+def apply_plans(
+    data: bytes, plans: Sequence[RequestPlan], newline: bytes, *, odd_levels: bool = False
+) -> bytes:
     """Return ``data`` with every plan's edits made (the same bytes when none change).
+
+    ``odd_levels`` (``#+STARTUP: odd``): results go two stars deeper, to the next odd
+    level, where Org reads them as children.
 
     Stale results go first, so a result routed again can take their place; every
     later step plans against the bytes the step before produced. A large note is
@@ -95,7 +101,7 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
     only its request's subtree, rebuilt alone, and edits only text the step before
     inserts, so its splices fold into that step's.
     """
-    removals = [s for plan in plans for s in _removals(data, newline, plan)]
+    removals = [s for plan in plans for s in _removals(data, newline, plan, odd_levels)]
     data = _apply(data, removals)
 
     def moved(offset: int) -> int:
@@ -113,7 +119,8 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
             for at, key, value in plan.marks
             if not _inside(at, gone)
         )
-        window.edits.extend(_append(begin, new) for new in plan.results)
+        level = child_level(entry.level, odd_levels)
+        window.edits.extend(_append(begin, new, level) for new in plan.results)
         windows.append(window)
     for plan in plans:
         for at, tag in plan.tags:
@@ -122,10 +129,10 @@ def apply_plans(data: bytes, plans: Sequence[RequestPlan], newline: bytes) -> by
     ranked = _ranked_splices(data, windows, newline)
     appended = [item[3] for item in ranked]
     if not removals:
-        folded = _fold_finishing(data, plans, windows, ranked, newline)
+        folded = _fold_finishing(data, plans, windows, ranked, newline, odd_levels)
         if folded is not None:
             return _apply(data, folded)
-    return _finish_all(_apply(data, appended), plans, windows, appended, newline)
+    return _finish_all(_apply(data, appended), plans, windows, appended, newline, odd_levels)
 
 
 def _finish_all(
@@ -134,6 +141,7 @@ def _finish_all(
     windows: Sequence[_Window],
     appended: list[Splice],
     newline: bytes,
+    odd_levels: bool,
 ) -> bytes:
     """Return ``data`` (appends made) with each new result's planning line and check."""
     finishing: list[_Window] = []
@@ -142,18 +150,20 @@ def _finish_all(
             continue
         # The request's subtree as it is now, after the appends (and earlier ones).
         begin = shift_offset(window.begin, appended)
-        finishing.extend(_finishing(data, begin, plan, newline))
+        finishing.extend(_finishing(data, begin, plan, newline, odd_levels))
     return _apply(data, _plan_in_windows(data, finishing, newline))
 
 
-def _finishing(data: bytes, begin: int, plan: RequestPlan, newline: bytes) -> list[_Window]:
+def _finishing(
+    data: bytes, begin: int, plan: RequestPlan, newline: bytes, odd_levels: bool
+) -> list[_Window]:
     """Return the finishing windows of a plan's new results in ``data`` (appends made)."""
     level = plan.request.entry.level
     line_end = data.find(b"\n", begin)
     headline = HeadlineLine(begin, len(data) if line_end < 0 else line_end + 1, level, 0)
     scope = (begin, subtree_end(data, headline))
     new = {n.identity: n.result for n in plan.results}
-    found = locate_results(data, newline, new, within=scope, level=level + 1)
+    found = locate_results(data, newline, new, within=scope, level=child_level(level, odd_levels))
     return [_finish(data, head, new[identity], newline) for identity, head in found.items()]
 
 
@@ -163,6 +173,7 @@ def _fold_finishing(
     windows: Sequence[_Window],
     ranked: list[tuple[int, int, int, Splice, _Window]],
     newline: bytes,
+    odd_levels: bool,
 ) -> list[Splice] | None:
     """Return the appends with each new result's finishing folded in, or None.
 
@@ -185,7 +196,7 @@ def _fold_finishing(
         ]
         piece = apply_splices(data[window.begin : window.end], inner)
         at = shift_offset(window.begin, appended)
-        finishing = _finishing(piece, 0, plan, newline)
+        finishing = _finishing(piece, 0, plan, newline, odd_levels)
         second.extend(
             Splice(s.begin + at, s.end + at, s.text)
             for s in _plan_in_windows(piece, finishing, newline)
@@ -291,8 +302,8 @@ def _inside(offset: int, ranges: Sequence[tuple[int, int]]) -> bool:
     return any(begin <= offset < end for begin, end in ranges)
 
 
-def _append(parent: int, new: NewResult) -> AppendChild:
-    """Return the edit that appends ``new`` under the headline at ``parent``."""
+def _append(parent: int, new: NewResult, level: int | None = None) -> AppendChild:
+    """Return the edit that appends ``new`` under the headline at ``parent``, at ``level``."""
     result = new.result
     properties = [
         (KIND_KEY, result.kind),
@@ -308,6 +319,7 @@ def _append(parent: int, new: NewResult) -> AppendChild:
         tags=result.tags,
         todo=result.todo,
         org_safe=result.org_safe,
+        level=level,
     )
 
 
@@ -387,13 +399,14 @@ def _apply(data: bytes, splices: list[Splice]) -> bytes:
     return apply_splices(data, splices) if splices else data
 
 
-def _removals(data: bytes, newline: bytes, plan: RequestPlan) -> list[Splice]:
+def _removals(data: bytes, newline: bytes, plan: RequestPlan, odd_levels: bool) -> list[Splice]:
     """Return the splices removing the plan's stale results that nobody edited."""
     if not plan.stale:
         return []
     entry = plan.request.entry
     scope = (entry.begin, entry.subtree_end)
-    found = locate_results(data, newline, plan.stale, within=scope, level=entry.level + 1)
+    level = child_level(entry.level, odd_levels)
+    found = locate_results(data, newline, plan.stale, within=scope, level=level)
     splices: list[Splice] = []
     for head in found.values():
         drawer = head.drawer

@@ -178,6 +178,20 @@ def test_detangle_keeps_crlf_and_escapes(notes: Path) -> None:
     assert invoke("tangle", "--check", ".")[0] == 0
 
 
+def test_detangle_keeps_each_line_end_of_a_mixed_file(notes: Path) -> None:
+    org = notes / "note.org"
+    before = b"* S\r\nintro\n#+begin_src sh :tangle t.sh :comments link\r\n  x\r\n#+end_src\n"
+    after = b"tail\r\n* T\n#+begin_src sh :tangle t.sh :comments link\n  y\n#+end_src\r\n"
+    org.write_bytes(before + after)
+    invoke("tangle", ".")
+    target = notes / "t.sh"
+    target.write_bytes(target.read_bytes().replace(b"y\n", b"y2\nz\n"))
+    assert invoke("detangle", "t.sh")[0] == 0
+    # Only the edited body changed; it takes its begin line's end, every other line
+    # keeps its own, and the untouched CRLF block is left as it was.
+    assert org.read_bytes() == before + after.replace(b"  y\n", b"  y2\n  z\n")
+
+
 def test_detangle_without_markers_is_an_error(notes: Path) -> None:
     (notes / "plain.sh").write_text("echo\n")
     code, _, err = invoke("detangle", "plain.sh")

@@ -24,6 +24,9 @@ NAMES = address_names("Coder", ["writer", "coder"])
         ("ask @coder to refactor", "coder"),
         ("@writer: polish", "writer"),
         ("@agent-x hi", "agent"),
+        ("[[file:x.org][docs]] @agent summarize", "agent"),
+        ("see [[@agent][the docs]], then @coder review", "coder"),
+        ("[[a][b @agent", "agent"),  # not closed: no link, so its text counts
     ],
 )
 def test_addresses(title: str, agent: str) -> None:
@@ -42,6 +45,9 @@ def test_addresses(title: str, agent: str) -> None:
         "use =@agent= in a headline",
         "see [[@agent][the docs]]",
         "see [[https://x.org/@agent]]",
+        "See [[file:x.org][@agent docs]]",
+        "[[file:x.org::*Tasks][notes for @coder]] and [[id:1][@writer]]",
+        "[[x\\]y][@agent]] escaped bracket in the target",
         "@nobody do it",
     ],
 )
@@ -142,3 +148,16 @@ def test_a_closed_headline_is_not_a_request() -> None:
     )
     found = find_requests(Document(data, "x.org"), NAMES)
     assert [r.instruction for r in found] == ["create a todo for milk", "greet me"]
+
+
+def test_a_link_description_is_no_request_and_the_prefilter_still_sees_real_ones() -> None:
+    from orgrouter.prefilter import make_prefilter
+
+    linked = b"* Notes\n** See [[file:x.org][@agent docs]]\n"
+    assert find_requests(Document(linked), NAMES) == []
+    both = linked + b"** [[file:x.org][@agent docs]] @agent summarize x.org\n"
+    (found,) = find_requests(Document(both), NAMES)
+    assert (found.line, found.instruction) == (3, "summarize x.org")
+    # The bytes prefilter never reads links: it says yes to both (a superset).
+    prefilter = make_prefilter(["coder", "writer"], ["APPROVED", "REJECTED"])
+    assert prefilter.matches(linked) and prefilter.matches(both)

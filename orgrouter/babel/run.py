@@ -67,6 +67,20 @@ class TangleReport:
         """Return how many targets ended with ``action``."""
         return sum(1 for result in self.targets if result.action == action)
 
+    def to_json(self) -> dict[str, object]:
+        """Return the report as ``orgrouter tangle --json`` prints it."""
+        return {
+            "targets": [{k: v for k, v in vars(t).items() if v != ""} for t in self.targets],
+            "skipped": [
+                {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
+                for s, b in self.skipped
+            ],
+            "not_evaluated": [
+                {"source": s, "line": b.line, "detail": b.detail} for s, b in self.not_evaluated
+            ],
+            "failed": self.failed,
+        }
+
     def exit_code(self, mode: WriteMode) -> int:
         """Return the exit code: failures 3, pending work under --check 1, else 0."""
         bad = ("conflict", "refused", "failed")
@@ -148,23 +162,28 @@ class Tangler:
         for org in discover(paths):
             try:
                 data = org.read_bytes()
-                if not _BEGIN_SRC.search(data):
-                    continue  # no src block: nothing to tangle, no need to parse
-                doc = Document.from_bytes(org.absolute(), data)
             except OSError as error:
                 report.failed.append(f"{org}: cannot read: {error.strerror or error}")
                 continue
-            except OrgRouterError as error:
-                report.failed.append(str(error))
-                continue
-            plan = plan_document(doc)
-            self._apply(plan, report)
-            tangled = {s.line for s in plan.skipped}
-            report.skipped += [(self._show(org), s) for s in plan.skipped]
-            report.not_evaluated += [
-                (self._show(org), s) for s in lisp_forms(doc) if s.line not in tangled
-            ]
+            self.tangle_bytes(org, data, report)
         return report
+
+    def tangle_bytes(self, org: Path, data: bytes, report: TangleReport) -> None:
+        """Tangle ``data`` as the contents of Org file ``org`` (an editor's buffer)."""
+        if not _BEGIN_SRC.search(data):
+            return  # no src block: nothing to tangle, no need to parse
+        try:
+            doc = Document.from_bytes(org.absolute(), data)
+        except OrgRouterError as error:
+            report.failed.append(str(error))
+            return
+        plan = plan_document(doc)
+        self._apply(plan, report)
+        tangled = {s.line for s in plan.skipped}
+        report.skipped += [(self._show(org), s) for s in plan.skipped]
+        report.not_evaluated += [
+            (self._show(org), s) for s in lisp_forms(doc) if s.line not in tangled
+        ]
 
     def _show(self, path: Path) -> str:
         base = self.display_base or Path.cwd()

@@ -67,7 +67,7 @@ def tangle(
         tangler = _tangler(notes_root, mode, force, config_file, state_path)
         report.extend(tangler.run(files))
     if as_json:
-        click.echo(json.dumps(_as_json(report), indent=1, ensure_ascii=False))
+        click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
     else:
         _print_text(report, mode, verbose)
     return report.exit_code(mode)
@@ -95,22 +95,6 @@ def _tangler(
     allowed = [notes_root] + [(base / Path(p).expanduser()).resolve()
                               for p in loaded.config.tangle.allow]  # fmt: skip
     return Tangler(allowed, mode, force, _open_record(state, notes_root, loaded.config))
-
-
-def _as_json(report: TangleReport) -> dict[str, object]:
-    return {
-        "targets": [
-            {k: v for k, v in vars(t).items() if v != ""} for t in report.targets
-        ],
-        "skipped": [
-            {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
-            for s, b in report.skipped
-        ],
-        "not_evaluated": [
-            {"source": s, "line": b.line, "detail": b.detail} for s, b in report.not_evaluated
-        ],
-        "failed": report.failed,
-    }
 
 
 def _print_text(report: TangleReport, mode: WriteMode, verbose: bool) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from orgrouter.config import AgentConfig
 from orgrouter.org.document import Document
+from orgrouter.org.edit import Splice
 from orgrouter.org.settings import InBufferSettings
 from orgrouter.route import kernel
 from orgrouter.route.context import RouteEnv, request_context
@@ -89,6 +90,9 @@ class DocumentOutcome:
     data: bytes
     requests: list[RequestReport]
     deferred: bool = False  # work left for a later run (rate limit, model failure)
+    # The splice lists that made ``data``, in order, each against the bytes the one
+    # before produced (``apply_plans``'s stages); empty when nothing changed.
+    stages: list[list[Splice]] = field(default_factory=list)
 
     @property
     def results(self) -> int:
@@ -127,7 +131,9 @@ def route_document(
     if not plans:
         return DocumentOutcome(data, reports, deferred)
     with_run(plans, env.run)
-    return DocumentOutcome(apply_plans(data, plans, newline), reports, deferred)
+    stages: list[list[Splice]] = []
+    routed = apply_plans(data, plans, newline, stages=stages)
+    return DocumentOutcome(routed, reports, deferred, stages)
 
 
 def _has_setting_line(data: bytes) -> bool:

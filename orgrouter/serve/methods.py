@@ -1,0 +1,260 @@
+"""The serve methods: ``route``, ``classify``, ``decompose``, ``tangle`` and ``pending``.
+
+Each takes the request's params and the server's settings and returns what goes in the
+reply's ``result``. Configuration, routing tables and skills are loaded afresh for
+every call (about 2 ms), so an edit to ``orgrouter.toml`` or a rules table counts from
+the next call on, and nothing of a note outlives the call that brought it. Anything a
+call writes besides its reply (the state database, tangle targets) is written under
+the notes root's run lock, as a directory run holds it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orgrouter.serve.params import Params
+
+if TYPE_CHECKING:
+    from orgrouter.configload import LoadedConfig
+
+
+@dataclass
+class Settings:
+    """What ``orgrouter serve`` was started with; every call shares it."""
+
+    config_file: str | None = None
+    state_path: str | None = None
+    agent: str | None = None
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    cwd: Path = field(default_factory=Path.cwd)
+
+    def start_of(self, path: str | None) -> Path:
+        """Return where configuration is looked for: the note's directory, else cwd.
+
+        Relative to the server's directory, as ``route --stdin --file-name`` run there.
+        """
+        return Path(os.path.expanduser(path)).parent if path else Path(".")
+
+    def absolute(self, path: str) -> Path:
+        """Return ``path`` made absolute against the server's directory."""
+        return Path(os.path.join(self.cwd, os.path.expanduser(path)))
+
+    def load(self, path: str | None) -> LoadedConfig:
+        """Return the configuration for a note at ``path``, read afresh."""
+        from orgrouter.configload import load_config
+
+        overrides = {"agent.name": self.agent} if self.agent else None
+        return load_config(
+            self.start_of(path), cli_file=self.config_file, env=self.environ, overrides=overrides
+        )
+
+
+Method = Callable[[Params, Settings], Any]
+
+
+def route(params: Params, settings: Settings) -> dict[str, Any]:
+    """Route ``text`` as ``route --stdin --file-name path`` does; return text and edits."""
+    from orgrouter.clock import NOW_ENV, parse_now
+    from orgrouter.route.filter import route_stdin, stdin_root
+    from orgrouter.route.runner import RunOptions
+    from orgrouter.runlock import RunLock
+    from orgrouter.serve.splices import text_edits
+    from orgrouter.state import resolve_state_path
+
+    text = params.text("text")
+    path = params.optional_str("path")
+    now_text = params.optional_str("now")
+    force = params.flag("force")
+    with_text = params.flag("return_text", default=True)
+    params.done()
+    data = params.encoded("text", text)
+    file_name = path  # as given: route --stdin names the note as it was named
+    loaded = settings.load(file_name)
+    config = loaded.config
+    options = RunOptions(
+        now=parse_now(now_text or settings.environ.get(NOW_ENV)),
+        force=force,
+        config_dir=loaded.files[-1].parent if loaded.files else None,
+    )
+    root = stdin_root(file_name)
+
+    def locate_state() -> Path:
+        return resolve_state_path(settings.state_path, settings.environ, config, root)
+
+    with RunLock(root, settings.environ):  # the state database, a tangle skill's targets
+        outcome, warnings = route_stdin(data, file_name, config, options, locate_state=locate_state)
+    routed = outcome.data
+    edits = text_edits(data, _splices(data, outcome.stages, routed))
+    result: dict[str, Any] = {
+        "changed": routed != data,
+        "edits": [edit.to_json() for edit in edits],
+        "routed": outcome.routed,
+        "results": outcome.results,
+        "requests": [request.to_json() for request in outcome.requests],
+        "warnings": warnings,
+    }
+    if with_text:
+        result["text"] = routed.decode("utf-8")
+    return result
+
+
+def _splices(data: bytes, stages: Any, routed: bytes) -> list[Any]:
+    """Return the splices from ``data`` to ``routed``: the write-back plan's, composed.
+
+    Checked by applying them (one join); should they ever disagree, one splice
+    spanning what differs stands in.
+    """
+    from orgrouter.org.edit import apply_splices
+    from orgrouter.serve.splices import compose_stages
+
+    if routed == data:
+        return []
+    splices = compose_stages(data, stages)
+    if apply_splices(data, splices) == routed:
+        return splices
+    return [_one_splice(data, routed)]
+
+
+def _one_splice(data: bytes, routed: bytes) -> Any:
+    """Return the one splice that turns ``data`` into ``routed`` over what differs."""
+    from orgrouter.org.edit import Splice
+
+    limit = min(len(data), len(routed))
+    head = 0
+    while head < limit and data[head] == routed[head]:
+        head += 1
+    tail = 0
+    limit -= head
+    while tail < limit and data[-1 - tail] == routed[-1 - tail]:
+        tail += 1
+    # Cut only at character starts (a UTF-8 continuation byte is 0b10xxxxxx).
+    while head and head < len(data) and data[head] & 0xC0 == 0x80:
+        head -= 1
+    while tail and data[len(data) - tail] & 0xC0 == 0x80:
+        tail -= 1
+    return Splice(head, len(data) - tail, routed[head : len(routed) - tail])
+
+
+def classify(params: Params, settings: Settings) -> dict[str, Any]:
+    """Return the sensor gate's JSON for ``text`` (or ``items``), as ``classify`` prints.
+
+    Nothing is stored: the call counts no spawn against a rate window (a preview).
+    """
+    from orgrouter.commands.classify import parse_now
+    from orgrouter.route.gate import classify as run_gate
+    from orgrouter.route.request import address_names
+
+    text, items = _text_or_items(params)
+    path = params.optional_str("path")
+    now = parse_now(params.optional_str("now") or settings.environ.get("ORGROUTER_NOW"))
+    origin = params.choice("origin", ("user", "result", "delegation"), default="user")
+    params.done()
+    config, rules = _rules(settings, path)
+    result = run_gate(
+        text,
+        rules,
+        config=config.sensor_gate,
+        origin=origin,  # type: ignore[arg-type]
+        items=items or None,
+        now=now,
+        selves=address_names(config.agent.name, ()),
+    )
+    return dict(result.to_json())
+
+
+def decompose(params: Params, settings: Settings) -> dict[str, Any]:
+    """Return the atomic intents of ``text`` (or ``items``), as ``decompose --json``."""
+    from orgrouter.route.decompose import decompose as split
+    from orgrouter.route.decompose import decompose_items
+    from orgrouter.route.request import address_names
+
+    text, items = _text_or_items(params)
+    path = params.optional_str("path")
+    params.done()
+    config, rules = _rules(settings, path)
+    selves = address_names(config.agent.name, ())
+    if items:
+        return dict(decompose_items(items, rules, selves=selves).to_json())
+    result = split(text, rules, selves=selves)
+    return dict(result.to_json())
+
+
+def tangle(params: Params, settings: Settings) -> dict[str, Any]:
+    """Tangle ``text`` as the contents of the note at ``path``; return the tangle report.
+
+    As ``orgrouter tangle PATH`` does: targets inside the notes root (or a configured
+    ``tangle.allow`` directory) only, a hand-edited target is a conflict unless
+    ``force``, and ``mode`` (write, dry-run, check, diff) says whether to write.
+    """
+    from orgrouter.babel.record import TargetRecord
+    from orgrouter.babel.run import Tangler, TangleReport, WriteMode
+    from orgrouter.discover import find_notes_root
+    from orgrouter.runlock import RunLock
+    from orgrouter.state import StateDB, resolve_state_path
+
+    text = params.text("text")
+    path = params.required_str("path")
+    mode = WriteMode(params.choice("mode", tuple(m.value for m in WriteMode), default="write"))
+    force = params.flag("force")
+    params.done()
+    data = params.encoded("text", text)
+    note = settings.absolute(path)
+    root = find_notes_root([note.parent]).resolve()
+    loaded = settings.load(os.fspath(note))
+    base = loaded.files[-1].parent if loaded.files else root
+    allowed = [root] + [(base / Path(p).expanduser()).resolve() for p in loaded.config.tangle.allow]
+    report = TangleReport()
+    state = resolve_state_path(settings.state_path, settings.environ, loaded.config, root)
+    lock = RunLock(root, settings.environ)
+    if mode is WriteMode.WRITE:
+        lock.acquire()
+    try:
+        with StateDB.open(state) as db:
+            tangler = Tangler(allowed, mode, force, TargetRecord(db), display_base=root)
+            tangler.tangle_bytes(note, data, report)
+    finally:
+        lock.release()
+    return {**report.to_json(), "exit_code": report.exit_code(mode)}
+
+
+def pending(params: Params, settings: Settings) -> dict[str, Any]:
+    """Return the requests, clarifications and approvals waiting on the user."""
+    from orgrouter.serve.pending import find_pending
+
+    path = params.optional_str("path")
+    params.done()
+    start = settings.start_of(path)
+    loaded = settings.load(path)
+    items, errors = find_pending(start, loaded.config)
+    return {"items": items, "errors": errors}
+
+
+def _text_or_items(params: Params) -> tuple[str, list[str]]:
+    """Return the params' ``text`` or ``items`` (exactly one of them)."""
+    text = params.optional_str("text")
+    items = params.str_list("items")
+    if (text is None) == (not items):
+        params.invalid("give either text or a non-empty items list")
+    return text or "", items
+
+
+def _rules(settings: Settings, path: str | None) -> tuple[Any, Any]:
+    """Return the configuration and routing tables for a note at ``path``."""
+    from orgrouter.route.rules import configured_rules
+
+    loaded = settings.load(path)
+    base = loaded.files[-1].parent if loaded.files else settings.start_of(path)
+    return loaded.config, configured_rules(loaded.config.rules.dir, base=base)
+
+
+METHODS: dict[str, Method] = {
+    "route": route,
+    "classify": classify,
+    "decompose": decompose,
+    "tangle": tangle,
+    "pending": pending,
+}

@@ -1,0 +1,125 @@
+"""``route`` over the server gives byte for byte what ``route --stdin`` gives.
+
+On every golden route case and on every note of the README's demo, the result's
+``text`` equals the CLI's stdout, and applying ``edits`` to the sent text gives it too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from orgrouter.cli import cli
+from orgrouter.errors import EXIT_LOCKED
+from orgrouter.runlock import RunLock
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serve_helpers import apply_edits, call, clean_env, exchange, make_server
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "route"
+NOW = "2026-11-30T09:00"
+CASES = sorted(p.stem for p in DATA.glob("*.org") if not p.stem.endswith(".expected"))
+
+
+def stdin_route(args: list[str], data: bytes, tmp: Path) -> bytes:
+    """Return what ``orgrouter route --stdin ARGS`` prints for ``data`` (in-process)."""
+    from click.testing import CliRunner
+
+    env = {**clean_env(tmp), **{k: "" for k in os.environ if k.startswith("ORGROUTER_")}}
+    result = CliRunner().invoke(
+        cli, ["route", "--stdin", *args], input=data, env=env, standalone_mode=False
+    )
+    assert result.exception is None, result.output
+    return result.stdout_bytes
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_golden_case_over_the_server_equals_stdin(name: str, tmp_path: Path) -> None:
+    config = DATA / f"{name}.toml"
+    data = (DATA / f"{name}.org").read_bytes()
+    file_name = str(tmp_path / f"{name}.org")
+    extra = ["--config", str(config)] if config.exists() else []
+    cli_state = ["--state", str(tmp_path / "cli.db")]
+    args = ["--now", NOW, "--file-name", file_name, *extra, *cli_state]
+    expected = stdin_route(args, data, tmp_path)
+    assert expected == (DATA / f"{name}.expected.org").read_bytes()
+    server = make_server(
+        tmp_path,
+        config_file=str(config) if config.exists() else None,
+        state_path=str(tmp_path / "serve.db"),
+    )
+    text = data.decode()
+    result = call(server, "route", {"text": text, "path": file_name, "now": NOW})
+    assert result["text"].encode() == expected
+    assert apply_edits(text, result["edits"]) == result["text"]
+    assert result["changed"] is (expected != data)
+    assert [r["line"] for r in result["requests"]] == sorted(r["line"] for r in result["requests"])
+    again = call(server, "route", {"text": result["text"], "path": file_name, "now": NOW})
+    assert (again["changed"], again["edits"], again["text"]) == (False, [], result["text"])
+
+
+def test_demo_notes_over_the_server_equal_stdin(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "notes", tmp_path / "notes")
+    if (ROOT / "tangle").is_dir():
+        shutil.copytree(ROOT / "tangle", tmp_path / "tangle")
+    server = make_server(tmp_path, state_path=str(tmp_path / "serve.db"))
+    notes = sorted((tmp_path / "notes").rglob("*.org"))
+    before = {note: note.read_bytes() for note in notes}
+    changed = 0
+    for note in notes:
+        data = note.read_bytes()
+        state = ["--state", str(tmp_path / "cli.db")]
+        expected = stdin_route(["--now", NOW, "--file-name", str(note), *state], data, tmp_path)
+        result = call(server, "route", {"text": data.decode(), "path": str(note), "now": NOW})
+        assert result["text"].encode() == expected, note
+        assert apply_edits(data.decode(), result["edits"]) == result["text"], note
+        changed += result["changed"]
+    assert changed >= 4  # the demo's four notes with requests
+    assert {note: note.read_bytes() for note in notes} == before  # the reply is the only output
+
+
+def test_edits_are_in_characters_of_the_given_text(tmp_path: Path) -> None:
+    text = "* Café ☕ notes\nsome text, naïve\n* @agent create a todo to buy milk\n"
+    server = make_server(tmp_path)
+    result = call(server, "route", {"text": text, "path": str(tmp_path / "a.org"), "now": NOW})
+    assert result["changed"] and result["edits"]
+    assert all(e["begin"] >= len("* Café ☕ notes\nsome text, naïve\n") for e in result["edits"])
+    assert apply_edits(text, result["edits"]) == result["text"]
+    bare = call(server, "route", {"text": text, "path": str(tmp_path / "a.org"), "now": NOW,
+                                  "return_text": False})
+    assert "text" not in bare and bare["edits"] == result["edits"]
+
+
+def test_config_change_is_seen_by_the_next_call(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "orgrouter.toml").write_text('[agent]\nname = "otto"\n')
+    server = make_server(tmp_path)
+    text = "* @bob create a todo to buy milk\n"
+    params = {"text": text, "path": str(notes / "a.org"), "now": NOW}
+    assert call(server, "route", params)["changed"] is False  # @bob is not an address
+    (notes / "orgrouter.toml").write_text('[agent]\nname = "bob"\n')
+    assert call(server, "route", params)["changed"] is True
+    (notes / "orgrouter.toml").write_text('[agent]\nnmae = "bob"\n')
+    reply = exchange(server, "route", params)
+    assert reply["error"]["code"] == -32000
+    assert reply["error"]["data"]["exit_code"] == 2
+    assert "did you mean" in reply["error"]["message"] or "name" in reply["error"]["message"]
+
+
+def test_route_waits_for_no_one_while_a_run_holds_the_lock(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "orgrouter.toml").write_text("")
+    server = make_server(tmp_path)
+    params = {"text": "* @agent create a todo\n", "path": str(notes / "a.org"), "now": NOW}
+    with RunLock(notes, clean_env(tmp_path)):
+        reply = exchange(server, "route", params)
+    assert reply["error"]["data"]["exit_code"] == EXIT_LOCKED
+    assert "another orgrouter run" in reply["error"]["message"]
+    assert call(server, "route", params)["changed"] is True  # and it lives on

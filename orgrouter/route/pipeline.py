@@ -123,6 +123,8 @@ def route_document(
     reports: list[RequestReport] = []
     deferred = False
     for request in found:
+        if env.within is not None and not env.within[0] <= request.entry.begin < env.within[1]:
+            continue
         plan, report, later = _route_request(document, request, found, env)
         reports.append(report)
         deferred = deferred or later

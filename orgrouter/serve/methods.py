@@ -57,7 +57,11 @@ Method = Callable[[Params, Settings], Any]
 
 
 def route(params: Params, settings: Settings) -> dict[str, Any]:
-    """Route ``text`` as ``route --stdin --file-name path`` does; return text and edits."""
+    """Route ``text`` as ``route --stdin --file-name path`` does; return text and edits.
+
+    ``within`` (``[begin, end]``, characters) routes only the requests whose headline
+    starts there: the subtree at point; the rest of the text is their context.
+    """
     from orgrouter.clock import NOW_ENV, parse_now
     from orgrouter.route.filter import route_stdin, stdin_root
     from orgrouter.route.runner import RunOptions
@@ -70,6 +74,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     now_text = params.optional_str("now")
     force = params.flag("force")
     with_text = params.flag("return_text", default=True)
+    within = params.char_range("within")
     params.done()
     data = params.encoded("text", text)
     file_name = path  # as given: route --stdin names the note as it was named
@@ -79,6 +84,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
         now=parse_now(now_text or settings.environ.get(NOW_ENV)),
         force=force,
         config_dir=loaded.files[-1].parent if loaded.files else None,
+        within=_byte_range(text, within),
     )
     root = stdin_root(file_name)
 
@@ -100,6 +106,14 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     if with_text:
         result["text"] = routed.decode("utf-8")
     return result
+
+
+def _byte_range(text: str, chars: tuple[int, int] | None) -> tuple[int, int] | None:
+    """Return a character range of ``text`` in UTF-8 bytes."""
+    if chars is None:
+        return None
+    begin = len(text[: chars[0]].encode("utf-8"))
+    return begin, begin + len(text[chars[0] : chars[1]].encode("utf-8"))
 
 
 def _splices(data: bytes, stages: Any, routed: bytes) -> list[Any]:

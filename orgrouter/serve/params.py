@@ -78,6 +78,20 @@ class Params:
             self.invalid(f"{key} must be a list of strings")
         return list(value)
 
+    def char_range(self, key: str) -> tuple[int, int] | None:
+        """Return a ``[begin, end]`` param of two character offsets, begin <= end."""
+        value = self._get(key)
+        if value is None:
+            return None
+        if (
+            not isinstance(value, list)
+            or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+            or value[0] > value[1]
+        ):
+            self.invalid(f"{key} must be [begin, end], character offsets with begin <= end")
+        return value[0], value[1]
+
     def done(self) -> None:
         """Refuse params the method does not know (a typo must not pass silently)."""
         unknown = sorted(set(self._values) - self._read)

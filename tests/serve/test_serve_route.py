@@ -123,3 +123,15 @@ def test_route_waits_for_no_one_while_a_run_holds_the_lock(tmp_path: Path) -> No
     assert reply["error"]["data"]["exit_code"] == EXIT_LOCKED
     assert "another orgrouter run" in reply["error"]["message"]
     assert call(server, "route", params)["changed"] is True  # and it lives on
+
+
+def test_within_routes_only_the_requests_in_that_range(tmp_path: Path) -> None:
+    text = "* A\n** @agent create a todo to buy milk\n* B ☕\n** @agent create a todo to buy tea\n"
+    server = make_server(tmp_path)
+    begin = text.index("* B")
+    params = {"text": text, "path": str(tmp_path / "a.org"), "now": NOW}
+    result = call(server, "route", {**params, "within": [begin, len(text)]})
+    assert [r["instruction"] for r in result["requests"]] == ["create a todo to buy tea"]
+    assert all(e["begin"] >= begin for e in result["edits"])
+    assert result["text"].startswith(text[:begin])
+    assert exchange(server, "route", {**params, "within": [5, 1]})["error"]["code"] == -32602

@@ -184,6 +184,27 @@ output buffer and the stderr text when the process ends."
 
 ;;;; The server
 
+(defclass orgrouter--server-connection (jsonrpc-process-connection) ()
+  "The connection to `orgrouter serve', sending large messages cheaply.")
+
+(cl-defmethod jsonrpc-connection-send ((connection orgrouter--server-connection)
+                                       &rest args &key method &allow-other-keys)
+  "Send ARGS, a JSON-RPC message, to CONNECTION; METHOD is its method.
+As jsonrpc.el does, but without its `format' of the whole message (60 ms
+on a 1 MB buffer) or its event log: the JSON is encoded once and written
+as bytes after its header."
+  (when method
+    (setq args (plist-put args :method
+                          (if (keywordp method) (substring (symbol-name method) 1)
+                            (format "%s" method)))))
+  (let* ((json (encode-coding-string
+                (json-serialize (append (list :jsonrpc "2.0") args)
+                                :false-object :json-false :null-object nil)
+                'utf-8-unix t))
+         (proc (jsonrpc--process connection)))
+    (process-send-string proc (format "Content-Length: %d\r\n\r\n" (length json)))
+    (process-send-string proc json)))
+
 (defun orgrouter--server-live-p ()
   "Return non-nil when the server connection is up."
   (and orgrouter--connection (jsonrpc-running-p orgrouter--connection)))
@@ -202,7 +223,7 @@ output buffer and the stderr text when the process ends."
                (name "orgrouter-server")
                (conn
                 (make-instance
-                 'jsonrpc-process-connection
+                 'orgrouter--server-connection
                  :name name
                  ;; Logging a megabyte message costs more than the route itself.
                  :events-buffer-scrollback-size 0
@@ -213,14 +234,17 @@ output buffer and the stderr text when the process ends."
                                   (setq orgrouter--connection nil)))
                  :process
                  (lambda ()
-                   (make-process
-                    :name name
-                    :command (append (list program "serve") orgrouter-arguments)
-                    :connection-type 'pipe
-                    :coding 'utf-8-emacs-unix
-                    :noquery t
-                    ;; jsonrpc.el expects exactly this stderr buffer name.
-                    :stderr (get-buffer-create (format "*%s stderr*" name)))))))
+                   (let ((proc (make-process
+                                :name name
+                                :command (append (list program "serve") orgrouter-arguments)
+                                :connection-type 'pipe
+                                :coding 'utf-8-emacs-unix
+                                :noquery t
+                                ;; jsonrpc.el expects exactly this stderr buffer name.
+                                :stderr (get-buffer-create (format "*%s stderr*" name)))))
+                     ;; Messages are sent encoded already (see above).
+                     (set-process-coding-system proc 'utf-8-emacs-unix 'binary)
+                     proc)))))
           (setq orgrouter--connection conn))
       (error nil)))))
 
@@ -353,6 +377,9 @@ Without the server the whole buffer is routed, and the message says so."
   "Route this buffer; WITHIN, if non-nil, is (BEGIN . END) to route only."
   (orgrouter--program)
   (let* ((buffer (current-buffer))
+         ;; A megabyte buffer is copied and encoded a few times on its way out;
+         ;; collecting garbage after each copy would cost more than the route.
+         (gc-cons-threshold (max gc-cons-threshold (* 64 1024 1024)))
          (token (orgrouter--begin-route))
          (tick (buffer-chars-modified-tick))
          (file (orgrouter--file-name))

@@ -40,5 +40,8 @@ def serve(agent: str | None, config_file: str | None, state_path: str | None) ->
     # Replies go to the real stdout; anything a library prints by mistake to
     # sys.stdout would corrupt the framing, so it goes to stderr instead.
     reader, writer = sys.stdin.buffer, sys.stdout.buffer
+    from orgrouter.serve.pipes import widen_pipes
+
+    widen_pipes(reader, writer)
     sys.stdout = sys.stderr
     return Server(settings).serve(reader, writer)

@@ -1,11 +1,12 @@
 """The serve methods: ``route``, ``classify``, ``decompose``, ``tangle`` and ``pending``.
 
 Each takes the request's params and the server's settings and returns what goes in the
-reply's ``result``. Configuration, routing tables and skills are loaded afresh for
-every call (about 2 ms), so an edit to ``orgrouter.toml`` or a rules table counts from
-the next call on, and nothing of a note outlives the call that brought it. Anything a
-call writes besides its reply (the state database, tangle targets) is written under
-the notes root's run lock, as a directory run holds it.
+reply's ``result``. The configuration is read again when a file it comes from changed
+(``configcache``); routing tables and skills are loaded for every call, so an edit to
+``orgrouter.toml`` or a rules table counts from the next call on. Nothing of a note
+outlives the call that brought it. Anything a call writes besides its reply (the state
+database, tangle targets) is written under the notes root's run lock, as a directory
+run holds it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orgrouter.serve.configcache import ConfigCache
 from orgrouter.serve.params import Params
 
 if TYPE_CHECKING:
@@ -31,6 +33,7 @@ class Settings:
     agent: str | None = None
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     cwd: Path = field(default_factory=Path.cwd)
+    configs: ConfigCache = field(default_factory=ConfigCache)
 
     def start_of(self, path: str | None) -> Path:
         """Return where configuration is looked for: the note's directory, else cwd.
@@ -44,11 +47,9 @@ class Settings:
         return Path(os.path.join(self.cwd, os.path.expanduser(path)))
 
     def load(self, path: str | None) -> LoadedConfig:
-        """Return the configuration for a note at ``path``, read afresh."""
-        from orgrouter.configload import load_config
-
+        """Return the configuration for a note at ``path`` (read again if its files changed)."""
         overrides = {"agent.name": self.agent} if self.agent else None
-        return load_config(
+        return self.configs.load(
             self.start_of(path), cli_file=self.config_file, env=self.environ, overrides=overrides
         )
 

@@ -135,3 +135,17 @@ def test_within_routes_only_the_requests_in_that_range(tmp_path: Path) -> None:
     assert all(e["begin"] >= begin for e in result["edits"])
     assert result["text"].startswith(text[:begin])
     assert exchange(server, "route", {**params, "within": [5, 1]})["error"]["code"] == -32602
+
+
+def test_a_same_size_config_edit_is_seen(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    config = notes / "orgrouter.toml"
+    config.write_text('[agent]\nname = "ann"\n')
+    server = make_server(tmp_path)
+    params = {"text": "* @bob create a todo\n", "path": str(notes / "a.org"), "now": NOW}
+    assert call(server, "route", params)["changed"] is False
+    before = config.stat().st_mtime_ns
+    config.write_text('[agent]\nname = "bob"\n')  # the same size
+    os.utime(config, ns=(before + 1_000_000, before + 1_000_000))
+    assert call(server, "route", params)["changed"] is True

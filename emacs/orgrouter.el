@@ -419,11 +419,22 @@ Without the server the whole buffer is routed, and the message says so."
       (if (or (eq (plist-get result :changed) :json-false) (zerop (length edits)))
           (orgrouter--finish buffer token 'unchanged
                              (format "orgrouter: %s: nothing to do" (buffer-name buffer)))
-        (with-current-buffer buffer
-          (orgrouter--apply-edits edits))
-        (orgrouter--finish buffer token 'changed
-                           (orgrouter--summary buffer (plist-get result :routed)
-                                               (plist-get result :results))))))))
+        (condition-case err
+            (progn
+              (with-current-buffer buffer
+                ;; jsonrpc.el runs this from its process filter with
+                ;; `inhibit-read-only' bound to t; a read-only buffer must stay so.
+                (let ((inhibit-read-only nil))
+                  (barf-if-buffer-read-only)
+                  (orgrouter--apply-edits edits)))
+              (orgrouter--finish buffer token 'changed
+                                 (orgrouter--summary buffer (plist-get result :routed)
+                                                     (plist-get result :results))))
+          (error
+           (setq orgrouter-last-error
+                 (format "orgrouter: %s: nothing applied: %s"
+                         (buffer-name buffer) (error-message-string err)))
+           (orgrouter--finish buffer token 'error orgrouter-last-error))))))))
 
 (defun orgrouter--apply-edits (edits)
   "Apply the server's EDITS (a vector of plists, in order) as one undo step.
@@ -434,20 +445,34 @@ Each is `:begin', `:end' (character offsets of the whole buffer's text, from
       (widen)
       (let ((base (point-min))
             (group (prepare-change-group))
-            (inserted nil))
+            (inserted nil)
+            (done nil)
+            (limit (point-max)))
+        ;; Check them all before touching the buffer: ordered, apart, inside it.
+        (dolist (edit (reverse (append edits nil)))
+          (let ((begin (plist-get edit :begin))
+                (end (plist-get edit :end)))
+            (unless (and (natnump begin) (natnump end) (stringp (plist-get edit :text))
+                         (<= (+ base begin) (+ base end) limit))
+              (error "Orgrouter: the server sent an edit outside the buffer: %S" edit))
+            (setq limit (+ base begin))))
         (activate-change-group group)
         (unwind-protect
-            (dolist (edit (reverse (append edits nil)))
-              (let ((begin (+ base (plist-get edit :begin)))
-                    (end (+ base (plist-get edit :end)))
-                    (text (plist-get edit :text)))
-                (goto-char begin)
-                (delete-region begin end)
-                (insert text)
-                ;; Markers: the edits applied next (earlier in the text) shift this one.
-                (push (cons (copy-marker begin) (copy-marker (point) t)) inserted)))
-          (undo-amalgamate-change-group group)
-          (accept-change-group group))
+            (progn
+              (dolist (edit (reverse (append edits nil)))
+                (let ((begin (+ base (plist-get edit :begin)))
+                      (end (+ base (plist-get edit :end)))
+                      (text (plist-get edit :text)))
+                  (goto-char begin)
+                  (delete-region begin end)
+                  (insert text)
+                  ;; Markers: the edits applied next (earlier in the text) shift this one.
+                  (push (cons (copy-marker begin) (copy-marker (point) t)) inserted)))
+              (setq done t))
+          (if (not done)
+              (cancel-change-group group) ; all or nothing
+            (undo-amalgamate-change-group group)
+            (accept-change-group group)))
         (when orgrouter-fold-results
           (dolist (span inserted)
             (orgrouter--fold-drawers (car span) (cdr span))))
@@ -499,15 +524,24 @@ CODE, OUT and STDERR are the process's exit code, output buffer and errors."
     (orgrouter--finish buffer token 'stale
                        "orgrouter: the buffer changed while routing; nothing applied (run it again)"))
    (t
-    (let ((status (orgrouter--apply-output buffer out)))
+    (let ((status (condition-case err
+                      (orgrouter--apply-output buffer out)
+                    (error
+                     (setq orgrouter-last-error
+                           (format "orgrouter: %s: nothing applied: %s"
+                                   (buffer-name buffer) (error-message-string err)))
+                     'error))))
       (orgrouter--finish
        buffer token status
-       (if (eq status 'unchanged)
-           (format "orgrouter: %s: nothing to do" (buffer-name buffer))
+       (cond
+        ((eq status 'error) orgrouter-last-error)
+        ((eq status 'unchanged)
+         (format "orgrouter: %s: nothing to do" (buffer-name buffer)))
+        (t
          (let ((line (car (last (split-string stderr "\n" t)))))
            (if (and line (string-prefix-p "routed " line))
                (format "orgrouter: %s: %s" (buffer-name buffer) line)
-             (format "orgrouter: %s: routed" (buffer-name buffer))))))))))
+             (format "orgrouter: %s: routed" (buffer-name buffer)))))))))))
 
 (defun orgrouter--apply-output (buffer out)
   "Merge OUT's text into BUFFER if it differs; return `changed' or `unchanged'."
@@ -517,6 +551,7 @@ CODE, OUT and STDERR are the process's exit code, output buffer and errors."
       (if (zerop (compare-buffer-substrings buffer (point-min) (point-max)
                                             out nil nil))
           'unchanged
+        (barf-if-buffer-read-only)
         (let ((group (prepare-change-group)))
           (activate-change-group group)
           (unwind-protect

@@ -283,6 +283,32 @@ In BODY, `path' is `server' or `process', the path that must answer."
       (should-error (orgrouter-route-buffer) :type 'user-error)
       (should-not orgrouter--running))))
 
+;;;; Applying edits
+
+(ert-deftest orgrouter-test-apply-edits-is-all-or-nothing ()
+  (with-temp-buffer
+    (insert "* a\n* b\n")
+    (buffer-enable-undo)
+    (orgrouter--apply-edits (vector (list :begin 4 :end 4 :text "** x\n")
+                                    (list :begin 8 :end 8 :text "** y\n")))
+    (should (equal (buffer-string) "* a\n** x\n* b\n** y\n"))
+    (let ((before (buffer-string)))
+      (should-error (orgrouter--apply-edits
+                     (vector (list :begin 0 :end 0 :text "ok\n")
+                             (list :begin 5 :end 999 :text "past the end"))))
+      (should-error (orgrouter--apply-edits
+                     (vector (list :begin 6 :end 6 :text "b\n")
+                             (list :begin 2 :end 2 :text "out of order"))))
+      (should (equal (buffer-string) before)))))
+
+(orgrouter-test-both orgrouter-test-a-read-only-buffer-is-left-alone-with-a-message
+  (orgrouter-test--with-org-buffer orgrouter-test-request-text
+    (let ((orgrouter-last-error nil))
+      (setq buffer-read-only t)
+      (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'error))
+      (should (string-match-p "nothing applied" orgrouter-last-error))
+      (should (equal (buffer-string) orgrouter-test-request-text)))))
+
 ;;;; Routing a file
 
 (orgrouter-test-both orgrouter-test-route-file-writes-disk-and-reverts

@@ -50,7 +50,8 @@ def read_message(stream: BinaryIO) -> bytes | None:
     if problem is None and length is None:
         problem = "the message has no Content-Length header"
     if problem is None and length is not None and length > MAX_MESSAGE:
-        problem = f"Content-Length {length} is over the {MAX_MESSAGE}-byte limit"
+        _discard(stream, length)  # so the next message is read from its headers
+        raise FramingError(f"Content-Length {length} is over the {MAX_MESSAGE}-byte limit")
     if problem is not None or length is None:
         raise FramingError(problem or "bad headers")
     body = _read_exactly(stream, length)
@@ -70,6 +71,15 @@ def _read_exactly(stream: BinaryIO, length: int) -> bytes | None:
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)
+
+
+def _discard(stream: BinaryIO, length: int) -> None:
+    """Read and drop ``length`` bytes (fewer if the stream ends first)."""
+    while length > 0:
+        chunk = stream.read(min(length, 1 << 20))
+        if not chunk:
+            return
+        length -= len(chunk)
 
 
 def write_message(stream: BinaryIO, body: bytes) -> None:

@@ -149,3 +149,23 @@ def test_a_same_size_config_edit_is_seen(tmp_path: Path) -> None:
     config.write_text('[agent]\nname = "bob"\n')  # the same size
     os.utime(config, ns=(before + 1_000_000, before + 1_000_000))
     assert call(server, "route", params)["changed"] is True
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"* Notes\r\ntext\r\n* @agent create a todo to buy milk\r\n",
+        b"\xef\xbb\xbf* @agent create a todo to buy milk\n",
+        b"* mixed\r\n* @agent create a todo to buy milk\nend",
+    ],
+    ids=["crlf", "bom", "mixed-no-final-newline"],
+)
+def test_line_ends_and_bom_over_the_server_equal_stdin(data: bytes, tmp_path: Path) -> None:
+    file_name = str(tmp_path / "n.org")
+    args = ["--now", NOW, "--file-name", file_name, "--state", str(tmp_path / "c.db")]
+    expected = stdin_route(args, data, tmp_path)
+    server = make_server(tmp_path, state_path=str(tmp_path / "s.db"))
+    result = call(server, "route", {"text": data.decode(), "path": file_name, "now": NOW})
+    assert result["text"].encode() == expected
+    assert result["changed"] is True
+    assert apply_edits(data.decode(), result["edits"]) == result["text"]

@@ -184,6 +184,24 @@ output buffer and the stderr text when the process ends."
 
 ;;;; The server
 
+(defun orgrouter--json-encode (object)
+  "Return OBJECT (plists, vectors, :json-false, nil for null) as JSON text."
+  (if (fboundp 'json-serialize)
+      (json-serialize object :false-object :json-false :null-object nil)
+    ;; An Emacs built without libjansson.
+    (let ((json-false :json-false)
+          (json-null nil))
+      (json-encode object))))
+
+(defun orgrouter--json-parse (text)
+  "Return the JSON TEXT as plists and vectors (false and null are nil)."
+  (if (fboundp 'json-parse-string)
+      (json-parse-string text :object-type 'plist :null-object nil :false-object nil)
+    (let ((json-object-type 'plist)
+          (json-array-type 'vector)
+          (json-false nil))
+      (json-read-from-string text))))
+
 (defclass orgrouter--server-connection (jsonrpc-process-connection) ()
   "The connection to `orgrouter serve', sending large messages cheaply.")
 
@@ -198,8 +216,7 @@ as bytes after its header."
                           (if (keywordp method) (substring (symbol-name method) 1)
                             (format "%s" method)))))
   (let* ((json (encode-coding-string
-                (json-serialize (append (list :jsonrpc "2.0") args)
-                                :false-object :json-false :null-object nil)
+                (orgrouter--json-encode (append (list :jsonrpc "2.0") args))
                 'utf-8-unix t))
          (proc (jsonrpc--process connection)))
     (process-send-string proc (format "Content-Length: %d\r\n\r\n" (length json)))
@@ -396,7 +413,9 @@ Without the server the whole buffer is routed, and the message says so."
                        (format "orgrouter: route failed: %s" (orgrouter--error-text error)))
                  (orgrouter--finish buffer token 'error orgrouter-last-error))
                (lambda ()
-                 (when (eq token (buffer-local-value 'orgrouter--running buffer))
+                 (when (and (buffer-live-p buffer)
+                            (eq token (buffer-local-value 'orgrouter--running buffer)))
+                   (setq orgrouter-last-route-path 'process)
                    (with-current-buffer buffer
                      (orgrouter--route-process buffer token tick within))))))
       (error
@@ -685,8 +704,7 @@ The echo area gets a summary; the buffer *orgrouter classify* the JSON."
     (orgrouter--call
      :classify params
      (lambda (result)
-       (orgrouter--show-classification
-        (json-serialize result :false-object :json-false :null-object nil)))
+       (orgrouter--show-classification (orgrouter--json-encode result)))
      (lambda (error)
        (setq orgrouter-last-error
              (format "orgrouter: classify failed: %s" (orgrouter--error-text error)))
@@ -708,8 +726,7 @@ The JSON goes to the buffer *orgrouter classify*, which is displayed."
     (orgrouter--call
      :classify (list :text text :path (orgrouter--file-name))
      (lambda (result)
-       (orgrouter--show-classification
-        (json-serialize result :false-object :json-false :null-object nil)))
+       (orgrouter--show-classification (orgrouter--json-encode result)))
      (lambda (error)
        (setq orgrouter-last-error
              (format "orgrouter: classify failed: %s" (orgrouter--error-text error)))
@@ -732,8 +749,7 @@ The JSON goes to the buffer *orgrouter classify*, which is displayed."
 
 (defun orgrouter--show-classification (json)
   "Show the gate's JSON text in *orgrouter classify* and summarize it."
-  (let ((gate (json-parse-string json :object-type 'plist :null-object nil
-                                 :false-object nil)))
+  (let ((gate (orgrouter--json-parse json)))
     (with-current-buffer (get-buffer-create "*orgrouter classify*")
       (let ((inhibit-read-only t))
         (erase-buffer)

@@ -235,6 +235,18 @@ In BODY, `path' is `server' or `process', the path that must answer."
         (should (eq orgrouter-last-route-path 'server))
         (should-not (eq first (jsonrpc--process orgrouter--connection)))))))
 
+(ert-deftest orgrouter-test-a-server-killed-mid-route-falls-back-to-the-process ()
+  (orgrouter-test--with-org-buffer orgrouter-test-request-text
+    (let ((orgrouter-use-server t)
+          (expected (orgrouter-test--expected-output
+                     orgrouter-test-request-text (orgrouter--file-name))))
+      (orgrouter-route-buffer)
+      (delete-process (jsonrpc--process orgrouter--connection))
+      (orgrouter-test--wait-for (lambda () orgrouter-test--statuses))
+      (should (equal orgrouter-test--statuses '(changed)))
+      (should (eq orgrouter-last-route-path 'process))
+      (should (equal (buffer-string) expected)))))
+
 (ert-deftest orgrouter-test-one-server-per-emacs ()
   (orgrouter-test--with-org-buffer orgrouter-test-request-text
     (let ((orgrouter-use-server t))

@@ -766,11 +766,15 @@ The JSON goes to the buffer *orgrouter classify*, which is displayed."
 
 ;;;; Approvals
 
+(defvar-local orgrouter--keywords-tried nil
+  "Non-nil once this buffer's approval keywords were set up (or could not be).")
+
 (defun orgrouter--ensure-keywords ()
   "Make the approval keywords usable with \\[org-todo] in this buffer.
 Do it only when the buffer has an approval orgrouter asked for.
 Only this buffer's local value of `org-todo-keywords' changes, never the file."
   (when (and (derived-mode-p 'org-mode)
+             (not orgrouter--keywords-tried)
              (not (member orgrouter-waiting-keyword org-todo-keywords-1))
              (save-excursion
                (save-restriction
@@ -785,7 +789,9 @@ Only this buffer's local value of `org-todo-keywords' changes, never the file."
       ;; tables it sets are buffer-local, and so is the value kept for the record.
       (cl-letf (((default-value 'org-todo-keywords) keywords))
         (org-set-regexps-and-options))
-      (setq-local org-todo-keywords keywords))))
+      (setq-local org-todo-keywords keywords)
+      ;; A #+TODO line wins over both; then there is nothing to retry each route.
+      (setq orgrouter--keywords-tried t))))
 
 (defun orgrouter--decide (keyword)
   "Set the WAITING approval at point to KEYWORD."
@@ -857,7 +863,9 @@ The next route closes it."
   "List the requests, clarifications and approvals waiting across the notes.
 The notes are those of this buffer's notes root (where `orgrouter.toml' is)."
   (interactive)
-  (let ((file (orgrouter--file-name)))
+  (let ((file (or buffer-file-name orgrouter--pending-root
+                  ;; Not a note: walking the whole directory tree it is in could be huge.
+                  (user-error "Orgrouter: visit a note first; its notes root is listed"))))
     (with-current-buffer (get-buffer-create "*orgrouter pending*")
       (orgrouter-pending-mode)
       (setq orgrouter--pending-root file)

@@ -21,7 +21,7 @@
   (or (getenv "ORGROUTER_TEST_EXECUTABLE") "orgrouter"))
 
 (defconst orgrouter-test-request-text
-  "#+TITLE: Groceries\n\n* Notes\nsome text to keep\nmore text, café ☕\n\n* @agent create a todo to buy milk\n")
+  "#+TITLE: Groceries\n\n* Notes\nsome text to keep\nmore text, café ☕ 🦊\n\n* @agent create a todo to buy milk 🥛\n")
 
 (defconst orgrouter-test-plain-text
   "#+TITLE: Plain\n\n* Notes\nnothing addressed to anyone here\n")
@@ -320,6 +320,20 @@ In BODY, `path' is `server' or `process', the path that must answer."
       (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'error))
       (should (string-match-p "nothing applied" orgrouter-last-error))
       (should (equal (buffer-string) orgrouter-test-request-text)))))
+
+(orgrouter-test-both orgrouter-test-a-buffer-that-is-not-utf-8-is-refused-with-its-line
+  (orgrouter-test--with-org-buffer "* ok\n"
+    (goto-char (point-max))
+    (insert "raw " (decode-coding-string "\xc1" 'utf-8) "\n* @agent create a todo\n")
+    (set-buffer-modified-p nil)
+    (let ((orgrouter-last-error nil))
+      (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'error))
+      (should (string-match-p "notes\\.org:2" orgrouter-last-error))
+      (should-not (buffer-modified-p)))))
+
+(ert-deftest orgrouter-test-list-pending-needs-a-note ()
+  (orgrouter-test--with-org-buffer orgrouter-test-plain-text
+    (should-error (orgrouter-list-pending) :type 'user-error)))
 
 ;;;; Routing a file
 

@@ -67,7 +67,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     from orgrouter.route.filter import route_stdin, stdin_root
     from orgrouter.route.runner import RunOptions
     from orgrouter.runlock import RunLock
-    from orgrouter.serve.splices import text_edits
+    from orgrouter.serve.splices import editor_splices, text_edits
     from orgrouter.state import resolve_state_path
 
     text = params.text("text")
@@ -95,7 +95,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     with RunLock(root, settings.environ):  # the state database, a tangle skill's targets
         outcome, warnings = route_stdin(data, file_name, config, options, locate_state=locate_state)
     routed = outcome.data
-    edits = text_edits(data, _splices(data, outcome.stages, routed))
+    edits = text_edits(data, editor_splices(data, outcome.stages, routed))
     result: dict[str, Any] = {
         "changed": routed != data,
         "edits": [edit.to_json() for edit in edits],
@@ -115,43 +115,6 @@ def _byte_range(text: str, chars: tuple[int, int] | None) -> tuple[int, int] | N
         return None
     begin = len(text[: chars[0]].encode("utf-8"))
     return begin, begin + len(text[chars[0] : chars[1]].encode("utf-8"))
-
-
-def _splices(data: bytes, stages: Any, routed: bytes) -> list[Any]:
-    """Return the splices from ``data`` to ``routed``: the write-back plan's, composed.
-
-    Checked by applying them (one join); should they ever disagree, one splice
-    spanning what differs stands in.
-    """
-    from orgrouter.org.edit import apply_splices
-    from orgrouter.serve.splices import compose_stages
-
-    if routed == data:
-        return []
-    splices = compose_stages(data, stages)
-    if apply_splices(data, splices) == routed:
-        return splices
-    return [_one_splice(data, routed)]
-
-
-def _one_splice(data: bytes, routed: bytes) -> Any:
-    """Return the one splice that turns ``data`` into ``routed`` over what differs."""
-    from orgrouter.org.edit import Splice
-
-    limit = min(len(data), len(routed))
-    head = 0
-    while head < limit and data[head] == routed[head]:
-        head += 1
-    tail = 0
-    limit -= head
-    while tail < limit and data[-1 - tail] == routed[-1 - tail]:
-        tail += 1
-    # Cut only at character starts (a UTF-8 continuation byte is 0b10xxxxxx).
-    while head and head < len(data) and data[head] & 0xC0 == 0x80:
-        head -= 1
-    while tail and data[len(data) - tail] & 0xC0 == 0x80:
-        tail -= 1
-    return Splice(head, len(data) - tail, routed[head : len(routed) - tail])
 
 
 def classify(params: Params, settings: Settings) -> dict[str, Any]:

@@ -112,3 +112,37 @@ def text_edits(data: bytes, splices: Sequence[Splice]) -> list[TextEdit]:
         pos = splice.end
         edits.append(TextEdit(begin, chars, splice.text.decode("utf-8")))
     return edits
+
+
+def editor_splices(
+    data: bytes, stages: Sequence[Sequence[Splice]], routed: bytes
+) -> list[Splice]:
+    """Return the splices from ``data`` to ``routed``: the write-back stages, composed.
+
+    They are checked by applying them (one join of the text); should they ever
+    disagree with ``routed``, one splice over the stretch that differs stands in.
+    """
+    if routed == data:
+        return []
+    splices = compose_stages(data, stages)
+    if apply_splices(data, splices) == routed:
+        return splices
+    return [one_splice(data, routed)]
+
+
+def one_splice(data: bytes, routed: bytes) -> Splice:
+    """Return the one splice that turns ``data`` into ``routed`` over what differs."""
+    limit = min(len(data), len(routed))
+    head = 0
+    while head < limit and data[head] == routed[head]:
+        head += 1
+    tail = 0
+    limit -= head
+    while tail < limit and data[-1 - tail] == routed[-1 - tail]:
+        tail += 1
+    # Cut only at character starts (a UTF-8 continuation byte is 0b10xxxxxx).
+    while head and head < len(data) and data[head] & 0xC0 == 0x80:
+        head -= 1
+    while tail and data[len(data) - tail] & 0xC0 == 0x80:
+        tail -= 1
+    return Splice(head, len(data) - tail, routed[head : len(routed) - tail])

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orgrouter.org.edit import Splice, apply_splices
-from orgrouter.serve.splices import compose, compose_stages, text_edits
+from orgrouter.serve.splices import compose, compose_stages, editor_splices, one_splice, text_edits
 
 
 @st.composite
@@ -60,3 +60,19 @@ def test_text_edits_count_characters_not_bytes() -> None:
     data = "é☕\n* x\n".encode()
     edits = text_edits(data, [Splice(len("é☕\n".encode()), len("é☕\n".encode()), "ü\n".encode())])
     assert [(e.begin, e.end, e.text) for e in edits] == [(3, 3, "ü\n")]
+
+
+@given(st.text(max_size=20), st.text(max_size=20))
+def test_one_splice_cuts_at_characters(old: str, new: str) -> None:
+    data, routed = old.encode(), new.encode()
+    splice = one_splice(data, routed)
+    assert apply_splices(data, [splice]) == routed
+    assert text_edits(data, [splice])  # decodes: no character was cut
+
+
+def test_stages_that_disagree_fall_back_to_one_splice() -> None:
+    data = "* a ☕\n".encode()
+    routed = "* a ☕\n** b\n".encode()
+    wrong = [[Splice(0, 0, b"x")]]
+    assert editor_splices(data, wrong, routed) == [Splice(len(data), len(data), b"** b\n")]
+    assert editor_splices(data, [], data) == []

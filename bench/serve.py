@@ -7,7 +7,7 @@
    new request, against a minimal JSON-RPC echo server with the same framing that
    parses the call and answers the text back (``bench/echo_server.py``).
 
-    python bench/serve.py [--calls 10] [--emacs emacs]
+    python bench/serve.py [--calls 10] [--emacs emacs] [--fallback]
 
 Figures are printed, never asserted: the machine is shared and noisy.
 """
@@ -39,6 +39,7 @@ EMACS_SCRIPT = r"""
 (progn
   (require 'orgrouter)
   (setq orgrouter-executable (getenv "ORGROUTER_BENCH_PROGRAM"))
+  (setq orgrouter-use-server (not (getenv "ORGROUTER_BENCH_NO_SERVER")))
   (let ((calls (string-to-number (getenv "ORGROUTER_BENCH_CALLS")))
         (done nil)
         (times nil))
@@ -85,7 +86,9 @@ def version_start(program: str, runs: int) -> float:
     return statistics.mean(times)
 
 
-def emacs_route_buffer(emacs: str, program: str, calls: int, env: dict[str, str]) -> Any:
+def emacs_route_buffer(
+    emacs: str, program: str, calls: int, env: dict[str, str], *, server: bool = True
+) -> Any:
     """Return (path, first call, later calls) timed inside ``emacs --batch``."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.org"
@@ -97,6 +100,7 @@ def emacs_route_buffer(emacs: str, program: str, calls: int, env: dict[str, str]
                 "ORGROUTER_BENCH_PROGRAM": program,
                 "ORGROUTER_BENCH_CALLS": str(calls),
                 "ORGROUTER_BENCH_NOTE": str(path),
+                **({} if server else {"ORGROUTER_BENCH_NO_SERVER": "1"}),
             },
             capture_output=True,
             text=True,
@@ -147,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=10)
     parser.add_argument("--emacs", default="emacs")
+    parser.add_argument(
+        "--fallback", action="store_true", help="Also time the route --stdin path, for scale."
+    )
     args = parser.parse_args(argv)
     program = orgrouter_program()
     with tempfile.TemporaryDirectory() as home:
@@ -167,6 +174,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"mean {mean * 1000:.1f} ms (first call, starting the server: "
                 f"{first * 1000:.1f} ms); ratio to --version {mean / version:.2f} (target <= 1)"
             )
+            if args.fallback:
+                path_taken, first, rest = emacs_route_buffer(
+                    args.emacs, program, args.calls, env, server=False
+                )
+                print(
+                    f"orgrouter-route-buffer via {path_taken} (route --stdin, no server): "
+                    f"mean {statistics.mean(rest) * 1000:.1f} ms"
+                )
         text = note(5.0, 2027).decode()
         serve = round_trips([program, "serve"], text, args.calls, env)
         echo = round_trips([sys.executable, str(HERE / "echo_server.py")], text, args.calls, env)

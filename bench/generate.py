@@ -4,10 +4,11 @@ Deterministic: the same arguments give the same bytes on every machine (one seed
 ``random.Random``, no clock, no locale). The notes look like real ones where it
 matters to the scan: nested headlines with TODO keywords, tags (``:@home:`` tags and
 e-mail addresses put ``@`` on headline lines that are not requests), property
-drawers, planning lines, lists, tables and src blocks. Exactly ``round(files *
-request_ratio)`` files hold one ``@agent`` request.
+drawers, planning lines, lists, tables and src blocks. Requests follow a mix of
+skills (``DEFAULT_MIX`` per ``MIX_FILES`` files, scaled to the tree's size), one in
+each chosen file, so every workload a user can call is measured.
 
-    python bench/generate.py DEST [--files 2000] [--mb 30] [--big-mb 5]
+    python bench/generate.py DEST [--files 2000] [--mb 30] [--big-mb 5] [--mix search=16,...]
 """
 
 from __future__ import annotations
@@ -32,12 +33,33 @@ _TEXT = (
 WORDS = tuple(_TEXT.split())
 TAGS = ("work", "home", "@home", "@phone", "@errand", "project", "idea", "reading", "emacs")
 KEYWORDS = ("TODO", "DONE", "NEXT", "WAITING", "")
-REQUESTS = (
-    "summarize this section, then create todos for the action items",
-    "create a todo to renew the passport",
-    "tag this with project and review",
-    "schedule the review for next monday",
-)
+# One request per offline skill a user can call, as users type them. A request's
+# skill decides what a run does with it: `search` reads the other notes, `tangle`
+# writes files, the others touch only their own note.
+REQUESTS = {
+    "summarize": "summarize this section, then create todos for the action items",
+    "todo": "create a todo to renew the passport",
+    "tag": "tag this with project and review",
+    "schedule": "schedule the review for next monday",
+    "search": "find notes about budget and link them here",
+    "greet": "hi there",
+    "compact": "/compact",
+    "ask": "what is the capital of Peru?",
+    "tangle": "tangle this",
+}
+# The mix of issue 15's measurement: 37 requests in 2,000 files, 16 of them searches.
+DEFAULT_MIX = {
+    "search": 16,
+    "summarize": 5,
+    "todo": 4,
+    "tag": 3,
+    "schedule": 3,
+    "greet": 2,
+    "compact": 1,
+    "ask": 2,
+    "tangle": 1,
+}
+MIX_FILES = 2000  # the tree size DEFAULT_MIX is given for; other sizes scale it
 
 
 @dataclass
@@ -108,7 +130,11 @@ def document(rng: random.Random, size: int, request: str | None) -> bytes:
         length += sum(len(line) + 1 for line in block)
     if request is not None:
         at = rng.randrange(len(sections) + 1)
-        sections.insert(at, [f"* @agent {request}", sentence(rng), ""])
+        block = [f"* @agent {request}", sentence(rng), ""]
+        if request == REQUESTS["tangle"]:
+            target = f"tangled-{rng.randrange(10**6):06d}.py"
+            block[2:2] = [f"#+begin_src python :tangle {target}", "print('hi')", "#+end_src"]
+        sections.insert(at, block)
     body = lines + [line for block in sections for line in block]
     return ("\n".join(body) + "\n").encode("utf-8")
 
@@ -118,13 +144,26 @@ def generate_tree(
     *,
     files: int = 2000,
     total_mb: float = 30.0,
-    request_ratio: float = 0.02,
+    mix: dict[str, int] | None = None,
     seed: int = 2026,
 ) -> Tree:
-    """Write ``files`` notes of ``total_mb`` MB in all under ``dest``; return what was made."""
+    """Write ``files`` notes of ``total_mb`` MB in all under ``dest``; return what was made.
+
+    ``mix`` gives how many requests of each skill (``REQUESTS``) a tree of
+    ``MIX_FILES`` files holds; a larger or smaller tree holds proportionally as many.
+    """
     rng = random.Random(seed)
-    count = round(files * request_ratio)
-    with_request = set(rng.sample(range(files), count)) if files else set()
+    wanted = [
+        REQUESTS[skill]
+        for skill, n in sorted((mix or DEFAULT_MIX).items())
+        for _ in range(n)
+    ]
+    count = min(files, round(len(wanted) * files / MIX_FILES))
+    # Spread the skills evenly over the count: every skill of the mix appears once
+    # the tree is big enough, and in proportion beyond that.
+    requests = [wanted[(i * len(wanted)) // max(count, 1)] for i in range(count)]
+    rng.shuffle(requests)
+    with_request = dict(zip(sorted(rng.sample(range(files), count)), requests, strict=True))
     average = total_mb * 1_000_000 / max(files, 1)
     tree = Tree()
     for index in range(files):
@@ -133,7 +172,7 @@ def generate_tree(
         path = folder / f"note-{index:04d}.org"
         # Sizes spread like real notes: many small, a few large (lognormal-ish).
         size = int(average * min(rng.lognormvariate(0, 0.6), 8) / 1.2)
-        request = rng.choice(REQUESTS) if index in with_request else None
+        request = with_request.get(index)
         data = document(rng, max(size, 200), request)
         path.write_bytes(data)
         tree.files.append(path)
@@ -143,10 +182,29 @@ def generate_tree(
     return tree
 
 
+MIX_HELP = (
+    "Requests per skill in 2,000 files, e.g. search=16,todo=4 (default: "
+    + ",".join(f"{k}={v}" for k, v in DEFAULT_MIX.items())
+    + ")"
+)
+
+
+def parse_mix(text: str) -> dict[str, int]:
+    """Return the mix ``skill=N,skill=N`` as a dict; unknown skills are an error."""
+    mix: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        skill, _, count = part.partition("=")
+        if skill not in REQUESTS or not count.isdigit():
+            known = ", ".join(REQUESTS)
+            raise argparse.ArgumentTypeError(f"{part!r}: want SKILL=N with SKILL one of {known}")
+        mix[skill] = int(count)
+    return mix
+
+
 def generate_big(path: Path, *, mb: float = 5.0, seed: int = 2026) -> int:
     """Write one ``mb`` MB note holding one request in its middle; return its size."""
     rng = random.Random(seed + 1)
-    data = document(rng, int(mb * 1_000_000), REQUESTS[1])
+    data = document(rng, int(mb * 1_000_000), REQUESTS["todo"])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return len(data)
@@ -159,8 +217,11 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=30.0)
     parser.add_argument("--big-mb", type=float, default=5.0)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--mix", type=parse_mix, default=None, help=MIX_HELP)
     args = parser.parse_args()
-    tree = generate_tree(args.dest / "tree", files=args.files, total_mb=args.mb, seed=args.seed)
+    tree = generate_tree(
+        args.dest / "tree", files=args.files, total_mb=args.mb, mix=args.mix, seed=args.seed
+    )
     big = generate_big(args.dest / "big.org", mb=args.big_mb, seed=args.seed)
     print(
         f"{len(tree.files)} files, {tree.total_bytes / 1e6:.1f} MB, "

@@ -39,6 +39,9 @@ class StateDB:
         self.path = path
         self.conn = conn
         self._ensured: dict[str, int] = {}
+        # Per-process notes of work done once per run on this database (the search
+        # index's refresh), keyed by the module that keeps them.
+        self.run_memo: dict[str, object] = {}
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> StateDB:

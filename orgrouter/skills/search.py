@@ -1,9 +1,13 @@
 """The ``search`` skill: find headlines across the notes root and link to them.
 
-A hit is a headline whose title holds every word of the query (case-insensitive);
+A hit is a headline whose title or section text holds every word of the query
+(case-insensitive, accents folded), best first (BM25, titles weighted above text);
 each becomes an Org link ``[[file:REL::*Heading][Heading]]``, REL relative to the
-file holding the request, which ``org-open-at-point`` follows to that heading.
-Results orgrouter wrote, and requests themselves, are not hits.
+file holding the request, which ``org-open-at-point`` follows to that heading, with
+a short snippet of the text around the words. The words are looked up in the search
+index (``orgrouter.searchindex``), brought up to date once per run; without a state
+database or without FTS5 in this SQLite, the notes are scanned (titles only).
+Results orgrouter wrote, requests themselves and privacy-tagged subtrees are never hits.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class Hit:
     path: Path
     line: int
     title: str
+    snippet: str = ""
 
 
 class SearchSkill(BaseSkill):
@@ -65,17 +70,20 @@ class SearchSkill(BaseSkill):
                 f"I understood {stimulus.text!r} as a search but found no "
                 'words to look for. Write =@agent find notes about "kubernetes"=.',
             )
-        hits, unreadable = search(ctx.notes_root, query, ctx)
+        found = find(ctx.notes_root, query, ctx)
         here = ctx.request.path.parent if ctx.request and ctx.request.path else ctx.notes_root
         shown = " ".join(query)
-        if not hits:
+        if not found.hits:
             body = f"No headline under the notes root mentions {shown!r}."
         else:
-            body = "\n".join(f"- {org_link(hit, here)}" for hit in hits[:MAX_HITS])
-            if len(hits) > MAX_HITS:
-                body += f"\n- … and {len(hits) - MAX_HITS} more"
-        if unreadable:
-            body += f"\n\n{unreadable} file(s) could not be read and were not searched."
+            body = "\n".join(_item(hit, here) for hit in found.hits[:MAX_HITS])
+            if found.total > MAX_HITS:
+                body += f"\n- … and {found.total - MAX_HITS} more"
+        if found.unreadable:
+            files = "file" if found.unreadable == 1 else "files"
+            body += f"\n\n{found.unreadable} {files} could not be read and were not searched."
+        if found.note:
+            body += f"\n\n{found.note}"
         return Emit((Result(title=f"Search: {shown}", body=body),))
 
 
@@ -90,8 +98,63 @@ def query_words(text: str) -> list[str]:
     return [w for w in words if w and (quoted or w.lower() not in _NOISE)]
 
 
+@dataclass(frozen=True)
+class Found:
+    """A search's answer: the best hits, how many matched, files it could not read."""
+
+    hits: list[Hit]
+    total: int
+    unreadable: int
+    note: str = ""
+
+
+def find(root: Path, query: list[str], ctx: Context) -> Found:
+    """Return the headlines under ``root`` that hold every query word, best first."""
+    from orgrouter.state import StateDB
+
+    state = ctx.state
+    if isinstance(state, StateDB):
+        from orgrouter import searchindex
+
+        if searchindex.available(state.conn):
+            index = searchindex.SearchIndex(state, ctx.config.privacy.tags)
+            key = f"search_index:{root}"
+            unreadable = state.run_memo.get(key)
+            if not isinstance(unreadable, int):
+                discovered = discover([root], ctx.config.scan)
+                done = index.refresh(discovered.files, _read, under=root)
+                unreadable = done.unreadable + len(discovered.errors)
+                state.run_memo[key] = unreadable
+            best, total = index.query(query, under=root, limit=MAX_HITS)
+            return Found(
+                [Hit(h.path, h.line, h.title, h.snippet) for h in best], total, unreadable
+            )
+        hits, unreadable = search(root, query, ctx)
+        note = "(This SQLite has no FTS5, so headline titles were scanned instead of the index.)"
+        return Found(hits, len(hits), unreadable, note)
+    hits, unreadable = search(root, query, ctx)
+    return Found(hits, len(hits), unreadable)
+
+
+def _read(path: Path) -> bytes:
+    """Return the bytes of a note, as route reads them (size limit, NUL bytes refused)."""
+    return read_org_file(path).data
+
+
+def _item(hit: Hit, here: Path) -> str:
+    """Return the list item for one hit: its link, then its snippet."""
+    snippet = _quote(hit.snippet) if hit.snippet else ""
+    return f"- {org_link(hit, here)}" + (f" — {snippet}" if snippet else "")
+
+
+def _quote(text: str) -> str:
+    """Return snippet text safe on one list line (no Org structure, bounded)."""
+    text = " ".join(text.split())[:200]
+    return text.replace("[[", "[ [").replace("]]", "] ]")
+
+
 def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
-    """Return the headlines under ``root`` whose titles hold every query word."""
+    """Return the headlines under ``root`` whose titles hold every query word (a scan)."""
     folded = [word.casefold() for word in query]
     needles = [word.encode() for word in folded]
     found = discover([root], ctx.config.scan)

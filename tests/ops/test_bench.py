@@ -77,13 +77,15 @@ def test_runner_smoke(tmp_path: Path, emacs: str) -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     names = [row["ratio"] for row in data["rows"]]
-    assert names[:4] == [
+    assert names[:5] == [
         "cold route --dry-run ÷ bare read + prefilter",
+        "indexed route --dry-run ÷ bare read + prefilter",
         "warm route ÷ bare os.walk + stat",
         "route --stdin (5 MB) ÷ bare start-up + read",
         "naive orgparse ÷ cold route --dry-run",
     ]
     assert "emacs --batch scan ÷ cold route --dry-run" in names
+    assert names[-2].startswith("one search over ") and names[-2].endswith(" indexed files (ms)")
     assert names[-1] == "peak RSS of the cold run (MB)"
     assert data["facts"]["files"] == 20
     for program in data["programs"].values():

@@ -1,0 +1,133 @@
+"""The search index: FTS5 over titles and section text, kept current from one stat per file."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from orgrouter import searchindex
+from orgrouter.config import Config
+from orgrouter.skills.base import Context, Emit, Request, delegation
+from orgrouter.skills.search import SKILL as SEARCH
+from orgrouter.state import StateDB
+
+PRIVATE = ("@personal",)
+
+
+def _index(tmp_path: Path) -> searchindex.SearchIndex:
+    db = StateDB.open(tmp_path / "state.db")
+    if not searchindex.available(db.conn):
+        pytest.skip("this SQLite has no FTS5")
+    return searchindex.SearchIndex(db, PRIVATE)
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.org"))
+
+
+def _read(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+def test_body_text_matches_and_titles_rank_first(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.org").write_text(
+        "* Groceries\nRemember the budget for the week.\n* Budget 2027\nNumbers.\n"
+    )
+    index = _index(tmp_path)
+    index.refresh(_files(notes), _read, under=notes)
+    hits, total = index.query(["budget"], under=notes)
+    assert total == 2
+    assert [h.title for h in hits] == ["Budget 2027", "Groceries"]
+    assert hits[1].line == 1 and "budget for the week" in hits[1].snippet
+
+
+def test_refresh_reads_only_changed_files_and_drops_deleted(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for n in range(5):
+        (notes / f"n{n}.org").write_text(f"* Note {n}\nkubernetes {n}\n")
+    index = _index(tmp_path)
+    assert index.refresh(_files(notes), _read, under=notes).indexed == 5
+    assert index.refresh(_files(notes), _read, under=notes) == searchindex.Refreshed(0, 0, 0)
+    (notes / "n1.org").write_text("* Note one\nnothing here\n")
+    (notes / "n2.org").unlink()
+    done = index.refresh(_files(notes), _read, under=notes)
+    assert (done.indexed, done.dropped) == (1, 1)
+    hits, total = index.query(["kubernetes"], under=notes)
+    assert total == 3 and {h.path.name for h in hits} == {"n0.org", "n3.org", "n4.org"}
+
+
+def test_private_results_and_requests_are_never_indexed(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "diary.org").write_text("#+FILETAGS: :@personal:\n* Budget worries\n")
+    (notes / "mixed.org").write_text(
+        "* Health :@personal:\n** Budget for the dentist\n* Work\n** Budget review\n"
+        "** @agent find budget\n*** Search: budget\n:PROPERTIES:\n"
+        ":ORGROUTER_RESULT: abc/1\n:END:\n- budget\n"
+    )
+    index = _index(tmp_path)
+    index.refresh(_files(notes), _read, under=notes)
+    hits, total = index.query(["budget"], under=notes)
+    assert [h.title for h in hits] == ["Budget review"] and total == 1
+
+
+def test_query_syntax_in_words_is_literal(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.org").write_text('* Plan NOT "done" (draft)\n')
+    index = _index(tmp_path)
+    index.refresh(_files(notes), _read, under=notes)
+    assert index.query(['NOT', '"done"', "(draft"], under=notes)[1] == 1
+    assert index.query(["*", "OR"], under=notes)[1] == 0
+
+
+def test_unreadable_file_is_counted_not_indexed(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "good.org").write_text("* Garden\n")
+    (notes / "bad.org").write_bytes(b"* Garden \x00\n")
+    index = _index(tmp_path)
+
+    def read(path: Path) -> bytes:
+        from orgrouter.io.text import read_org_file
+
+        return read_org_file(path).data
+
+    assert index.refresh(_files(notes), read, under=notes).unreadable == 1
+    assert index.query(["garden"], under=notes)[1] == 1
+
+
+def test_skill_uses_the_index_once_per_run(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "k8s.org").write_text("* Cluster work\nUpgrade kubernetes to 1.31.\n")
+    here = notes / "journal.org"
+    here.write_text("* @agent find kubernetes\n")
+    db = StateDB.open(tmp_path / "state.db")
+    if not searchindex.available(db.conn):
+        pytest.skip("this SQLite has no FTS5")
+    request = Request(here, 1, "@agent find kubernetes", "find kubernetes", "agent")
+    ctx = Context(Config(), datetime(2026, 12, 1), request=request, notes_root=notes, state=db)
+
+    def body() -> str:
+        action = SEARCH.symbolic(delegation({"skill": "search", "text": "find kubernetes"}), ctx)
+        assert isinstance(action, Emit)
+        return action.results[0].body
+
+    assert body() == (
+        "- [[file:k8s.org::*Cluster work][Cluster work]] — Upgrade kubernetes to 1.31."
+    )
+    # The same run does not stat the tree again: a file added now is found next run.
+    (notes / "more.org").write_text("* Kubernetes notes\n")
+    assert "Kubernetes notes" not in body()
+    db.run_memo.clear()
+    assert body().startswith("- [[file:more.org::*Kubernetes notes]")
+    os.utime(notes / "k8s.org")  # a touch re-reads the file; nothing changes
+    db.run_memo.clear()
+    assert "Cluster work" in body()

@@ -88,3 +88,14 @@ def test_end_of_input_without_shutdown_exits_1(tmp_path: Path) -> None:
         env={**clean_env(tmp_path), "PATH": "/usr/bin:/bin"}, cwd=tmp_path, timeout=60,
     )  # fmt: skip
     assert (done.returncode, done.stdout) == (1, b"")
+
+
+def test_serve_is_a_command(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from orgrouter.cli import cli
+
+    listed = CliRunner().invoke(cli, ["--help"], env=clean_env(tmp_path))
+    assert "serve" in listed.output
+    helped = CliRunner().invoke(cli, ["serve", "--help"], env=clean_env(tmp_path))
+    assert helped.exit_code == 0 and "Content-Length" in helped.output

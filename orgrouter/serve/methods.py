@@ -171,6 +171,7 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     from orgrouter.babel.record import TargetRecord
     from orgrouter.babel.run import Tangler, TangleReport, WriteMode
     from orgrouter.discover import find_notes_root
+    from orgrouter.errors import OrgRouterError
     from orgrouter.runlock import RunLock
     from orgrouter.state import StateDB, resolve_state_path
 
@@ -181,6 +182,10 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     params.done()
     data = params.encoded("text", text)
     note = settings.absolute(path)
+    if not note.is_file():
+        # As `orgrouter tangle PATH`: the note is on disk, so its notes root (where
+        # targets may go) is the one its directory really has, not one a name implies.
+        raise OrgRouterError("tangle: the note is not a file on disk; save it first", path=path)
     root = find_notes_root([note.parent]).resolve()
     loaded = settings.load(os.fspath(note))
     base = loaded.files[-1].parent if loaded.files else root

@@ -47,6 +47,9 @@ def test_tangle_writes_inside_the_root_refuses_outside(tmp_path: Path) -> None:
     )
     server = make_server(tmp_path)
     params = {"text": text, "path": str(notes / "code.org")}
+    missing = exchange(server, "tangle", params)["error"]
+    assert missing["data"]["exit_code"] == 3 and "save it first" in missing["message"]
+    (notes / "code.org").write_text("* the saved note, older than the buffer\n")
     dry = call(server, "tangle", {**params, "mode": "dry-run"})
     assert [t["action"] for t in dry["targets"]] == ["would-write", "refused"]
     assert not (notes / "out.py").exists()
@@ -55,7 +58,8 @@ def test_tangle_writes_inside_the_root_refuses_outside(tmp_path: Path) -> None:
     assert (notes / "out.py").read_text() == "print(1)\n"
     assert not (tmp_path / "escape.sh").exists()
     assert done["exit_code"] == 3
-    assert not (notes / "code.org").exists()  # the note itself is the editor's
+    # The note itself is the editor's: its text came with the call, the file stays.
+    assert (notes / "code.org").read_text() == "* the saved note, older than the buffer\n"
     assert exchange(server, "tangle", {"text": text})["error"]["message"] == (
         "tangle: path is required"
     )

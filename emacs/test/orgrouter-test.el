@@ -252,6 +252,24 @@ In BODY, `path' is `server' or `process', the path that must answer."
       (should (eq orgrouter-last-route-path 'process))
       (should (equal (buffer-string) expected)))))
 
+(orgrouter-test-both orgrouter-test-two-buffers-route-at-once
+  (orgrouter-test--with-org-buffer orgrouter-test-request-text
+    (let ((first (current-buffer))
+          (expected-first (orgrouter-test--expected-output
+                           orgrouter-test-request-text (orgrouter--file-name))))
+      (with-temp-buffer
+        (rename-buffer "other.org" t)
+        (insert orgrouter-test-two-requests)
+        (org-mode)
+        (let ((expected-other (orgrouter-test--expected-output
+                               orgrouter-test-two-requests (orgrouter--file-name))))
+          (orgrouter-route-buffer)
+          (with-current-buffer first (orgrouter-route-buffer))
+          (orgrouter-test--wait-for (lambda () (= (length orgrouter-test--statuses) 2)))
+          (should (equal orgrouter-test--statuses '(changed changed)))
+          (should (equal (buffer-string) expected-other))
+          (should (equal (with-current-buffer first (buffer-string)) expected-first)))))))
+
 (ert-deftest orgrouter-test-one-server-per-emacs ()
   (orgrouter-test--with-org-buffer orgrouter-test-request-text
     (let ((orgrouter-use-server t))

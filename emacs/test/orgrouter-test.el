@@ -456,9 +456,10 @@ In BODY, `path' is `server' or `process', the path that must answer."
     (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'changed))
     (should (string-match-p ":ORGROUTER_STATUS: approved" (buffer-string)))))
 
-(ert-deftest orgrouter-test-reject-closes-it ()
+(orgrouter-test-both orgrouter-test-reject-closes-it
   (orgrouter-test--with-org-buffer orgrouter-test-approval-text
     (orgrouter-test--route-and-wait #'orgrouter-route-buffer)
+    (should (eq orgrouter-last-route-path path))
     (goto-char (point-min))
     (search-forward "Approve: delete")
     (orgrouter-reject)

@@ -83,3 +83,14 @@ def test_pending_lists_approvals_clarifications_and_new_requests(tmp_path: Path)
         ("approval", "approval.org", 48, "WAITING"),
         ("request", "new.org", 2, ""),
     ]
+
+
+def test_pending_reports_a_bad_note_and_goes_on(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "orgrouter.toml").write_text("")
+    (notes / "a-binary.org").write_bytes(b"* @agent x\n\x00\x01\x02")
+    (notes / "b.org").write_text("* @agent create a todo to call mom\n")
+    found = call(make_server(tmp_path), "pending", {"path": str(notes / "b.org")})
+    assert [(i["kind"], Path(i["file"]).name) for i in found["items"]] == [("request", "b.org")]
+    assert len(found["errors"]) == 1 and "a-binary.org:2" in found["errors"][0]

@@ -213,26 +213,23 @@ def _dangling(path: Path) -> str:
         return ""
 
 
-# What marks a notes root, strongest first: orgrouter's own config anywhere above wins
-# over a nearer repository (as black's find_project_root).
-ROOT_MARKERS = ("orgrouter.toml", ".git")
+ROOT_MARKER = "orgrouter.toml"
 
 
 def find_notes_root(paths: Iterable[str | os.PathLike[str]]) -> Path:
-    """Return the notes root of ``paths``: the nearest directory with ``orgrouter.toml``,
-    else with ``.git``, at or above their common directory; else that directory.
+    """Return the notes root of ``paths``: the nearest directory holding ``orgrouter.toml``
+    at or above their common directory, else that directory (a file's own directory).
 
-    Route, tangle and the state database all use this one rule, so a route of one file
-    from Emacs, the cron run over the tree and ``orgrouter tangle`` share one cache, one
-    lock and one record of tangled targets.
+    The root is what the user chose, never wider: a ``.git`` above does not count (a
+    dotfiles repository in ``$HOME`` would make ``~/.ssh`` part of the notes). Route,
+    tangle, search and the state database all use this one rule, so a route of one
+    file from Emacs, the cron run over the tree and ``orgrouter tangle`` share one
+    cache, one lock and one record of tangled targets once ``orgrouter.toml`` marks it.
     """
     base = common_root(paths)
-    for marker in ROOT_MARKERS:
-        for directory in (base, *base.parents):
-            candidate = directory / marker
-            # a config must be a file; .git is a file too in worktrees and submodules
-            if candidate.is_file() or (marker == ".git" and candidate.exists()):
-                return directory
+    for directory in (base, *base.parents):
+        if (directory / ROOT_MARKER).is_file():  # a directory of that name is no config
+            return directory
     return base
 
 

@@ -1,7 +1,10 @@
-"""What orgrouter last wrote to each tangled target (a table in the state database).
+"""What orgrouter last wrote to each file besides notes (a table in the state database).
 
-A target whose bytes no longer hash to what we last wrote was edited by hand since:
-tangling again would lose that edit, so it is a conflict (``--force`` overrides).
+Tangle targets, and any other file a routed skill writes (archive files): the write
+policy (``orgrouter.io.policy``) lets a routed request rewrite only a file recorded
+here as written from the same note, with the bytes it holds now. A target whose bytes
+no longer hash to what we last wrote was edited by hand since: tangling again would
+lose that edit, so it is a conflict (``--force`` overrides).
 """
 
 from __future__ import annotations
@@ -41,6 +44,13 @@ class TargetRecord:
             "SELECT sha256 FROM tangle_targets WHERE target = ?", (target,)
         ).fetchone()
         return None if row is None else str(row[0])
+
+    def owner(self, target: str) -> tuple[str, str] | None:
+        """Return (sha256, source note) of what orgrouter last wrote to ``target``, if any."""
+        row = self.db.conn.execute(
+            "SELECT sha256, source FROM tangle_targets WHERE target = ?", (target,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
 
     def remember(self, target: str, data: bytes, source: str) -> None:
         """Record that ``data`` (from ``source``) is now what ``target`` holds."""

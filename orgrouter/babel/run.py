@@ -3,7 +3,13 @@
 Beyond Org: targets stay inside the allowed roots; a target edited by hand since we
 last wrote it is a conflict unless forced; an unchanged target is not rewritten (Org
 9.6), a changed one is replaced in place through its symlink (Org 9.7); tangling a
-file into itself is refused (Org 9.7). One bad file never stops the run.
+file into itself is refused (Org 9.7). One bad file never stops the run. A file that
+existed and that orgrouter had not written is written (Emacs does) but reported as
+``overwrote``.
+
+A routed tangle (the ``tangle`` skill) gives a ``WritePolicy`` instead of roots: a
+target it forbids is ``refused``, one that needs approval is ``held`` unless the
+``approved`` map names its real path with the sha256 of exactly these bytes.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import difflib
 import enum
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,9 +27,11 @@ from orgrouter.babel.plan import FilePlan, Skipped, TargetPlan, lisp_forms, plan
 from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.babel.safety import refusal
 from orgrouter.errors import EXIT_CHECK_FOUND_WORK, EXIT_FAILED, EXIT_OK, OrgRouterError
+from orgrouter.io.policy import Forbidden, NeedsApproval, WritePolicy
 from orgrouter.io.transaction import Status, Transaction
 
 _BEGIN_SRC = re.compile(rb"#\+begin_src", re.IGNORECASE)
+_INTERNAL = ("path", "sha256")  # what the routed tangle binds approvals to; not reported
 
 
 class WriteMode(enum.Enum):
@@ -41,10 +49,14 @@ class TargetResult:
 
     source: str
     target: str
-    action: str  # written | unchanged | would-write | conflict | refused | failed
+    action: str  # written | unchanged | would-write | held | conflict | refused | failed
     reason: str = ""
     diff: str = ""
     mode: str = ""
+    overwrote: str = ""  # why a pre-existing file orgrouter had not written was replaced
+    # What the target's real path and new bytes are: a routed tangle binds approvals to them.
+    path: str = field(default="", repr=False)
+    sha256: str = field(default="", repr=False)
 
 
 @dataclass
@@ -70,7 +82,10 @@ class TangleReport:
     def to_json(self) -> dict[str, object]:
         """Return the report as ``orgrouter tangle --json`` prints it."""
         return {
-            "targets": [{k: v for k, v in vars(t).items() if v != ""} for t in self.targets],
+            "targets": [
+                {k: v for k, v in vars(t).items() if v != "" and k not in _INTERNAL}
+                for t in self.targets
+            ],
             "skipped": [
                 {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
                 for s, b in self.skipped
@@ -83,7 +98,7 @@ class TangleReport:
 
     def exit_code(self, mode: WriteMode) -> int:
         """Return the exit code: failures 3, pending work under --check 1, else 0."""
-        bad = ("conflict", "refused", "failed")
+        bad = ("conflict", "refused", "failed", "held")
         if self.failed or any(result.action in bad for result in self.targets):
             return EXIT_FAILED
         if mode is WriteMode.CHECK and self.count("would-write"):
@@ -156,6 +171,9 @@ class Tangler:
     record: TargetRecord | None = None
     display_base: Path | None = None
 
+    policy: WritePolicy | None = None  # a routed tangle: the write policy decides
+    approved: Mapping[str, str] = field(default_factory=dict)  # real path -> approved sha256
+
     def run(self, paths: Iterable[Path]) -> TangleReport:
         """Tangle every Org file under ``paths`` and return the report."""
         report = TangleReport()
@@ -165,11 +183,16 @@ class Tangler:
             except OSError as error:
                 report.failed.append(f"{org}: cannot read: {error.strerror or error}")
                 continue
-            self.tangle_bytes(org, data, report)
+            self._tangle(org, data, report)
         return report
 
-    def tangle_bytes(self, org: Path, data: bytes, report: TangleReport) -> None:
-        """Tangle ``data`` as the contents of Org file ``org`` (an editor's buffer)."""
+    def run_text(self, org: Path, data: bytes) -> TangleReport:
+        """Tangle ``data`` as the Org file ``org`` (the text routed, not what is on disk)."""
+        report = TangleReport()
+        self._tangle(org, data, report)
+        return report
+
+    def _tangle(self, org: Path, data: bytes, report: TangleReport) -> None:
         if not _BEGIN_SRC.search(data):
             return  # no src block: nothing to tangle, no need to parse
         try:
@@ -203,13 +226,12 @@ class Tangler:
     def _apply_target(self, source: Path, target: TargetPlan) -> TargetResult:
         shown = self._show(target.path)
         result = TargetResult(self._show(source), shown, "unchanged")
-        why = refusal(target.path, self.roots)
-        if why is None and os.path.realpath(target.path) == os.path.realpath(source):
-            why = "the target is the Org file itself"
+        real = Path(os.path.realpath(target.path))
+        result.path, result.sha256 = str(real), digest(target.content)
+        why, held = self._check(source, target.path)
         if why is not None:
             result.action, result.reason = "refused", f"{target.name}: {why}"
             return result
-        real = Path(os.path.realpath(target.path))
         try:
             old = real.read_bytes() if real.exists() else None
             old_mode = os.stat(real).st_mode & 0o7777 if old is not None else None
@@ -222,7 +244,14 @@ class Tangler:
         result.mode = f"{mode:04o}"
         if old == target.content and old_mode == mode:
             return result
-        if self.record is not None and old is not None and not self.force:
+        if held is not None and self.approved.get(result.path) != result.sha256:
+            result.action, result.reason = "held", f"{target.name}: {held}"
+            return result
+        if self.policy is None and old is not None and old != target.content:
+            last = self.record.last_written(str(real)) if self.record is not None else None
+            if last is None or last != digest(old):
+                result.overwrote = "it existed and orgrouter had not written these bytes"
+        if self.record is not None and old is not None and not self.force and held is None:
             last = self.record.last_written(str(real))
             if last is not None and last != digest(old) and old != target.content:
                 result.action = "conflict"
@@ -246,3 +275,15 @@ class Tangler:
             self.record.remember(str(real), target.content, str(source))
         result.action = "written"
         return result
+
+    def _check(self, source: Path, path: Path) -> tuple[str | None, str | None]:
+        """Return (why the target is refused, why it needs approval); None where it is not."""
+        if self.policy is not None:
+            verdict = self.policy.check(source, path)
+            if isinstance(verdict, Forbidden):
+                return f"never written by a routed request: {verdict.reason}", None
+            return None, verdict.reason if isinstance(verdict, NeedsApproval) else None
+        why = refusal(path, self.roots)
+        if why is None and os.path.realpath(path) == os.path.realpath(source):
+            why = "the target is the Org file itself"
+        return why, None

@@ -132,7 +132,11 @@ def route(
 def _stdin(
     file_name: str | None, config: Config, options: RunOptions, state_path: str | None
 ) -> int:
-    """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found."""
+    """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found.
+
+    A skill that writes a file besides stdout (a tangle target) first takes the notes
+    root's run lock, as a directory run does: exit 75 if another run holds it.
+    """
     from orgrouter.route.filter import route_stdin, stdin_root
 
     def locate_state() -> Path:

@@ -111,6 +111,9 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool) -> None:
             line += f": {result.reason}"
         error = result.action in ("conflict", "refused", "failed")
         click.echo(("orgrouter: " if error else "") + line, err=error)
+        if result.overwrote:
+            verb = "overwrote" if result.action == "written" else "would overwrite"
+            click.echo(f"{verb}: {result.target} ({result.overwrote})")
     for source, block in report.skipped:
         click.echo(
             f"orgrouter: {source}:{block.line}: block skipped ({block.reason}): {block.detail}",

@@ -19,10 +19,12 @@ from orgrouter.config import Config
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
+from orgrouter.route.guardian import SELF_BINDING
 from orgrouter.route.request import FoundRequest, address_names
 from orgrouter.route.results import RUN_KEY, Written, written_results
 from orgrouter.skills import router
-from orgrouter.skills.base import Context, Request, ResultRef, Skill
+from orgrouter.skills.base import NOTE_BYTES, Context, Request, ResultRef, Skill
+from orgrouter.skills.executor import DOCUMENT
 from orgrouter.skills.orgtext import prose_lines
 
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
@@ -106,10 +108,15 @@ def request_context(
     ctx.extra.update(env.shared)
     ctx.extra[router.SELVES] = env.selves()
     ctx.extra[router.SESSION] = document.name
+    ctx.extra[NOTE_BYTES] = document.data
+    ctx.extra[DOCUMENT] = document  # the executors cut and paste its subtrees
     # Specialists are model calls: without a model nothing spawns, so nothing counts
     # against the session's rate window (and the gate handles the request directly).
     ctx.extra[router.LIMITER] = env.limiter if ctx.backend is not None else None
     ctx.extra[router.SKILL_NAMES] = [s.name for s in env.skills if s.name != "router"]
+    ctx.extra[SELF_BINDING] = frozenset(
+        s.name for s in env.skills if getattr(s, "binds_approvals", False)
+    )
     return ctx
 
 

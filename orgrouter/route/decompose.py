@@ -696,10 +696,11 @@ def plain_groups(terminals: Sequence[tuple[str, int, int]]) -> list[list[_Clause
 def mark_risk(intent: Intent, rules: Rules) -> None:
     """Mark ``intent`` for approval when its verb is risky or it writes outside the root."""
     first = intent.verb.split(" ")[0] if intent.verb else ""
-    level = rules.risk_verbs.get(first)
+    verb = intent.verb if intent.verb in rules.risk_verbs else first  # "get rid of"
+    level = rules.risk_verbs.get(verb)
     if level is not None:
         intent.risk, intent.needs_approval = level, True
-        intent.risk_reason = f"{first!r} is a risky verb ({level} risk)"
+        intent.risk_reason = f"{verb!r} is a risky verb ({level} risk)"
     if first in rules.outside_verbs and rules.outside_paths.search(intent.object):
         intent.risk, intent.needs_approval = "high", True
         intent.risk_reason = "writes outside the notes root"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +63,32 @@ class LazyState:
             self._db = None
 
 
+class LazyLock:
+    """The notes root's run lock, taken only when a skill is about to write a file.
+
+    Most filter runs write nothing but stdout: they neither wait for the lock nor pay
+    for importing it (runlock pulls in sqlite3).
+    """
+
+    def __init__(self, root: Path, environ: Mapping[str, str]) -> None:
+        self._root = root
+        self._environ = environ
+        self._lock: Any = None
+
+    def acquire(self) -> None:
+        """Take the lock (once), or raise LockedError if another run holds it."""
+        if self._lock is None:
+            from orgrouter.runlock import RunLock
+
+            self._lock = RunLock(self._root, self._environ)
+        self._lock.acquire()
+
+    def release(self) -> None:
+        """Give the lock up if it was taken."""
+        if self._lock is not None:
+            self._lock.release()
+
+
 def route_stdin(
     data: bytes,
     file_name: str | None,
@@ -70,11 +96,15 @@ def route_stdin(
     options: RunOptions,
     *,
     locate_state: Callable[[], Path] | None = None,
+    environ: Mapping[str, str] = os.environ,
 ) -> tuple[DocumentOutcome, list[str]]:
     """Return the routed document for ``data`` and any warnings (e.g. a broken skill).
 
     The state database is ``locate_state()`` (called only if a skill needs it), else
-    ``options.state_path``; with neither there is none.
+    ``options.state_path``; with neither there is none. Before a skill writes any file
+    besides stdout (a tangle target) it takes the notes root's run lock (``environ``
+    says where locks live), so a filter run never writes while a directory run holds
+    it: LockedError (exit 75) then, with nothing written. Only such a run takes it.
     """
     label = file_name or STDIN_NAME
     newline = check_org(data, label)  # refuses binary or non-UTF-8 input, naming the line
@@ -82,15 +112,45 @@ def route_stdin(
     if locate_state is None and options.state_path is not None:
         locate_state = _fixed(options.state_path)
     state = LazyState(locate_state) if locate_state is not None else None
+    from orgrouter.skills.base import WRITE_LOCK
+
+    lock = LazyLock(root, environ)
     try:
         router = Router(config, options, root, state)
+        router.env(None).shared[WRITE_LOCK] = lock.acquire
         outcome = _route(router, data, file_name, newline)
+        if outcome.writes:
+            outcome, warning = _defer_moves(outcome, data, file_name, state)
+            router.warnings.append(warning)
     finally:
+        lock.release()
         if state is not None:
             state.close()
     for request in outcome.requests:
         options.on_request(request)
     return outcome, router.warnings
+
+
+def _defer_moves(
+    outcome: DocumentOutcome, data: bytes, path: str | None, state: Any
+) -> tuple[DocumentOutcome, str]:
+    """Return ``outcome`` without its moves across files, their approvals kept for later.
+
+    A move writes other files too, atomically with this one only through the journal
+    of a file route: a filter cannot, so the whole move waits for one.
+    """
+    import dataclasses
+
+    if state is not None and path is not None:
+        from orgrouter.route.binding import reinstate
+
+        note = str(Path(path).resolve())
+        for digest in sorted({m.approval for r in outcome.requests for m in r.moves}):
+            if digest:
+                reinstate(state, note, digest)
+    names = ", ".join(w.path for w in outcome.writes)
+    warning = f"an approved move into {names} waits: run `orgrouter route` on the file"
+    return dataclasses.replace(outcome, data=data, writes=[]), warning
 
 
 def _fixed(path: Path) -> Callable[[], Path]:

@@ -6,6 +6,11 @@ guardian skill, which outranks every other, answers it with a ``WAITING`` child
 headline that holds the intent. The user changes ``WAITING`` to ``APPROVED`` (config
 ``agent.approve_keyword``) and the next run runs it; ``REJECTED`` closes it. Either
 way the approval headline gets ``ORGROUTER_STATUS`` so it is acted on only once.
+
+Every approval is bound to what it shows (``orgrouter.route.binding``): its drawer holds
+``ORGROUTER_APPROVES``, the digest of the effect. A skill that can say exactly what it
+will write (``binds_approvals = True``: tangle, archive, refile) asks for approval
+itself, with that effect, and the guardian leaves its intents to it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orgrouter.config import AgentConfig
+from orgrouter.route.binding import APPROVED_DIGEST, DIGEST_KEY, EFFECT_FIELD, Effect
 from orgrouter.route.request import STATUS_KEY
 from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, Written
 from orgrouter.skills.base import (
@@ -33,7 +39,10 @@ WAITING = "WAITING"
 APPROVED_FLAG = "approved"  # payload key of a delegation the user approved
 # What an approval headline keeps of the held intent: enough to run it, nothing more.
 FREE_FORM = frozenset({"ask", "draft", "rewrite", "explain", "translate", "summarize"})
-HELD_KEYS = ("order", "skill", "verb", "object", "agent", "text", "risk", "risk_reason")
+HELD_KEYS = ("order", "skill", "verb", "object", "agent", "text", "risk", "risk_reason",
+             EFFECT_FIELD)  # fmt: skip
+# ctx.extra key: names of the loaded skills that bind their own approvals to an effect.
+SELF_BINDING = "self_binding_skills"
 
 
 class GuardianSkill(BaseSkill):
@@ -49,12 +58,18 @@ class GuardianSkill(BaseSkill):
             stimulus.sensor == Sensor.DELEGATION
             and not payload.get(APPROVED_FLAG)
             and bool(payload.get("needs_approval"))
+            and str(payload.get("skill", "")).lower() not in ctx.extra.get(SELF_BINDING, ())
         )
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
-        """Return the WAITING approval headline for the held intent."""
-        stimulus = proposal_stimulus(proposal)
-        return Emit((approval_result(stimulus.payload, ctx.config.agent),))
+        """Return the WAITING approval headline for the held intent, bound to its text."""
+        from orgrouter.route.binding import require_approval
+
+        payload = proposal_stimulus(proposal).payload
+        effect = Effect(subject=intent_subject(payload))
+        reason = str(payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky")
+        asked = require_approval(payload, ctx, effect, reason)
+        return None if asked is None else Emit((asked,))
 
 
 class ApprovedSkill(BaseSkill):
@@ -96,23 +111,41 @@ class ApprovedSkill(BaseSkill):
         )
 
 
-def approval_result(payload: Mapping[str, Any], agent: AgentConfig) -> Result:
-    """Return the approval headline that holds ``payload`` until the user decides."""
+def intent_subject(payload: Mapping[str, Any]) -> str:
+    """Return what a held intent without a skill's own effect approves: its words."""
+    return f"{payload.get('text', '')} (by skill {payload.get('skill', '')})"
+
+
+def approval_result(
+    payload: Mapping[str, Any], agent: AgentConfig, effect: Effect | None = None
+) -> Result:
+    """Return the approval headline that holds ``payload`` until the user decides.
+
+    ``effect`` is exactly what approving it permits (default: the intent's words); its
+    digest goes into the drawer and the body, and the held intent keeps the effect.
+    """
     import json  # most routes hold no approval; json stays off their start-up
 
     text = str(payload.get("text", ""))
     reason = payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky"
+    effect = effect or Effect(subject=intent_subject(payload))
     held = {k: payload[k] for k in HELD_KEYS if payload.get(k) not in (None, "", [])}
+    held[EFFECT_FIELD] = effect.to_json()
+    shown = "\n".join(["It approves exactly this:", *effect.lines()])
     return Result(
         title=f"Approve: {text}",
         body=(
-            f"Held for approval: {reason}. Nothing has run.\n"
+            f"Held for approval: {reason}. Nothing has run.\n{shown}\n"
             f"To run it, change {WAITING} to {agent.approve_keyword} and route again; "
-            f"{agent.reject_keyword} closes it."
+            f"{agent.reject_keyword} closes it. If what it does changes before then, "
+            "orgrouter asks again."
         ),
         kind="approval",
         todo=WAITING,
-        properties=((APPROVAL_KEY, json.dumps(held, ensure_ascii=False, sort_keys=True)),),
+        properties=(
+            (APPROVAL_KEY, json.dumps(held, ensure_ascii=False, sort_keys=True)),
+            (DIGEST_KEY, effect.digest),
+        ),
     )
 
 
@@ -152,7 +185,23 @@ def _held_stimulus(result: Written) -> Stimulus | None:
         return None
     if not isinstance(held, dict) or not isinstance(held.get("text"), str):
         return None
-    return delegation({**held, APPROVED_FLAG: True})
+    return delegation({**held, APPROVED_FLAG: True, APPROVED_DIGEST: result.get(DIGEST_KEY) or ""})
+
+
+def recheck(stimulus: Stimulus, ctx: Context) -> Result | None:
+    """Return a new approval when an approved intent is not the one orgrouter asked.
+
+    A skill that binds its own approvals checks them against what it would do now;
+    any other held intent must still be the words its approval's digest covers, and
+    the approval must be one orgrouter asked in this note.
+    """
+    from orgrouter.route.binding import require_approval
+
+    payload = stimulus.payload
+    if str(payload.get("skill", "")).lower() in ctx.extra.get(SELF_BINDING, ()):
+        return None
+    reason = str(payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky")
+    return require_approval(payload, ctx, Effect(subject=intent_subject(payload)), reason)
 
 
 SKILL = GuardianSkill()

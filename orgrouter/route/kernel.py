@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from orgrouter.errors import OrgRouterError
+from orgrouter.errors import LockedError, OrgRouterError
 from orgrouter.skills.base import (
     Context,
     Emit,
@@ -100,6 +100,8 @@ def _dispatch(
             if not skill.trigger(stimulus, ctx):
                 continue
             action = skill.symbolic(skill.neuro(stimulus, ctx), ctx)
+        except LockedError:
+            raise  # another run holds the notes root: this run stops, as a directory run does
         except OrgRouterError as error:
             _emit(outcome, skill.name, origin, _failure(skill.name, error.message))
             return

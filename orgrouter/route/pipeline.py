@@ -21,8 +21,9 @@ from orgrouter.org.document import Document
 from orgrouter.org.edit import Splice
 from orgrouter.org.settings import InBufferSettings
 from orgrouter.route import kernel
+from orgrouter.route.binding import DIGEST_KEY, withdraw
 from orgrouter.route.context import RouteEnv, request_context
-from orgrouter.route.guardian import decisions
+from orgrouter.route.guardian import decisions, recheck
 from orgrouter.route.request import (
     HASH_KEY,
     STATUS_KEY,
@@ -48,6 +49,7 @@ from orgrouter.skills.base import (
     Stimulus,
     StimulusType,
 )
+from orgrouter.skills.executor import MOVES
 
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 # Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"
@@ -68,6 +70,7 @@ class RequestReport:
     intents: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
+    moves: list[Any] = field(default_factory=list)  # approved executors' Moves
 
     def to_json(self) -> dict[str, Any]:
         """Return the ``--json`` object of this request."""
@@ -90,8 +93,11 @@ class DocumentOutcome:
     data: bytes
     requests: list[RequestReport]
     deferred: bool = False  # work left for a later run (rate limit, model failure)
+    writes: list[Any] = field(default_factory=list)  # other files' bytes (route/moves.py)
     # The splice lists that made ``data``, in order, each against the bytes the one
-    # before produced (``apply_plans``'s stages); empty when nothing changed.
+    # before produced (``apply_plans``'s stages); empty when nothing changed, and
+    # short of ``data`` when a move changed the note after them (an editor then
+    # takes one splice over what differs).
     stages: list[list[Splice]] = field(default_factory=list)
 
     @property
@@ -135,7 +141,13 @@ def route_document(
     with_run(plans, env.run)
     stages: list[list[Splice]] = []
     routed = apply_plans(data, plans, newline, stages=stages)
-    return DocumentOutcome(routed, reports, deferred, stages)
+    moves = [move for report in reports for move in report.moves]
+    if not moves:
+        return DocumentOutcome(routed, reports, deferred, stages=stages)
+    from orgrouter.route.moves import apply_moves
+
+    moved, writes = apply_moves(routed, moves, path, newline)
+    return DocumentOutcome(moved, reports, deferred, writes, stages)
 
 
 def _has_setting_line(data: bytes) -> bool:
@@ -226,9 +238,15 @@ def _act_on_approvals(
         mark = "approved" if decision.approved else "rejected"
         plan.marks.append((decision.written.begin, STATUS_KEY, mark))
         if not decision.approved:
+            withdraw(ctx, decision.written.get(DIGEST_KEY) or "")
             continue
         if decision.stimulus is None:
             emitted = [kernel.Emitted(_unreadable_approval(), "guardian", "", 0)]
+        elif (again := recheck(decision.stimulus, ctx)) is not None:
+            # Not what orgrouter asked (edited, copied, forged): ask again, run nothing.
+            order = decision.stimulus.payload.get("order")
+            order = order if isinstance(order, int) else 0
+            emitted = [kernel.Emitted(again, "guardian", decision.stimulus.text, order)]
         else:
             outcome = kernel.run(decision.stimulus, env.skills, ctx)
             emitted = list(outcome.emitted)
@@ -239,6 +257,7 @@ def _act_on_approvals(
             identity = result_identity(request.hash, number)
             plan.results.append(NewResult(identity, item.result, _intent_label(item)))
             report.results.append(_result_json(item))
+    report.moves = list(ctx.extra.get(MOVES, ()))
     kinds = [r["kind"] for r in report.results]
     report.status = request_status(kinds, pending)
     plan.properties = [(STATUS_KEY, report.status)]

@@ -148,6 +148,9 @@ class _ParentOnly:
         self.skill = skill
         self.name = skill.name
         self.priority = skill.priority
+        # The guardian leaves a self-binding skill's intents to it (route/binding.py):
+        # hidden behind this wrapper, it would ask for approval without the plan.
+        self.binds_approvals = bool(getattr(skill, "binds_approvals", False))
 
     def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
         """Return whether the skill wants ``stimulus`` (deciding that has no effects)."""

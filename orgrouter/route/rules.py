@@ -33,6 +33,9 @@ SKILLS = (
     "draft",
     "rewrite",
     "explain",
+    "archive",
+    "refile",
+    "delete",
 )
 LEVELS = ("low", "medium", "high")
 

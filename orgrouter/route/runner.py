@@ -81,6 +81,7 @@ class Router:
         self._budget: Any = None
         self.warnings: list[str] = []
         self.used = False  # whether a file was routed with the environment (its warnings show)
+        self.pending: set[str] = set()  # files an interrupted move still holds (journal.py)
 
     def preload(self) -> None:
         """Build the route environment now, if it can be (a file routed later needs it)."""
@@ -196,6 +197,7 @@ def run_route(
         # --force reads every file again: a settled file may hold requests to redo.
         cache = ScanCache(None if options.force else state, prefilter.signature)
         router = Router(config, options, root, state)
+        router.pending = _settle_moves(state, report) if options.mode.writes else set()
         log = _event_log(options, state)
         log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))
         bar = progress_for(len(found.files), quiet=report.quiet)
@@ -213,6 +215,8 @@ def run_route(
                 report.skip(scanned.path, scanned.reason or "skipped")
             elif scanned.status == "failed" and scanned.error is not None:
                 report.fail(scanned.error)
+            elif scanned.status == "candidate" and os.path.realpath(scanned.path) in router.pending:
+                report.skip(scanned.path, "an interrupted move across files is not settled yet")
             elif scanned.status == "candidate" and scanned.snapshot is not None:
                 before = report.as_counts()
                 route_file(scanned.snapshot, router, report, options, cache, routed)
@@ -346,7 +350,14 @@ def route_file(
         return
     if options.mode is WriteMode.DIFF:
         options.on_diff(unified_diff(snapshot.data, outcome.data, path))
-    if options.mode.writes:
+        for other in outcome.writes:
+            shown = os.path.relpath(other.path) if not os.path.isabs(path) else other.path
+            options.on_diff(unified_diff(other.before or b"", other.data, shown))
+    if options.mode.writes and outcome.writes:
+        if not _commit_move(router, report, snapshot, outcome, cache):
+            return
+        _record_history(router, report, snapshot, outcome)
+    elif options.mode.writes:
         from orgrouter.io.transaction import Status, write_snapshot
 
         written = write_snapshot(snapshot, outcome.data)
@@ -362,6 +373,61 @@ def route_file(
             cache.settle(path, hashlib.sha256(outcome.data).hexdigest())
         _record_history(router, report, snapshot, outcome)
     report.done(path, requests=outcome.routed, results=outcome.results)
+
+
+def _settle_moves(state: Any, report: Report) -> set[str]:
+    """Settle the moves a killed run left; return the files still held by one."""
+    if state is None:
+        return set()
+    from orgrouter.route.journal import pending_paths, recover
+
+    for settled in recover(state):
+        names = ", ".join(settled.paths)
+        if settled.outcome == "completed":
+            report.emit(f"completed an interrupted move: {names}")
+        elif settled.outcome == "pending":
+            report.emit(f"warning: an interrupted move waits: {settled.reason}")
+    return pending_paths(state)
+
+
+def _commit_move(
+    router: Router, report: Report, snapshot: Snapshot, outcome: DocumentOutcome, cache: ScanCache
+) -> bool:
+    """Write a note and the other files its approved moves change; False if it waits."""
+    from orgrouter.errors import ConflictError
+    from orgrouter.route.journal import Planned, commit_move
+
+    path = snapshot.path
+    if router.state is None:
+        report.skip(path, "a move across files needs the state database (its journal); not moved")
+        return False
+    others = [Planned(w.path, w.before, w.data) for w in outcome.writes]
+    try:
+        commit_move(
+            router.state, snapshot, outcome.data, others, now=router.options.now.isoformat()
+        )
+    except ConflictError as error:
+        report.skip(path, error.message)
+        cache.unsettle(path)
+        _reinstate_approvals(router.state, path, outcome)
+        return False
+    except OrgRouterError as error:
+        report.fail(error if error.path else OrgRouterError(error.message, path=path))
+        return False
+    cache.settle(path, hashlib.sha256(outcome.data).hexdigest())
+    for other in outcome.writes:
+        report.emit(f"moved into {other.path}")
+    return True
+
+
+def _reinstate_approvals(state: Any, path: str, outcome: DocumentOutcome) -> None:
+    """Put back the approvals of moves that wait, so the next run acts without asking."""
+    from orgrouter.route.binding import reinstate
+
+    note = str(Path(path).resolve())
+    digests = {m.approval for r in outcome.requests for m in r.moves if m.approval}
+    for digest in sorted(digests):
+        reinstate(state, note, digest)
 
 
 def _record_history(

@@ -66,7 +66,6 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     from orgrouter.clock import NOW_ENV, parse_now
     from orgrouter.route.filter import route_stdin, stdin_root
     from orgrouter.route.runner import RunOptions
-    from orgrouter.runlock import RunLock
     from orgrouter.serve.splices import editor_splices, text_edits
     from orgrouter.state import resolve_state_path
 
@@ -92,8 +91,10 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     def locate_state() -> Path:
         return resolve_state_path(settings.state_path, settings.environ, config, root)
 
-    with RunLock(root, settings.environ):  # the state database, a tangle skill's targets
-        outcome, warnings = route_stdin(data, file_name, config, options, locate_state=locate_state)
+    # route_stdin takes the notes root's lock itself, before a skill writes a file.
+    outcome, warnings = route_stdin(
+        data, file_name, config, options, locate_state=locate_state, environ=settings.environ
+    )
     routed = outcome.data
     edits = text_edits(data, editor_splices(data, outcome.stages, routed))
     result: dict[str, Any] = {
@@ -164,41 +165,47 @@ def decompose(params: Params, settings: Settings) -> dict[str, Any]:
 def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     """Tangle ``text`` as the contents of the note at ``path``; return the tangle report.
 
-    As ``orgrouter tangle PATH`` does: targets inside the notes root (or a configured
-    ``tangle.allow`` directory) only, a hand-edited target is a conflict unless
-    ``force``, and ``mode`` (write, dry-run, check, diff) says whether to write.
+    Under the rules of a routed tangle (``route --stdin`` tangling its buffer): the
+    skill's write policy decides each target, with the same library calls. A new
+    file in the note's tree, or one orgrouter wrote from it and nobody changed since,
+    is written; a hidden, git, config or state path is refused; anything else is
+    ``held`` (written only through an approval in the note, never by this call).
+    ``mode`` (write, dry-run, check, diff) says whether to write at all.
     """
     from orgrouter.babel.record import TargetRecord
-    from orgrouter.babel.run import Tangler, TangleReport, WriteMode
+    from orgrouter.babel.run import Tangler, WriteMode
+    from orgrouter.clock import parse_now
     from orgrouter.discover import find_notes_root
     from orgrouter.errors import OrgRouterError
     from orgrouter.runlock import RunLock
+    from orgrouter.skills.base import Context
+    from orgrouter.skills.tangle_skill import write_policy
     from orgrouter.state import StateDB, resolve_state_path
 
     text = params.text("text")
     path = params.required_str("path")
     mode = WriteMode(params.choice("mode", tuple(m.value for m in WriteMode), default="write"))
-    force = params.flag("force")
     params.done()
     data = params.encoded("text", text)
     note = settings.absolute(path)
     if not note.is_file():
-        # As `orgrouter tangle PATH`: the note is on disk, so its notes root (where
-        # targets may go) is the one its directory really has, not one a name implies.
+        # The note is on disk, so its notes root (which bounds the targets) is the one
+        # its directory really has, not one a made-up name would imply.
         raise OrgRouterError("tangle: the note is not a file on disk; save it first", path=path)
     root = find_notes_root([note.parent]).resolve()
-    loaded = settings.load(os.fspath(note))
-    base = loaded.files[-1].parent if loaded.files else root
-    allowed = [root] + [(base / Path(p).expanduser()).resolve() for p in loaded.config.tangle.allow]
-    report = TangleReport()
-    state = resolve_state_path(settings.state_path, settings.environ, loaded.config, root)
+    config = settings.load(os.fspath(note)).config
+    state = resolve_state_path(settings.state_path, settings.environ, config, root)
     lock = RunLock(root, settings.environ)
     if mode is WriteMode.WRITE:
-        lock.acquire()
+        lock.acquire()  # as a routed tangle takes it before it writes
     try:
         with StateDB.open(state) as db:
-            tangler = Tangler(allowed, mode, force, TargetRecord(db), display_base=root)
-            tangler.tangle_bytes(note, data, report)
+            ctx = Context(config=config, now=parse_now(None), notes_root=root, state=db)
+            record = TargetRecord(db)
+            policy = write_policy(ctx, note, record)
+            tangler = Tangler([policy.root], mode, record=record, display_base=root,
+                              policy=policy)  # fmt: skip
+            report = tangler.run_text(note, data)
     finally:
         lock.release()
     return {**report.to_json(), "exit_code": report.exit_code(mode)}

@@ -119,15 +119,17 @@ def editor_splices(
 ) -> list[Splice]:
     """Return the splices from ``data`` to ``routed``: the write-back stages, composed.
 
-    They are checked by applying them (one join of the text); should they ever
-    disagree with ``routed``, one splice over the stretch that differs stands in.
+    They are checked by applying them (one join of the text). What they do not
+    account for (a move of a subtree within the note, made after the write-back)
+    becomes one more stage: one splice over the stretch that still differs.
     """
     if routed == data:
         return []
     splices = compose_stages(data, stages)
-    if apply_splices(data, splices) == routed:
+    made = apply_splices(data, splices)
+    if made == routed:
         return splices
-    return [one_splice(data, routed)]
+    return compose(data, splices, [one_splice(made, routed)])
 
 
 def one_splice(data: bytes, routed: bytes) -> Splice:

@@ -150,6 +150,15 @@ class Request:
     results: tuple[ResultRef, ...] = ()
 
 
+# ctx.extra key: the bytes of the note being routed (a skill that reads "this note"
+# reads them, not the disk: under --stdin the buffer differs from the file).
+NOTE_BYTES = "note_bytes"
+# ctx.extra key: what to call before writing any file besides the note. A run that does
+# not hold the notes root's lock yet (route --stdin) takes it there, or raises
+# LockedError (exit 75); a directory run holds it from the start and sets nothing.
+WRITE_LOCK = "write_lock"
+
+
 @dataclass
 class Context:
     """Everything a skill may consult; a skill writes no file unless asked (``dry_run``)."""
@@ -247,6 +256,13 @@ class BaseSkill:
             stimulus.sensor == Sensor.DELEGATION
             and str(stimulus.payload.get("skill", "")).lower() == self.name
         )
+
+
+def before_write(ctx: Context) -> None:
+    """Take the run lock for a write besides the note, where the run does not hold it."""
+    take = ctx.extra.get(WRITE_LOCK)
+    if callable(take):
+        take()
 
 
 def clarify(title: str, body: str) -> Emit:

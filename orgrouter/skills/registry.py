@@ -34,6 +34,9 @@ BUILTINS: dict[str, str] = {
     "compact": "orgrouter.skills.compact:SKILL",
     "ask": "orgrouter.skills.ask:SKILL",
     "tangle": "orgrouter.skills.tangle_skill:SKILL",
+    "archive": "orgrouter.skills.archive:SKILL",
+    "refile": "orgrouter.skills.refile:SKILL",
+    "delete": "orgrouter.skills.delete:SKILL",
 }
 # Modules whose SKILLS list adds built-ins: the model-backed skills (which answer
 # offline themselves, or defer to the offline skill of the same intent).

@@ -1,24 +1,32 @@
 """The ``tangle`` skill: ``* @agent tangle this`` tangles the note the request is in.
 
-Tangling writes the note's targets (never the note itself) through the same safe
-writer as ``orgrouter tangle``: targets inside the notes root (or ``tangle.allow``)
-are written; a target outside them is held for the user's approval by the guardian's
-WAITING headline, and written only after the user approves it. Under ``--diff``,
-``--check`` and ``--dry-run`` (``Context.dry_run``) nothing is written: the result says
-what a real run would write.
+It tangles the note's text as routed (under ``route --stdin`` the buffer, not the file
+on disk) and writes its targets (never the note itself) as the write policy
+(``orgrouter.io.policy``) says: a new file in the note's tree, or one orgrouter wrote
+from this note and nobody changed since, is written; a hidden path, a git directory,
+orgrouter's own config or state is refused, approved or not; anything else (an
+existing file, a target outside the note's tree) is held: nothing is written and a
+``WAITING`` approval shows exactly which targets and bytes it would write. Once the
+user approves, the note is tangled only if those are still the targets and bytes
+(``orgrouter.route.binding``); otherwise a new approval says what changed. Under
+``--diff``, ``--check`` and ``--dry-run`` (``Context.dry_run``) nothing is written: the
+result says what a real run would write.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the tangler is imported only when a tangle intent runs
-    from orgrouter.babel.run import TangleReport
+    from orgrouter.babel.record import TargetRecord
+    from orgrouter.babel.run import Tangler, TangleReport, TargetResult, WriteMode
+    from orgrouter.io.policy import WritePolicy
 
-from orgrouter.route.guardian import APPROVED_FLAG, approval_result
 from orgrouter.skills.base import (
+    NOTE_BYTES,
     Action,
     BaseSkill,
     Context,
@@ -26,6 +34,7 @@ from orgrouter.skills.base import (
     Result,
     Sensor,
     Stimulus,
+    before_write,
     proposal_stimulus,
 )
 
@@ -35,6 +44,7 @@ class TangleSkill(BaseSkill):
 
     name = "tangle"
     priority = 60
+    binds_approvals = True  # the guardian leaves its risky intents to it (see symbolic)
 
     def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
         """Return whether ``stimulus`` asks to tangle (by skill name, verb or text)."""
@@ -48,7 +58,7 @@ class TangleSkill(BaseSkill):
         )
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
-        """Tangle the note, or hold targets outside the root for approval."""
+        """Tangle the note, or hold it for an approval bound to the targets it would write."""
         stimulus = proposal_stimulus(proposal)
         request = ctx.request
         if request is None or request.path is None:
@@ -57,34 +67,70 @@ class TangleSkill(BaseSkill):
                 body="Tangling needs a note file; run it from a note, not from stdin.",
                 kind="clarification",
             ),))  # fmt: skip
-        from orgrouter.babel.record import TargetRecord
-        from orgrouter.babel.run import Tangler, WriteMode
+        from orgrouter.babel.run import WriteMode
+        from orgrouter.route.binding import Effect, require_approval
+        from orgrouter.skills.writes import record_for
 
         note = request.path
-        roots = allowed_roots(ctx, note)
-        record = TargetRecord(ctx.state) if ctx.state is not None else None
-        preview = Tangler(roots, WriteMode.DRY_RUN, record=record).run([note])
-        outside = [t for t in preview.targets if t.action == "refused"]
-        if outside and not stimulus.payload.get(APPROVED_FLAG):
-            names = ", ".join(t.reason.split(": ", 1)[0] for t in outside)
-            reason = f"it writes outside the notes root: {names}"
-            payload = {**stimulus.payload, "risk_reason": reason}
-            return Emit((approval_result(payload, ctx.config.agent),))
-        if outside:
-            base = note.parent
-            for target in outside:
-                name = target.reason.split(": ", 1)[0]
-                roots.append(Path(os.path.normpath(base / os.path.expanduser(name))).parent)
+        given = ctx.extra.get(NOTE_BYTES)
+        data = given if isinstance(given, bytes) else note.read_bytes()
+        record = record_for(ctx)
+        policy = write_policy(ctx, note, record)
+        preview = _tangler(ctx, note, policy, record, WriteMode.DRY_RUN).run_text(note, data)
+        held = [t for t in preview.targets if t.action == "held"]
+        approved: dict[str, str] = {}
+        if held or stimulus.payload.get("needs_approval"):
+            shown = os.path.relpath(note, base_of(ctx, note))
+            effect = Effect(f"tangle {shown}", tuple(sorted((t.target, t.sha256) for t in held)))
+            ask = require_approval(stimulus.payload, ctx, effect, _reason(preview, held))
+            if ask is not None:
+                return Emit((ask,))
+            approved = {t.path: t.sha256 for t in held}
         mode = WriteMode.DRY_RUN if ctx.dry_run else WriteMode.WRITE
-        report = Tangler(roots, mode, record=record, display_base=base_of(ctx, note))
-        return Emit((summary(report.run([note]), dry_run=ctx.dry_run),))
+        if mode is WriteMode.WRITE and (preview.count("would-write") or approved):
+            before_write(ctx)  # route --stdin: the notes root's lock, or exit 75
+        tangler = _tangler(ctx, note, policy, record, mode, approved)
+        return Emit((summary(tangler.run_text(note, data), dry_run=ctx.dry_run),))
 
 
-def allowed_roots(ctx: Context, note: Path) -> list[Path]:
-    """Return the notes root and the configured extra directories."""
+def _tangler(
+    ctx: Context,
+    note: Path,
+    policy: WritePolicy,
+    record: TargetRecord | None,
+    mode: WriteMode,
+    approved: Mapping[str, str] | None = None,
+) -> Tangler:
+    """Return the tangler of a routed request: the write policy decides every target."""
+    from orgrouter.babel.run import Tangler
+
+    return Tangler([policy.root], mode, record=record, display_base=base_of(ctx, note),
+                   policy=policy, approved=approved or {})  # fmt: skip
+
+
+def _reason(preview: TangleReport, held: list[TargetResult]) -> str:
+    """Return why tangling waits: each held target, and those never written."""
+    reason = "it writes " + "; ".join(f"={t.target}= ({t.reason.rsplit(': ', 1)[-1]})"
+                                      for t in held)  # fmt: skip
+    if not held:
+        reason = "the request was marked as needing approval"
+    free = [t.target for t in preview.targets if t.action == "would-write"]
+    if free:
+        reason += "; with it, written as they need no approval: " + ", ".join(free)
+    refused = [t.target for t in preview.targets if t.action == "refused"]
+    if refused:
+        reason += "; never written, approved or not: " + ", ".join(refused)
+    return reason
+
+
+def write_policy(ctx: Context, note: Path, record: TargetRecord | None) -> WritePolicy:
+    """Return the write policy for a request in ``note``, with ``tangle.allow``."""
+    from orgrouter.skills.writes import policy_for
+
     root = ctx.notes_root or note.parent
     # Relative entries are relative to the notes root (where orgrouter.toml sits).
-    return [root] + [(root / Path(p).expanduser()).resolve() for p in ctx.config.tangle.allow]
+    allow = [(root / Path(p).expanduser()).resolve() for p in ctx.config.tangle.allow]
+    return policy_for(ctx, note, allow=allow, record=record)
 
 
 def base_of(ctx: Context, note: Path) -> Path:
@@ -100,7 +146,8 @@ def summary(report: TangleReport, *, dry_run: bool = False) -> Result:
               for _, s in report.skipped]  # fmt: skip
     lines += [f"- error: {message}" for message in report.failed]
     written = report.count("written")
-    problems = sum(report.count(a) for a in ("conflict", "refused", "failed")) + len(report.failed)
+    bad = ("conflict", "refused", "failed", "held")
+    problems = sum(report.count(a) for a in bad) + len(report.failed)
     title = f"Tangled: {written} written, {report.count('unchanged')} unchanged"
     if dry_run:
         would = report.count("would-write")

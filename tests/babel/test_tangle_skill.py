@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 
 from orgrouter.config import Config
+from orgrouter.route.binding import APPROVED_DIGEST, DIGEST_KEY
 from orgrouter.route.guardian import APPROVED_FLAG
-from orgrouter.skills.base import Context, Emit, Request, Skill, delegation
+from orgrouter.route.results import APPROVAL_KEY
+from orgrouter.skills.base import Context, Emit, Request, Result, Skill, delegation
 from orgrouter.skills.tangle_skill import SKILL
 
 NOTE = """\
@@ -36,6 +39,13 @@ def run(root: Path, note: Path, dry_run: bool = False, **extra: object) -> Emit:
     return action
 
 
+def approve(held: Result) -> dict[str, object]:
+    """Return the payload a run gets once the user changed ``held`` to APPROVED."""
+    properties = dict(held.properties)
+    intent = json.loads(properties[APPROVAL_KEY])
+    return {**intent, APPROVED_FLAG: True, APPROVED_DIGEST: properties[DIGEST_KEY]}
+
+
 def test_is_a_skill_and_triggers_on_the_verb(tmp_path: Path) -> None:
     assert isinstance(SKILL, Skill)
     stimulus = delegation({"skill": "summarize", "verb": "tangle", "text": "tangle it"})
@@ -61,9 +71,12 @@ def test_target_outside_root_waits_for_approval(tmp_path: Path) -> None:
     note.write_text(NOTE.replace(":tangle run.sh", ":tangle ../out.sh"))
     (held,) = run(root, note).results
     assert held.kind == "approval" and held.todo == "WAITING"
-    assert "it writes outside the notes root: ../out.sh" in held.body
+    assert "it writes =../out.sh= (outside the notes root)" in held.body
     assert not (tmp_path / "out.sh").exists()
-    (done,) = run(root, note, **{APPROVED_FLAG: True}).results
+    # Approval without the digest of what was shown approves nothing: it asks again.
+    (again,) = run(root, note, **{APPROVED_FLAG: True}).results
+    assert again.kind == "approval" and not (tmp_path / "out.sh").exists()
+    (done,) = run(root, note, **approve(held)).results
     assert done.title == "Tangled: 1 written, 0 unchanged"
     assert (tmp_path / "out.sh").read_text() == "echo hi\n"
 
@@ -92,7 +105,7 @@ def test_dry_run_of_an_approved_target_outside_the_root_writes_nothing(tmp_path:
     note.write_text(NOTE.replace(":tangle run.sh", ":tangle ../out.sh"))
     (held,) = run(root, note, dry_run=True).results
     assert held.kind == "approval"
-    (preview,) = run(root, note, dry_run=True, **{APPROVED_FLAG: True}).results
+    (preview,) = run(root, note, dry_run=True, **approve(held)).results
     assert (preview.title, preview.body) == (
         "Would tangle: 1 to write, 0 unchanged",
         "- would-write: =../out.sh=",

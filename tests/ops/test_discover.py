@@ -168,13 +168,16 @@ def test_find_notes_root_prefers_the_config_directory(tmp_path: Path) -> None:
     assert find_notes_root([tmp_path / "notes" / "sub"]) == (tmp_path / "notes").resolve()
 
 
-def test_find_notes_root_falls_back_to_the_repository(tmp_path: Path) -> None:
+def test_find_notes_root_is_never_widened_by_a_repository(tmp_path: Path) -> None:
+    # Issue 10 item 2: 0.1 took the nearest .git above as the root, so a dotfiles
+    # repository in $HOME put ~/.ssh inside the notes. The root is what the user chose.
     note = tmp_path / "repo" / "notes" / "a.org"
     note.parent.mkdir(parents=True)
     note.write_text("* a\n")
     assert find_notes_root([note]) == note.parent.resolve()
     (tmp_path / "repo" / ".git").mkdir()
-    assert find_notes_root([note]) == (tmp_path / "repo").resolve()
-    # orgrouter's own config anywhere above wins over a nearer repository
+    assert find_notes_root([note]) == note.parent.resolve()
+    assert find_notes_root([tmp_path / "repo"]) == (tmp_path / "repo").resolve()
+    # orgrouter's own config anywhere above is the user's choice of root
     (tmp_path / "orgrouter.toml").write_text("")
     assert find_notes_root([note]) == tmp_path.resolve()

@@ -41,7 +41,8 @@ def test_quick_start_diff_then_route(tmp_path: Path) -> None:
         diff = out.decode()
         assert "+++ b/notes/meetings/2026-11-27-launch-kickoff.org\n" in diff
         assert "+*** TODO Alice drafts the press release\n" in diff
-        assert "+*** WAITING Approve: delete the old draft pages\n" in diff
+        assert "+*** WAITING Approve: delete this section\n" in diff
+        assert "+- Old site (line 18) -> projects/website.org_archive (deleted" in diff
         assert "+*** Not sent to a model: private\n" not in diff  # offline: no model to keep
         assert err.splitlines()[-1] == (
             "4 files scanned, 13 requests would be routed, 20 results would be written, "

@@ -207,19 +207,19 @@ def test_unedited_result_replaced_and_force(notes: Path, tmp_path: Path) -> None
 
 def test_approval_flow(tmp_path: Path) -> None:
     path = tmp_path / "cleanup.org"
-    path.write_bytes(b"* Drafts\n** @agent delete the old drafts\n** @agent send the memo\n")
+    path.write_bytes(b"* Drafts\n** @agent run the backup script\n** @agent send the memo\n")
     assert route(tmp_path, "-q", str(path))[0] == 0
     text = path.read_text()
     assert text.count("*** WAITING Approve: ") == 2
     assert ":ORGROUTER_STATUS: waiting\n" in text
     assert route(tmp_path, "--check", str(path))[0] == 0  # waiting is not work
-    text = text.replace("WAITING Approve: delete", "APPROVED Approve: delete")
+    text = text.replace("WAITING Approve: run", "APPROVED Approve: run")
     text = text.replace("WAITING Approve: send", "REJECTED Approve: send")
     path.write_text(text)
     assert route(tmp_path, "--check", str(path))[0] == 1
     assert route(tmp_path, "-q", str(path))[0] == 0
     done = path.read_text()
-    assert "*** Approved, but nothing was done: no skill can delete\n" in done
+    assert "*** Approved, but nothing was done: no skill can run\n" in done
     assert done.count(":ORGROUTER_STATUS: approved\n") == 1
     assert done.count(":ORGROUTER_STATUS: rejected\n") == 1
     assert done.count(":ORGROUTER_STATUS: done\n") == 2

@@ -112,17 +112,26 @@ def test_config_change_is_seen_by_the_next_call(tmp_path: Path) -> None:
     assert "did you mean" in reply["error"]["message"] or "name" in reply["error"]["message"]
 
 
-def test_route_waits_for_no_one_while_a_run_holds_the_lock(tmp_path: Path) -> None:
+def test_route_takes_the_lock_only_to_write_besides_its_reply(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "orgrouter.toml").write_text("")
+    (notes / "code.org").write_text("")
     server = make_server(tmp_path)
-    params = {"text": "* @agent create a todo\n", "path": str(notes / "a.org"), "now": NOW}
+    plain = {"text": "* @agent create a todo\n", "path": str(notes / "a.org"), "now": NOW}
+    tangling = {
+        "text": "* @agent tangle this\n#+begin_src sh :tangle out.sh\necho hi\n#+end_src\n",
+        "path": str(notes / "code.org"),
+        "now": NOW,
+    }
     with RunLock(notes, clean_env(tmp_path)):
-        reply = exchange(server, "route", params)
-    assert reply["error"]["data"]["exit_code"] == EXIT_LOCKED
-    assert "another orgrouter run" in reply["error"]["message"]
-    assert call(server, "route", params)["changed"] is True  # and it lives on
+        assert call(server, "route", plain)["changed"] is True  # its reply is all it writes
+        reply = exchange(server, "route", tangling)
+        assert reply["error"]["data"]["exit_code"] == EXIT_LOCKED
+        assert "another orgrouter run" in reply["error"]["message"]
+        assert not (notes / "out.sh").exists()
+    assert call(server, "route", tangling)["changed"] is True  # and it lives on
+    assert (notes / "out.sh").read_text() == "echo hi\n"
 
 
 def test_within_routes_only_the_requests_in_that_range(tmp_path: Path) -> None:

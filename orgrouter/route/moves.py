@@ -1,0 +1,141 @@
+"""Apply approved executors' moves to a routed document: cut here, paste there.
+
+The pipeline first writes the request's results (the approval marked, "Archived ...")
+into the document's bytes, then calls :func:`apply_moves`: each subject is found again
+in those bytes (by its headline line and how many identical lines precede it), copied
+with what was just written inside it, pasted into its target as Org does, and cut.
+The bytes of every other file to write come back as :class:`FileWrite` values; the
+runner commits them with the source through the move journal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orgrouter.errors import InputError
+from orgrouter.io.text import detect_newline
+from orgrouter.org.document import Document
+from orgrouter.org.subtree import Span, add_tags, subtree_span, without_local_variables
+from orgrouter.skills.executor import Move, Subject
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """New bytes for a file other than the routed one."""
+
+    path: str
+    before: bytes | None  # what the plan was made against; None: the file is new
+    data: bytes
+
+    @property
+    def before_sha256(self) -> str | None:
+        """Return the hash the file must still have (None: it must not exist)."""
+        return None if self.before is None else hashlib.sha256(self.before).hexdigest()
+
+
+@dataclass
+class _Targets:
+    """The target files' bytes as the moves build them up."""
+
+    before: dict[str, bytes | None] = field(default_factory=dict)
+    now: dict[str, bytes] = field(default_factory=dict)
+
+    def read(self, path: str, source: Path) -> bytes:
+        if path not in self.now:
+            try:
+                with open(path, "rb") as handle:
+                    data: bytes | None = handle.read()
+            except FileNotFoundError:
+                data = None
+            self.before[path] = data
+            if data is None:
+                from orgrouter.skills.archive import new_file_prefix
+
+                self.now[path] = new_file_prefix(Path(path), source)
+            else:
+                self.now[path] = data
+        return self.now[path]
+
+
+def locate(data: bytes, subject: Subject) -> Span:
+    """Return ``subject``'s subtree in ``data`` (which the write-back may have changed)."""
+    seen = 0
+    for line in Document(data).lines:
+        text = data[line.begin : line.end].rstrip(b"\r\n")
+        if text == subject.headline:
+            if seen == subject.rank:
+                return without_local_variables(data, subtree_span(data, line.begin))
+            seen += 1
+    raise InputError(f"cannot find {subject.title!r} again to move it; nothing was moved")
+
+
+def apply_moves(
+    data: bytes, moves: Sequence[Move], path: str | None, newline: bytes
+) -> tuple[bytes, list[FileWrite]]:
+    """Return the document's bytes with ``moves`` made, and the other files' new bytes."""
+    if path is None:
+        raise InputError("moves need the note's file (not text on stdin); nothing was moved")
+    source = Path(os.path.abspath(path))
+    targets = _Targets()
+    for move in _outermost(moves):
+        span = locate(data, move.subject)
+        text = data[span.begin : span.end]
+        if not move.target:
+            pasted, point = _paste(move, data, text, newline, source, span)
+            pasted = add_tags(pasted, point, move.private) if move.private else pasted
+            begin = span.begin + (len(pasted) - len(data) if point <= span.begin else 0)
+            # Org cuts the subtree as it is after the paste: a heading appended right
+            # after it (an archive heading not found) takes the blank lines before it.
+            after = without_local_variables(pasted, subtree_span(pasted, begin))
+            data = pasted[: after.begin] + pasted[after.end :]
+            continue
+        target = targets.read(move.target, source)
+        target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
+        if target_newline != newline:  # Emacs decodes both files: lines take the target's
+            text = text.replace(b"\r\n", b"\n").replace(b"\n", target_newline)
+        pasted, point = _paste(move, target, text, target_newline, source, None)
+        targets.now[move.target] = add_tags(pasted, point, move.private) if move.private else pasted
+        data = data[: span.begin] + data[span.end :]
+    writes = [FileWrite(p, targets.before[p], targets.now[p]) for p in targets.now]
+    return data, writes
+
+
+def _outermost(moves: Sequence[Move]) -> list[Move]:
+    """Return ``moves`` without those whose subject another one moves already (with it)."""
+    kept: list[Move] = []
+    for move in moves:
+        begin, end = move.subject.begin, move.subject.end
+        if not any(k.subject.begin <= begin < k.subject.end and end <= k.subject.end for k in kept):
+            kept = [k for k in kept if not begin <= k.subject.begin < end] + [move]
+    return kept
+
+
+def _paste(
+    move: Move, target: bytes, text: bytes, newline: bytes, source: Path, span: Span | None
+) -> tuple[bytes, int]:
+    """Return ``target`` with ``text`` pasted where ``move`` sends it, and where it starts."""
+    if move.kind == "archive":
+        from orgrouter.skills import archive
+
+        pasted, point = archive.paste(target, text, move.heading, newline)
+        return archive.finish(pasted, point, move, newline), point
+    from orgrouter.skills import refile
+
+    index = None
+    document = Document(target, newline=newline)
+    if move.olpath:
+        from orgrouter.skills.executor import Unclear
+
+        label = move.target or "this file"
+        try:
+            index, _ = refile.find_heading(document, "/".join(move.olpath), label, exact=True)
+        except Unclear as unclear:  # the target changed since the plan: move nothing
+            raise InputError(f"{unclear.title}; nothing was moved") from None
+    level, point = refile.insertion(document, target, index)
+    if span is not None and span.begin < point < span.end:
+        raise InputError("the target moved inside the subtree; nothing was moved")
+    return refile.paste(target, text, level, point, newline)

@@ -1,0 +1,336 @@
+"""The ``archive`` executor: what ``org-archive-subtree`` does, once the user approved.
+
+Facts of Org 9.5's org-archive.el it follows (and tests/executors checks live):
+
+- the location is the subject's ``ARCHIVE`` property (inherited, ``#+PROPERTY`` too),
+  else the file's ``#+ARCHIVE:`` keyword, else ``org-archive-location``'s default
+  ``%s_archive::``; ``%s`` is the file's name, the part before ``::`` the archive file
+  (relative to the note; empty: the note itself), the part after it a heading;
+- a new archive file starts with ``org-archive-file-header-format``, after the mode
+  line Org inserts when the file name does not make Emacs use Org mode;
+- without a heading the subtree goes at the end, after a newline, at level 1; with one
+  (found case-insensitively, else appended), as its last child, after one blank line;
+- the archived headline gets ARCHIVE_TIME, ARCHIVE_FILE, ARCHIVE_OLPATH,
+  ARCHIVE_CATEGORY, ARCHIVE_TODO and ARCHIVE_ITAGS (each only when not empty); inside
+  the same file it also gets the tags it inherited.
+
+"tag it archived" (``org-toggle-archive-tag``) only adds ``:ARCHIVE:`` to it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from orgrouter.org.document import Document
+from orgrouter.org.drawer import locate_head
+from orgrouter.org.edit import SetProperty, edit_bytes
+from orgrouter.org.subtree import align_tags, at_level
+from orgrouter.skills.base import Context, Sensor, Stimulus
+from orgrouter.skills.executor import (
+    ARCHIVE_TAG,
+    ExecutorSkill,
+    Move,
+    Plan,
+    Subject,
+    Unclear,
+    binding,
+    index_at_line,
+    inherited_privacy,
+    relative_name,
+    resolve_subjects,
+    where_note,
+    write_problem,
+)
+
+DEFAULT_LOCATION = "%s_archive::"
+HEADER = "\nArchived entries from file {}\n\n"  # org-archive-file-header-format
+MODE_LINE = "#    -*- mode: org -*-\n\n"  # what `org-mode' puts in an empty non-.org file
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_TAG_VARIANT = re.compile(
+    r"\b(?:archive[ -]tag|tag\w*\s+(?:it|this|them)?\s*(?:as\s+)?archived)\b", re.I
+)
+_COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
+_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
+_PROPERTY_KEYWORD = re.compile(rb"^[ \t]*#\+ARCHIVE:[ \t]*(.*?)[ \t]*\r?$", re.I | re.M)
+
+
+def archive_time(now: datetime) -> str:
+    """Return ARCHIVE_TIME as Org writes it (``%Y-%m-%d %a %H:%M``, English day names)."""
+    return f"{now:%Y-%m-%d} {_DAYS[now.weekday()]} {now:%H:%M}"
+
+
+def abbreviate(path: str) -> str:
+    """Return ``path`` with the home directory as ``~`` (``abbreviate-file-name``)."""
+    home = os.path.expanduser("~").rstrip("/")
+    if home and home != "/" and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home) :]
+    return path
+
+
+def inherited_property(document: Document, index: int, key: str) -> str | None:
+    """Return property ``key`` of headline ``index`` or its nearest ancestor having it."""
+    at: int | None = index
+    while at is not None:
+        entry = document.entries[at]
+        head = locate_head(document.data, entry.scan_line, newline=document.newline)
+        found = head.drawer.get(key) if head.drawer is not None else None
+        if found is not None:
+            return found.value
+        at = entry.parent
+    return None
+
+
+def location_of(document: Document, index: int) -> str:
+    """Return the archive location in force at headline ``index``."""
+    found = inherited_property(document, index, "ARCHIVE")
+    if found is not None:
+        return found
+    value = document.settings.property("ARCHIVE")
+    if value is not None:
+        return value
+    first = document.entries[0].begin if document.entries else len(document.data)
+    keywords = list(_PROPERTY_KEYWORD.finditer(document.data, 0, first))
+    keywords += list(_PROPERTY_KEYWORD.finditer(document.data, first))
+    if keywords:  # Org reads #+ARCHIVE: anywhere in the buffer; the last one wins
+        return max(keywords, key=lambda m: m.start()).group(1).decode("utf-8", "replace")
+    return DEFAULT_LOCATION
+
+
+def split_location(location: str, source: Path) -> tuple[Path | None, str]:
+    """Return the archive file (None: the same file) and heading of ``location``."""
+    if "::" not in location:
+        raise Unclear(
+            "Clarification needed: invalid archive location",
+            f"The archive location {location!r} has no '::' (Org's format is FILE::HEADING); "
+            "fix the ARCHIVE property or #+ARCHIVE: line.",
+        )
+    file_part, _, heading_part = location.partition("::")
+    if heading_part.startswith("datetree/"):
+        raise Unclear(
+            "Clarification needed: datetree archive locations are not supported",
+            f"The archive location {location!r} asks for a date tree, which orgrouter does "
+            "not build; archive it from Emacs, or name a file and heading (FILE::* Heading).",
+        )
+    name = source.name
+    heading = heading_part.replace("%s", name)
+    if not file_part.strip():
+        return None, heading
+    target = Path(os.path.expanduser(file_part.replace("%s", name)))
+    if not target.is_absolute():
+        target = source.parent / target
+    return Path(os.path.abspath(target)), heading
+
+
+def outline_title(raw: str) -> str:
+    """Return a title as ``org-get-outline-path`` gives it (cookies out, links shown)."""
+    text = _COOKIE.sub("", raw)
+    text = _LINK.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), text)
+    return text.strip(" \t\r\n")
+
+
+def context_of(
+    document: Document, index: int, now: datetime, source: Path
+) -> list[tuple[str, str]]:
+    """Return the ARCHIVE_* properties of headline ``index``, in Org's order."""
+    headline = document.headline(index)
+    path: list[str] = []
+    at = document.entries[index].parent
+    while at is not None:
+        path.insert(0, outline_title(document.headline(at).raw))
+        at = document.entries[at].parent
+    own = set(headline.tags)
+    inherited = [tag for tag in document.tags(index) if tag not in own]
+    pairs = [
+        ("ARCHIVE_TIME", archive_time(now)),
+        ("ARCHIVE_FILE", abbreviate(os.path.abspath(source))),
+        ("ARCHIVE_OLPATH", "/".join(path)),
+        ("ARCHIVE_CATEGORY", category_of(document, index, source)),
+        ("ARCHIVE_TODO", headline.todo or ""),
+        ("ARCHIVE_ITAGS", " ".join(inherited)),
+    ]
+    return [(key, value) for key, value in pairs if value.strip()]
+
+
+def category_of(document: Document, index: int, source: Path) -> str:
+    """Return ``org-get-category``: the CATEGORY property, ``#+CATEGORY``, else the file name."""
+    found = inherited_property(document, index, "CATEGORY")
+    if found is not None:
+        return found
+    value = document.settings.property("CATEGORY")
+    keyword = re.findall(rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", document.data, re.I | re.M)
+    if keyword:
+        return str(keyword[-1].decode("utf-8", "replace"))
+    if value is not None:
+        return value
+    name = source.name
+    return name[: name.rfind(".")] if "." in name[1:] else name
+
+
+def new_file_prefix(target: Path, source: Path) -> bytes:
+    """Return what Org writes into a new archive file before the first subtree."""
+    mode = "" if re.search(r"\.org$", target.name, re.IGNORECASE) else MODE_LINE
+    return (mode + HEADER.format(os.path.abspath(source))).encode("utf-8")
+
+
+def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[bytes, int]:
+    """Return ``target`` with subtree ``text`` archived into it, and where it begins."""
+    nl = newline
+    if not heading or not re.match(r"\*+", heading):
+        level = 1
+        target = target + nl
+        point = len(target)
+    else:
+        level = len(re.match(r"\*+", heading).group(0)) + 1  # type: ignore[union-attr]
+        pattern = re.compile(
+            rb"^" + re.escape(heading.encode("utf-8")) + rb"(?:[ \t]+:(?:[\w@#%]+:)+)?[ \t]*\r?$",
+            re.MULTILINE | re.IGNORECASE,
+        )
+        found = pattern.search(target)
+        if found is None:
+            if target and not target.endswith(b"\n"):
+                target += nl
+            target += nl + heading.encode("utf-8") + nl
+            line_end = len(target) - len(nl)
+        else:
+            line_end = found.end() - (1 if target[found.end() - 1 : found.end()] == b"\r" else 0)
+        head_level = level - 1
+        end = _subtree_end(target, line_end, head_level)
+        back = end
+        while back > line_end and target[back - 1 : back] in (b" ", b"\t", b"\r", b"\n"):
+            back -= 1
+        forward = back
+        while forward < len(target) and target[forward : forward + 1] in (
+            b" ",
+            b"\t",
+            b"\r",
+            b"\n",
+        ):
+            forward += 1
+        target = target[:back] + nl + nl + target[forward:]
+        point = back + 2 * len(nl)
+    block = at_level(text, level, nl)
+    return target[:point] + block + target[point:], point
+
+
+def _subtree_end(data: bytes, line_end: int, level: int) -> int:
+    """Return the end of the subtree whose headline line ends at ``line_end``."""
+    pattern = re.compile(rb"^\*{1,%d} " % level, re.MULTILINE)
+    found = pattern.search(data, line_end)
+    return len(data) if found is None else found.start()
+
+
+def finish(target: bytes, point: int, move: Move, newline: bytes) -> bytes:
+    """Set the archived headline's tags (same file) and context properties."""
+    if move.tags:
+        line_end = target.find(b"\n", point)
+        line_end = len(target) if line_end < 0 else line_end
+        content_end = line_end - (1 if target[line_end - 1 : line_end] == b"\r" else 0)
+        line = target[point:content_end].decode("utf-8", "surrogateescape")
+        retagged = align_tags(_with_tags(line, move.tags)).encode("utf-8", "surrogateescape")
+        target = target[:point] + retagged + target[content_end:]
+    edits = [SetProperty(point, key, value) for key, value in move.context]
+    return edit_bytes(target, edits, newline=newline)
+
+
+def _with_tags(line: str, tags: tuple[str, ...]) -> str:
+    """Return a headline line with its tags replaced by ``tags`` (``org-set-tags``)."""
+    match = re.match(r"^(\*+ (?:.*?))(?:[ \t]+(:[\w@#%:]+:))?[ \t]*$", line)
+    head = (match.group(1) if match else line).rstrip(" \t")
+    return f"{head} :{':'.join(tags)}:"
+
+
+class ArchiveSkill(ExecutorSkill):
+    """Archive the subject (or tag it :ARCHIVE:), only ever with the user's approval."""
+
+    name = "archive"
+
+    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
+        """Return whether ``stimulus`` asks to archive (or to tag something archived)."""
+        if stimulus.sensor != Sensor.DELEGATION:
+            return False
+        if str(stimulus.payload.get("skill", "")).lower() == "tag":  # "tag it archived"
+            return bool(_TAG_VARIANT.search(stimulus.text))
+        return self.delegated_to(stimulus)
+
+    def plan(self, payload: Mapping[str, Any], ctx: Context) -> Plan:
+        """Return what archiving ``payload``'s subject would do."""
+        text = str(payload.get("text", ""))
+        words = str(payload.get("object", ""))
+        tag_only = bool(_TAG_VARIANT.search(text))
+        if tag_only:
+            words = re.sub(
+                r"\b(?:with\s+)?(?:the\s+)?archive[ -]tag\b|\b(?:as\s+)?archived\b",
+                "",
+                words,
+                flags=re.I,
+            )
+        document, subjects, _how = resolve_subjects(words, ctx)
+        if tag_only:
+            lines = tuple(f"{s.title} (line {s.line}): tag it :{ARCHIVE_TAG}:" for s in subjects)
+            digest = binding("archive-tag", document.data, subjects, "")
+            return Plan((), lines, digest, tuple(s.line for s in subjects), "Tagged :ARCHIVE:")
+        return archive_plan(document, subjects, ctx, "archive")
+
+
+def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind: str) -> Plan:
+    """Return the plan that archives ``subjects`` of ``document``."""
+    assert document.path is not None
+    source = Path(os.path.abspath(document.path))
+    moves: list[Move] = []
+    lines: list[str] = []
+    targets: set[str] = set()
+    for subject in subjects:
+        index = _index_of(document, subject)
+        target, heading = split_location(location_of(document, index), source)
+        same = target is None or target == source
+        if not same:
+            assert target is not None
+            problem = write_problem(ctx, target)
+            if problem is not None:
+                raise Unclear(
+                    "Clarification needed: the archive file may not be written",
+                    f"Archiving {subject.title!r} would write {target}: {problem}. "
+                    "Set an ARCHIVE property or #+ARCHIVE: line naming an Org file in the notes.",
+                )
+        context = tuple(context_of(document, index, ctx.now, source))
+        tags = tuple(document.tags(index)) if same and _inherits(document, index) else ()
+        where = relative_name(target, ctx) if target is not None and not same else "this file"
+        under = f" under {heading!r}" if heading else ""
+        warn = where_note(ctx, target) if target is not None and not same else ""
+        lines.append(f"{subject.title} (line {subject.line}) -> {where}{under}{warn}")
+        targets.add(f"{'' if same or target is None else relative_name(target, ctx)}::{heading}")
+        moves.append(
+            Move(
+                subject,
+                "archive",
+                "" if same or target is None else str(target),
+                heading,
+                (),
+                context,
+                tags,
+                inherited_privacy(document, subject, ctx),
+            )
+        )
+    digest = binding(kind, document.data, subjects, "|".join(sorted(targets)))
+    count = len(subjects)
+    title = f"Archived {count} subtrees" if count > 1 else f"Archived {subjects[0].title!r}"
+    return Plan(tuple(moves), tuple(lines), digest, (), title)
+
+
+def _inherits(document: Document, index: int) -> bool:
+    """Return whether headline ``index`` inherits any tag (Org adds them in-file)."""
+    own = set(document.headline(index).tags)
+    return any(tag not in own for tag in document.tags(index))
+
+
+def _index_of(document: Document, subject: Subject) -> int:
+    """Return the index of ``subject``'s headline in ``document``."""
+    return index_at_line(document, subject.line)
+
+
+SKILL = ArchiveSkill()

@@ -1,0 +1,28 @@
+;;; emacs_ops.el --- the reference: run org-archive-subtree / org-refile in batch  -*- lexical-binding: t; -*-
+;; emacs --batch -Q -l emacs_ops.el -- archive FILE LINE
+;; emacs --batch -Q -l emacs_ops.el -- refile FILE LINE TARGET-FILE TARGET-LINE (0: the file)
+(require 'org)
+(require 'org-archive)
+(require 'org-refile)
+(setq make-backup-files nil create-lockfiles nil)
+(let* ((args (cdr (member "--" command-line-args)))
+       (op (nth 0 args))
+       (file (expand-file-name (nth 1 args)))
+       (line (string-to-number (nth 2 args))))
+  (find-file file)
+  (goto-char (point-min))
+  (forward-line (1- line))
+  (cond
+   ((equal op "archive") (org-archive-subtree))
+   ((equal op "refile")
+    (let* ((tfile (expand-file-name (nth 3 args)))
+           (tline (string-to-number (nth 4 args)))
+           (pos (and (> tline 0)
+                     (with-current-buffer (find-file-noselect tfile)
+                       (org-with-wide-buffer
+                        (goto-char (point-min))
+                        (forward-line (1- tline))
+                        (point))))))
+      (org-refile nil nil (list "target" tfile nil pos)))))
+  (save-some-buffers t)
+  (kill-emacs 0))

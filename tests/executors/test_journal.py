@@ -1,0 +1,90 @@
+"""The move journal on its own: plan, refuse a changed or locked file, settle leftovers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from orgrouter.errors import ConflictError
+from orgrouter.io.text import read_org_file
+from orgrouter.route.journal import Planned, commit_move, pending_paths, recover
+from orgrouter.state import StateDB
+
+
+def _setup(tmp: Path) -> tuple[StateDB, Path, Path]:
+    note, target = tmp / "a.org", tmp / "b.org"
+    note.write_bytes(b"* Keep\n* Move\n")
+    target.write_bytes(b"* B\n")
+    return StateDB.open(tmp / "state.db"), note, target
+
+
+def test_a_move_writes_both_files_and_leaves_no_record(tmp_path: Path) -> None:
+    db, note, target = _setup(tmp_path)
+    snapshot = read_org_file(note)
+    commit_move(
+        db, snapshot, b"* Keep\n", [Planned(str(target), b"* B\n", b"* B\n* Move\n")], now="t"
+    )
+    assert (note.read_bytes(), target.read_bytes()) == (b"* Keep\n", b"* B\n* Move\n")
+    assert pending_paths(db) == set()
+
+
+@pytest.mark.parametrize("trouble", ["changed", "locked", "note-locked", "note-changed"])
+def test_a_changed_or_locked_target_defers_the_whole_move(tmp_path: Path, trouble: str) -> None:
+    db, note, target = _setup(tmp_path)
+    snapshot = read_org_file(note)
+    if trouble == "changed":
+        target.write_bytes(b"* B edited\n")
+    elif trouble == "locked":
+        os.symlink("me@host.1", tmp_path / ".#b.org")
+    elif trouble == "note-locked":
+        os.symlink("me@host.1", tmp_path / ".#a.org")
+    else:
+        note.write_bytes(b"* Keep\n* Move\n* Typed meanwhile\n")
+    before = (note.read_bytes(), target.read_bytes())
+    with pytest.raises(ConflictError):
+        commit_move(db, snapshot, b"* Keep\n", [Planned(str(target), b"* B\n", b"x")], now="t")
+    assert (note.read_bytes(), target.read_bytes()) == before
+    assert pending_paths(db) == set()
+
+
+def _journal_only(db: StateDB, note: Path, target: Path) -> None:
+    """Record a move as a killed run leaves it: journalled, target written, note not."""
+    with db.transaction() as conn:
+        move = conn.execute("INSERT INTO move_journal (created) VALUES ('t')").lastrowid
+        rows = [
+            (move, 0, str(target), b"* B\n", b"* B\n* Move\n"),
+            (move, 1, str(note), b"* Keep\n* Move\n", b"* Keep\n"),
+        ]
+        conn.executemany("INSERT INTO move_journal_files VALUES (?, ?, ?, ?, ?)", rows)
+
+
+def test_recover_completes_a_half_done_move(tmp_path: Path) -> None:
+    db, note, target = _setup(tmp_path)
+    pending_paths(db)  # creates the tables
+    _journal_only(db, note, target)
+    target.write_bytes(b"* B\n* Move\n")
+    (settled,) = recover(db)
+    assert settled.outcome == "completed"
+    assert (note.read_bytes(), target.read_bytes()) == (b"* Keep\n", b"* B\n* Move\n")
+    assert recover(db) == []
+
+
+def test_recover_completes_a_move_nothing_was_written_of(tmp_path: Path) -> None:
+    db, note, target = _setup(tmp_path)
+    pending_paths(db)
+    _journal_only(db, note, target)
+    assert [s.outcome for s in recover(db)] == ["completed"]
+    assert (note.read_bytes(), target.read_bytes()) == (b"* Keep\n", b"* B\n* Move\n")
+
+
+def test_recover_waits_on_hand_edits(tmp_path: Path) -> None:
+    db, note, target = _setup(tmp_path)
+    pending_paths(db)
+    _journal_only(db, note, target)
+    target.write_bytes(b"* B\n* Move\nedited by hand\n")
+    (settled,) = recover(db)
+    assert settled.outcome == "pending" and "edited" in settled.reason
+    assert os.path.realpath(note) in pending_paths(db)
+    assert note.read_bytes() == b"* Keep\n* Move\n"

@@ -1,0 +1,112 @@
+"""An approved move across files survives SIGKILL at any point: the next run settles it.
+
+Each trial routes a note (the approval is asked), approves it, then routes it again in
+a subprocess that is killed: at each step of the move (the journal's crash points) or
+after a random delay. The run after that must leave both files exactly as an
+uninterrupted move does: the subtree in one place only, nothing else changed.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from orgrouter.route.journal import CRASH_ENV
+
+NOTE = """* Inbox
+** Plan the launch
+Launch notes that must exist exactly once.
+*** @agent refile this to projects.org under Website
+* Other
+"""
+PROJECTS = "* Website\n** Existing\n* Later\n"
+MARKER = b"Launch notes that must exist exactly once."
+
+
+def _route(tmp: Path, env_extra: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "HOME": str(tmp), **(env_extra or {})}
+    args = [sys.executable, "-m", "orgrouter", "route", "-q", "--now", "2026-12-01T10:00"]
+    args += ["--state", str(tmp / "state.db"), str(tmp / "notes")]
+    return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _run(tmp: Path) -> None:
+    process = _route(tmp)
+    _out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err.decode()
+
+
+def _prepare(tmp: Path) -> None:
+    """Lay out the notes, ask the approval, approve it (as the user does)."""
+    for name in ("state.db", "state.db-wal", "state.db-shm"):
+        (tmp / name).unlink(missing_ok=True)
+    notes = tmp / "notes"
+    notes.mkdir(exist_ok=True)
+    for child in notes.iterdir():
+        child.unlink()
+    (notes / "orgrouter.toml").write_text("")
+    (notes / "inbox.org").write_text(NOTE)
+    (notes / "projects.org").write_text(PROJECTS)
+    _run(tmp)
+    note = notes / "inbox.org"
+    text = note.read_text()
+    assert "WAITING Approve: refile this" in text
+    note.write_text(text.replace("WAITING Approve", "APPROVED Approve"))
+
+
+def _files(tmp: Path) -> dict[str, bytes]:
+    notes = tmp / "notes"
+    return {p.name: p.read_bytes() for p in sorted(notes.iterdir()) if not p.name.startswith(".")}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """Return the files after an uninterrupted move (at the trials' own path)."""
+    tmp = tmp_path_factory.mktemp("crash")
+    _prepare(tmp)
+    _run(tmp)
+    files = _files(tmp)
+    assert files["inbox.org"].count(MARKER) == 0
+    assert files["projects.org"].count(MARKER) == 1
+    return {"dir": str(tmp).encode(), **files}
+
+
+def _check(tmp: Path, reference: dict[str, bytes], *, asked_again_ok: bool = False) -> None:
+    _run(tmp)  # the next run settles what the killed one left
+    files = _files(tmp)
+    assert sum(data.count(MARKER) for data in files.values()) == 1
+    if asked_again_ok and files["projects.org"] == PROJECTS.encode():
+        # Killed after the approval was used but before the move was journalled:
+        # nothing moved, and the note asks for approval again.
+        assert files["inbox.org"].count(b"WAITING Approve: refile this") == 1
+        return
+    assert files == {k: v for k, v in reference.items() if k != "dir"}
+
+
+@pytest.mark.parametrize("step", ["journalled", "targets-written", "note-written"])
+def test_kill_at_each_step_then_next_run_completes(step: str, reference: dict[str, bytes]) -> None:
+    tmp = Path(reference["dir"].decode())
+    _prepare(tmp)
+    process = _route(tmp, {CRASH_ENV: step})
+    process.communicate(timeout=120)
+    assert process.returncode == -signal.SIGKILL
+    _check(tmp, reference)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trial", range(4))
+def test_kill_after_a_random_delay(trial: int, reference: dict[str, bytes]) -> None:
+    tmp = Path(reference["dir"].decode())
+    _prepare(tmp)
+    process = _route(tmp)
+    time.sleep(random.Random(trial).uniform(0.05, 1.2))
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=120)
+    _check(tmp, reference, asked_again_ok=True)

@@ -1,0 +1,283 @@
+"""archive, refile and delete through the whole route: asked, approved, done once.
+
+Each test writes a note, routes it (the approval is asked, showing what moves where),
+approves it as the user does, and routes again.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "route"))
+
+from route_cli import run_cli
+
+NOW = "2026-12-01T10:00:00"
+
+
+def _notes(tmp: Path, files: dict[str, str]) -> Path:
+    notes = tmp / "notes"
+    notes.mkdir()
+    (notes / "orgrouter.toml").write_text("")
+    for name, text in files.items():
+        (notes / name).write_text(text)
+    return notes
+
+
+def _route(tmp: Path, notes: Path) -> tuple[int, str]:
+    args = ["route", "-q", "--now", NOW, "--state", str(tmp / "state.db"), str(notes)]
+    code, _out, err = run_cli(args, tmp, env={"HOME": str(tmp)})
+    return code, err
+
+
+def _approve(path: Path) -> None:
+    path.write_text(path.read_text().replace("WAITING Approve", "APPROVED Approve"))
+
+
+def test_archive_this_asks_showing_what_and_where_then_archives_once(tmp_path: Path) -> None:
+    notes = _notes(
+        tmp_path, {"a.org": "* Old project :p:\nNotes.\n** @agent archive this\n* Keep\n"}
+    )
+    note = notes / "a.org"
+    assert _route(tmp_path, notes)[0] == 0
+    asked = note.read_text()
+    assert "*** WAITING Approve: archive this\n" in asked
+    assert "- Old project (line 1) -> a.org_archive\n" in asked
+    assert not (notes / "a.org_archive").exists()
+    _approve(note)
+    assert _route(tmp_path, notes)[0] == 0
+    assert note.read_text() == "* Keep\n"
+    archived = (notes / "a.org_archive").read_text()
+    assert archived.startswith(f"#    -*- mode: org -*-\n\n\nArchived entries from file {note}\n")
+    assert archived.count("* Old project") == 1
+    assert ":ARCHIVE_FILE: ~/notes/a.org\n" in archived
+    assert "*** Archived 'Old project'" in archived  # the result moved with the subtree
+    before = {p: p.stat().st_mtime_ns for p in notes.iterdir()}
+    assert _route(tmp_path, notes)[0] == 0
+    assert {p: p.stat().st_mtime_ns for p in notes.iterdir()} == before
+
+
+def test_editing_the_subject_after_approval_asks_again_and_moves_nothing(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* Draft\nText.\n** @agent delete this\n"})
+    note = notes / "a.org"
+    _route(tmp_path, notes)
+    _approve(note)
+    note.write_text(note.read_text().replace("Text.", "Text I changed."))
+    assert _route(tmp_path, notes)[0] == 0
+    text = note.read_text()
+    assert "Text I changed." in text
+    assert "asked again because" in text
+    assert not (notes / "a.org_archive").exists()
+
+
+def test_delete_archives_and_says_where(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* Draft idea\nWords.\n** @agent get rid of this draft\n"})
+    note = notes / "a.org"
+    _route(tmp_path, notes)
+    assert "(deleted from this note, kept there)" in note.read_text()
+    _approve(note)
+    _route(tmp_path, notes)
+    assert note.read_text() == ""
+    kept = (notes / "a.org_archive").read_text()
+    assert "Words." in kept and "Deleted 'Draft idea': moved to the archive" in kept
+
+
+def test_refile_under_an_outline_path_of_another_file(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Inbox\n** Redesign :web:\nBody.\n** @agent refile Redesign to projects.org"
+        " under Website\n",
+        "projects.org": "* Website\n** Existing\n* Other\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    assert _route(tmp_path, notes)[0] == 0
+    assert "Redesign" not in (notes / "a.org").read_text().split("** @agent")[0]
+    assert (
+        (notes / "projects.org")
+        .read_text()
+        .startswith(
+            "* Website\n** Existing\n** Redesign" + " " * (72 - 11) + ":web:\nBody.\n* Other\n"
+        )
+    )
+
+
+def test_unknown_and_ambiguous_targets_get_clarifications_listing_candidates(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "a.org": "* X\n** @agent refile this to nowhere.org\n* Y\n** @agent move this under Dup\n",
+        "b.org": "* Dup\n* P\n** Dup\n",
+        "c.org": "* Dup\n* Q\n** Dup\n* R\n** @agent refile this under Dup\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    text = (notes / "a.org").read_text()
+    assert "Clarification needed: no file 'nowhere.org'" in text
+    assert "- b.org\n" in text and "- c.org\n" in text
+    assert "Clarification needed: no headline 'Dup' in this file" in text
+    ambiguous = (notes / "c.org").read_text()
+    assert "several headlines match 'Dup'" in ambiguous
+    assert "- Dup (line 1)\n- Q/Dup (line 3)\n" in ambiguous
+    assert "WAITING" not in text + ambiguous
+
+
+def test_a_locked_target_defers_the_whole_move(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Task\nT.\n** @agent refile this to b.org\n",
+        "b.org": "* B\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    approved = (notes / "a.org").read_bytes()
+    os.symlink("user@host.1", notes / ".#b.org")
+    assert _route(tmp_path, notes)[0] == 0  # skipped and reported, picked up later
+    assert (notes / "a.org").read_bytes() == approved
+    assert (notes / "b.org").read_text() == "* B\n"
+    (notes / ".#b.org").unlink()
+    _route(tmp_path, notes)
+    assert (notes / "a.org").read_text() == ""
+    assert (notes / "b.org").read_text().startswith("* B\n* Task\nT.\n")
+
+
+def test_archive_tag_variant_and_forbidden_archive_location(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Old :x:\n** @agent archive this with the archive tag\n",
+        "h.org": "#+ARCHIVE: .hidden/h.org::\n* Secret\n** @agent archive this\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    assert (notes / "a.org").read_text().startswith("* Old :x:ARCHIVE:\n")
+    hidden = (notes / "h.org").read_text()
+    assert "the archive file may not be written" in hidden and "WAITING" not in hidden
+    assert not (notes / ".hidden").exists()
+
+
+def test_two_approved_moves_of_one_subtree_move_it_once(tmp_path: Path) -> None:
+    text = "* Old\nX.\n** @agent archive this\n** @agent delete this\n"
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    assert _route(tmp_path, notes)[0] == 0
+    assert (notes / "a.org").read_text() == ""
+    assert (notes / "a.org_archive").read_text().count("* Old\n") == 1
+
+
+def test_archive_the_done_items_archives_each_done_child(tmp_path: Path) -> None:
+    text = "* Sprint\n** DONE One\n** TODO Two\n** DONE Three\n** @agent archive the done items\n"
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    left = (notes / "a.org").read_text()
+    assert "** TODO Two\n" in left and "DONE One" not in left and "DONE Three" not in left
+    archived = (notes / "a.org_archive").read_text()
+    assert archived.index("* DONE One\n") < archived.index("* DONE Three\n")
+
+
+def test_next_weeks_file_is_the_note_named_for_next_week(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Idea\nI.\n** @agent move this to next week's file\n",
+        "2026-12-08.org": "* Monday\n",  # --now is Tuesday 2026-12-01
+        "2026-12-15.org": "* Later\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    assert "-> 2026-12-08.org (at the end, level 1)" in (notes / "a.org").read_text()
+
+
+def test_tag_it_archived_is_the_archive_tag_variant(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* Old\nX.\n** @agent tag it archived\n"})
+    _route(tmp_path, notes)
+    assert "- Old (line 1): tag it :ARCHIVE:\n" in (notes / "a.org").read_text()
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    assert (notes / "a.org").read_text().startswith("* Old" + " " * 63 + ":ARCHIVE:\n")
+
+
+def test_a_private_subtree_stays_private_where_it_lands(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Health :@personal:\n** Results\nPrivate.\n*** @agent refile this to b.org\n",
+        "b.org": "* Inbox\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    moved = (notes / "b.org").read_text()
+    assert moved.startswith("* Inbox\n* Results" + " " * (77 - 11 - 9) + ":@personal:\nPrivate.\n")
+
+
+def test_an_archive_location_outside_the_notes_is_shown_before_approval(tmp_path: Path) -> None:
+    notes = _notes(
+        tmp_path, {"a.org": "#+ARCHIVE: ../elsewhere.org::\n* T\nx\n** @agent archive this\n"}
+    )
+    _route(tmp_path, notes)
+    assert "-> ../elsewhere.org (NOTE: outside the notes root)" in (notes / "a.org").read_text()
+    assert not (tmp_path / "elsewhere.org").exists()
+
+
+def test_moves_ask_with_their_plan_when_workers_route(tmp_path: Path) -> None:
+    files = {f"n{n}.org": f"* T{n}\nBody.\n** @agent archive this\n* Keep\n" for n in range(50)}
+    notes = _notes(tmp_path, files)
+    args = ["route", "-q", "--now", NOW, "--state", str(tmp_path / "state.db"), str(notes)]
+    env = {"HOME": str(tmp_path), "ORGROUTER_WORKERS": "2"}
+    assert run_cli(args, tmp_path, env=env)[0] == 0
+    assert "- T7 (line 1) -> n7.org_archive\n" in (notes / "n7.org").read_text()
+    for name in files:
+        _approve(notes / name)
+    assert run_cli(args, tmp_path, env=env)[0] == 0
+    assert all((notes / name).read_text() == "* Keep\n" for name in files)
+
+
+def test_crlf_bom_note_without_final_newline_moves_once(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"p.org": "* P"})
+    note = notes / "a.org"
+    note.write_bytes(b"\xef\xbb\xbf* Notes\r\n* Notes\r\nB.\r\n** @agent refile this to p.org")
+    _route(tmp_path, notes)
+    note.write_bytes(note.read_bytes().replace(b"WAITING Approve", b"APPROVED Approve"))
+    _route(tmp_path, notes)
+    assert note.read_bytes() == b"\xef\xbb\xbf* Notes\r\n"
+    assert (notes / "p.org").read_bytes().startswith(b"* P\n* Notes\nB.\n** @agent refile")
+
+
+def test_a_binary_target_is_refused_before_approval(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* T\nx\n** @agent refile this to bin.org\n"})
+    (notes / "bin.org").write_bytes(b"\x00\x01binary")
+    _route(tmp_path, notes)
+    text = (notes / "a.org").read_text()
+    assert "that file may not be written" in text and "WAITING" not in text
+
+
+def test_two_moves_into_one_target_in_one_run(tmp_path: Path) -> None:
+    files = {
+        "a.org": "* Website\nW.\n** @agent refile this to p.org under Website\n"
+        "* Other\nO.\n** @agent refile this to p.org under Website\n",
+        "p.org": "* Website\n",
+    }
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    assert _route(tmp_path, notes)[0] == 0
+    moved = (notes / "p.org").read_text()
+    assert moved.startswith("* Website\n** Website\nW.\n")
+    assert "\n** Other\nO.\n" in moved and (notes / "a.org").read_text() == ""
+
+
+def test_route_stdin_leaves_a_move_across_files_to_a_file_route(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {"a.org": "* T\nx\n** @agent archive this\n"})
+    note = notes / "a.org"
+    _route(tmp_path, notes)
+    _approve(note)
+    approved = note.read_bytes()
+    args = ["route", "--stdin", "--file-name", str(note), "--now", NOW]
+    args += ["--state", str(tmp_path / "state.db")]
+    code, out, err = run_cli(args, tmp_path, stdin=approved, env={"HOME": str(tmp_path)})
+    assert (code, out) == (0, approved) and "waits: run `orgrouter route`" in err
+    _route(tmp_path, notes)  # the same approval: no new question
+    assert note.read_text() == "" and "\nx\n" in (notes / "a.org_archive").read_text()

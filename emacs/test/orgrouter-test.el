@@ -30,7 +30,7 @@
   "* Shop\n** @agent create a todo to buy milk\n* Home ☕\n** @agent create a todo to fix the door\n")
 
 (defconst orgrouter-test-approval-text
-  "* Archive cleanup\n** @agent delete the old drafts\n")
+  "* Board\n** @agent send the report to the board\n")
 
 (defvar orgrouter-test--statuses nil
   "Statuses `orgrouter-after-route-hook' reported, most recent first.")
@@ -442,16 +442,16 @@ In BODY, `path' is `server' or `process', the path that must answer."
   (orgrouter-test--with-org-buffer orgrouter-test-approval-text
     (orgrouter-mode 1)
     (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'changed))
-    (should (string-match-p "^\\*\\*\\* WAITING Approve: delete the old drafts" (buffer-string)))
+    (should (string-match-p "^\\*\\*\\* WAITING Approve: send the report" (buffer-string)))
     ;; The keywords are this buffer's, set locally: C-c C-t knows them.
     (should (local-variable-p 'org-todo-keywords))
     (should (member "APPROVED" org-todo-keywords-1))
     (should-not (string-match-p "#\\+TODO" (buffer-string)))
     (goto-char (point-min))
     (should-error (orgrouter-approve) :type 'user-error) ; not an approval
-    (search-forward "Approve: delete")
+    (search-forward "Approve: send")
     (orgrouter-approve)
-    (should (string-match-p "^\\*\\*\\* APPROVED Approve: delete" (buffer-string)))
+    (should (string-match-p "^\\*\\*\\* APPROVED Approve: send" (buffer-string)))
     (should-error (orgrouter-approve) :type 'user-error) ; decided already
     (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'changed))
     (should (string-match-p ":ORGROUTER_STATUS: approved" (buffer-string)))))
@@ -461,9 +461,9 @@ In BODY, `path' is `server' or `process', the path that must answer."
     (orgrouter-test--route-and-wait #'orgrouter-route-buffer)
     (should (eq orgrouter-last-route-path path))
     (goto-char (point-min))
-    (search-forward "Approve: delete")
+    (search-forward "Approve: send")
     (orgrouter-reject)
-    (should (string-match-p "^\\*\\*\\* REJECTED Approve: delete" (buffer-string)))
+    (should (string-match-p "^\\*\\*\\* REJECTED Approve: send" (buffer-string)))
     (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'changed))
     (should (string-match-p ":ORGROUTER_STATUS: rejected" (buffer-string)))))
 
@@ -498,7 +498,7 @@ In BODY, `path' is `server' or `process', the path that must answer."
                   (forward-line 1))
                 (orgrouter-pending-visit)
                 (should (equal (file-name-nondirectory buffer-file-name) "approval.org"))
-                (should (looking-at "\\*\\*\\* WAITING Approve: delete"))
+                (should (looking-at "\\*\\*\\* WAITING Approve: send"))
                 (kill-buffer)))
           (kill-buffer (get-buffer "*orgrouter pending*"))
           (kill-buffer (find-buffer-visiting (expand-file-name "todo.org" notes))))))))

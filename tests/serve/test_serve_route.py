@@ -178,3 +178,24 @@ def test_line_ends_and_bom_over_the_server_equal_stdin(data: bytes, tmp_path: Pa
     assert result["text"].encode() == expected
     assert result["changed"] is True
     assert apply_edits(data.decode(), result["edits"]) == result["text"]
+
+
+def test_an_approved_move_within_the_note_equals_stdin(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "orgrouter.toml").write_text("")
+    note = notes / "a.org"
+    asked = "* Inbox ☕\n** Buy a bike\nsome notes\n*** @agent move this under Website\n* Website\n"
+    server = make_server(tmp_path, state_path=str(tmp_path / "s.db"))
+    params = {"path": str(note), "now": NOW}
+    held = call(server, "route", {"text": asked, **params})["text"]
+    approved = held.replace("**** WAITING Approve", "**** APPROVED Approve")
+    note.write_text(approved)
+    for suffix in ("", "-wal", "-shm"):  # the CLI starts from the same state (the binding)
+        if (tmp_path / f"s.db{suffix}").exists():
+            shutil.copyfile(tmp_path / f"s.db{suffix}", tmp_path / f"cli.db{suffix}")
+    result = call(server, "route", {"text": approved, **params})
+    assert "* Website\n** Buy a bike\n" in result["text"]  # the move was made
+    assert apply_edits(approved, result["edits"]) == result["text"]
+    args = ["--now", NOW, "--file-name", str(note), "--state", str(tmp_path / "cli.db")]
+    assert stdin_route(args, approved.encode(), tmp_path) == result["text"].encode()

@@ -291,6 +291,14 @@ def _value_problem(dotted: str, value: Any) -> str | None:
         return f"{dotted} must be between 0 and 1, not {value:g}"
     if dotted in ("sensor_gate.max_personas", "sensor_gate.rate_limit_spawns") and value < 0:
         return f"{dotted} must be 0 or more, not {value}"
+    if dotted == "limits.result_bytes" and value < 1024:
+        return f"{dotted} must be at least 1024, not {value}"
+    if dotted == "limits.instruction_chars" and value < 100:
+        return f"{dotted} must be at least 100, not {value}"
+    if dotted == "limits.echo_chars" and value < 20:
+        return f"{dotted} must be at least 20, not {value}"
+    if dotted == "neuro.run_timeout_s" and value is not None and value <= 0:
+        return f"{dotted} must be positive, not {value:g}"
     if dotted == "sensor_gate.rate_limit_window_s" and value <= 0:
         return f"{dotted} must be positive, not {value}"
     if dotted in ("agent.name", "agent.sub_agents"):

@@ -17,6 +17,7 @@ from typing import Any
 
 from orgrouter.config import Config
 from orgrouter.neuro.backend import NeuroBackend
+from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
 from orgrouter.route.guardian import SELF_BINDING
@@ -75,7 +76,7 @@ def request_context(
     """Return the context skills see for ``request``."""
     entry = request.entry
     tags = inherited_tags(document, request.index)
-    private = any(tag in env.config.privacy.tags for tag in tags)
+    private = is_private(tags, env.config.privacy.tags)
     parent = entry.parent
     results = tuple(_ref(w, request.line) for w in written)
     if _COMPACT.match(request.instruction):

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from orgrouter.config import AgentConfig
+from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.org.document import Document
 from orgrouter.org.edit import Splice
 from orgrouter.org.settings import InBufferSettings
@@ -36,6 +37,7 @@ from orgrouter.route.writeback import (
     NewResult,
     RequestPlan,
     apply_plans,
+    cap_results,
     request_status,
     result_identity,
     result_problem,
@@ -65,7 +67,7 @@ class RequestReport:
     line: int
     agent: str
     instruction: str
-    status: str  # done / clarify / waiting / error / unchanged
+    status: str  # done / clarify / waiting / error / unchanged / deferred
     gate: dict[str, Any] | None = None
     intents: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -108,7 +110,7 @@ class DocumentOutcome:
     @property
     def routed(self) -> int:
         """Return how many requests were routed (not left unchanged)."""
-        return sum(1 for r in self.requests if r.status != "unchanged")
+        return sum(1 for r in self.requests if r.status not in ("unchanged", "deferred"))
 
 
 def route_document(
@@ -131,13 +133,26 @@ def route_document(
     for request in found:
         if env.within is not None and not env.within[0] <= request.entry.begin < env.within[1]:
             continue
-        plan, report, later = _route_request(document, request, found, env)
+        try:
+            plan, report, later = _route_request(document, request, found, env)
+        except RunTimeSpent as spent:
+            # Nothing is written, not even the hash: the request is still due next run.
+            plan, later = None, True
+            report = RequestReport(
+                file=document.name,
+                line=request.line,
+                agent=request.agent,
+                instruction=request.instruction,
+                status="deferred",
+                logs=[spent.message],
+            )
         reports.append(report)
         deferred = deferred or later
         if plan is not None:
             plans.append(plan)
     if not plans:
         return DocumentOutcome(data, reports, deferred)
+    cap_results(plans, env.config.limits)
     with_run(plans, env.run)
     stages: list[list[Splice]] = []
     routed = apply_plans(data, plans, newline, stages=stages)
@@ -179,7 +194,11 @@ def _route_request(
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
         payload["items"] = list(request.items)
-    outcome = kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+    outcome = (
+        _too_long(len(request.instruction), limit)
+        if len(request.instruction) > (limit := env.config.limits.instruction_chars)
+        else kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+    )
     if router.RULES in ctx.extra:
         env.shared.setdefault(router.RULES, ctx.extra[router.RULES])  # load tables once
     gate = ctx.extra.get(router.GATE)
@@ -262,6 +281,20 @@ def _act_on_approvals(
     report.status = request_status(kinds, pending)
     plan.properties = [(STATUS_KEY, report.status)]
     return plan, report, False
+
+
+def _too_long(size: int, limit: int) -> kernel.Outcome:
+    """Answer a request too long to route: deciding on it would take minutes (issue 10)."""
+    note = Result(
+        title="Clarification needed: the request is too long",
+        body=(
+            f"The request holds {size:,} characters; orgrouter routes requests of up to "
+            f"{limit:,} (limits.instruction_chars). Shorten it, or put the text in the "
+            "body of a section and ask about that section."
+        ),
+        kind="clarification",
+    )
+    return kernel.Outcome(emitted=[kernel.Emitted(note, "router", "", 0)])
 
 
 def _retry_due(request: FoundRequest, written: list[Written], now: datetime) -> bool:

@@ -144,7 +144,8 @@ class Router:
                 from orgrouter.neuro.factory import make_backend
 
                 if self._budget is None:
-                    self._budget = TokenBudget(self.config.neuro.budget_tokens)
+                    neuro = self.config.neuro
+                    self._budget = TokenBudget(neuro.budget_tokens, neuro.run_timeout_s)
                 self._backends[key] = make_backend(settings, budget=self._budget)
         return self._backends[key]
 
@@ -200,6 +201,9 @@ def run_route(
         router.pending = _settle_moves(state, report) if options.mode.writes else set()
         log = _event_log(options, state)
         log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))
+        if lock is not None and lock.taken_over is not None:
+            # The run before was killed (its pid was still in the lock file).
+            log.emit("lock_taken_over", root=str(root), holder_id=lock.taken_over)
         bar = progress_for(len(found.files), quiet=report.quiet)
         report.emit = _above(bar, report.emit)
         event_log = log
@@ -343,7 +347,10 @@ def route_file(
     for request in outcome.requests:
         options.on_request(request)
     if outcome.data == snapshot.data:
-        report.file_unchanged(path)
+        if any(r.status == "deferred" for r in outcome.requests):
+            report.skip(path, "deferred: model time spent")  # neuro.run_timeout_s
+        else:
+            report.file_unchanged(path)
         if options.mode.writes and not outcome.deferred:
             cache.settle(path, snapshot.sha256)
         _record_history(router, report, snapshot, outcome)

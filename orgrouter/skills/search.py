@@ -7,7 +7,10 @@ file holding the request, which ``org-open-at-point`` follows to that heading, w
 a short snippet of the text around the words. The words are looked up in the search
 index (``orgrouter.searchindex``), brought up to date once per run; without a state
 database or without FTS5 in this SQLite, the notes are scanned (titles only).
-Results orgrouter wrote, requests themselves and privacy-tagged subtrees are never hits.
+Results orgrouter wrote, requests themselves and private headlines are never hits:
+``orgrouter.neuro.privacy`` decides (a privacy tag on the headline, an ancestor, or the
+file by ``#+FILETAGS`` or a setup file), for the scan, and again for every hit the index
+returns, so an index built before a tag or a setup file changed cannot leak.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from orgrouter.discover import discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file
+from orgrouter.neuro.privacy import private_headlines
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
 from orgrouter.skills.base import (
@@ -126,14 +130,30 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
                 unreadable = done.unreadable + len(discovered.errors)
                 state.run_memo[key] = unreadable
             best, total = index.query(query, under=root, limit=MAX_HITS)
-            return Found(
-                [Hit(h.path, h.line, h.title, h.snippet) for h in best], total, unreadable
-            )
+            hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx)
+            return Found(hits, total - (len(best) - len(hits)), unreadable)
         hits, unreadable = search(root, query, ctx)
         note = "(This SQLite has no FTS5, so headline titles were scanned instead of the index.)"
         return Found(hits, len(hits), unreadable, note)
     hits, unreadable = search(root, query, ctx)
     return Found(hits, len(hits), unreadable)
+
+
+def _public(hits: list[Hit], ctx: Context) -> list[Hit]:
+    """Return the hits that are not private now (each hit's file read once)."""
+    hidden: dict[Path, set[int]] = {}
+    kept = []
+    for hit in hits:
+        if hit.path not in hidden:
+            try:
+                data = _read(hit.path)
+            except (OSError, InputError):
+                hidden[hit.path] = {hit.line}  # unreadable now: nothing to vouch for it
+            else:
+                hidden[hit.path] = private_headlines(data, hit.path, ctx.config.privacy.tags)
+        if hit.line not in hidden[hit.path]:
+            kept.append(hit)
+    return kept
 
 
 def _read(path: Path) -> bytes:
@@ -169,15 +189,18 @@ def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
         lowered = data.lower()
         if not all(needle in lowered for needle in needles):
             continue  # a cheap bytes check spares decoding most files
-        hits.extend(_file_hits(path, data, folded))
+        hidden = private_headlines(data, path, ctx.config.privacy.tags)
+        hits.extend(_file_hits(path, data, folded, hidden))
     return hits, unreadable
 
 
-def _file_hits(path: Path, data: bytes, folded: list[str]) -> list[Hit]:
-    """Return the matching headlines of one file."""
+def _file_hits(path: Path, data: bytes, folded: list[str], hidden: set[int]) -> list[Hit]:
+    """Return the matching headlines of one file, but the private ones (``hidden``)."""
     hits: list[Hit] = []
     lines = list(iter_headline_lines(data))
     for index, headline in enumerate(lines):
+        if headline.line in hidden:
+            continue
         text = data[headline.begin : headline.end].decode("utf-8", "replace")
         title = parse_headline(text.rstrip("\r\n")).raw
         if not all(word in title.casefold() for word in folded) or _ADDRESS.search(title):

@@ -212,7 +212,7 @@ In BODY, `path' is `server' or `process', the path that must answer."
       (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'error))
       (should (string-prefix-p "orgrouter route failed (exit 2): Usage: orgrouter route"
                                orgrouter-last-error))
-      (should (string-suffix-p "Error: No such option '--no-such-option'."
+      (should (string-suffix-p "orgrouter: error: No such option '--no-such-option'."
                                orgrouter-last-error))
       (should-not (string-match-p "Process .* finished" orgrouter-last-error))
       (should (equal (buffer-string) orgrouter-test-request-text)))))

@@ -170,7 +170,9 @@ class OpenAIBackend:
                         self._wait(self._backoff(attempt, reply.retry_after), deadline, problem)
                     continue
                 return reply
-        raise self._error(f"gave up after {self.max_retries + 1} attempts: {problem}")
+        from orgrouter.report import plural
+
+        raise self._error(f"gave up after {plural(self.max_retries + 1, 'attempt')}: {problem}")
 
     def _post(
         self,

@@ -32,7 +32,7 @@ from orgrouter.route.request import (
     address_offsets,
     find_requests,
 )
-from orgrouter.route.results import APPROVAL_KEY, RUN_KEY, Written, written_results
+from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, RUN_KEY, Written, written_results
 from orgrouter.route.writeback import (
     NewResult,
     RequestPlan,
@@ -67,16 +67,17 @@ class RequestReport:
     line: int
     agent: str
     instruction: str
-    status: str  # done / clarify / waiting / error / unchanged / deferred
+    status: str  # done / clarify / waiting / error / unchanged / deferred; skipped / failed
     gate: dict[str, Any] | None = None
     intents: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
+    reason: str | None = None  # why the file was not written (status skipped / failed)
     moves: list[Any] = field(default_factory=list)  # approved executors' Moves
 
     def to_json(self) -> dict[str, Any]:
-        """Return the ``--json`` object of this request."""
-        return {
+        """Return the ``--json`` object of this request (``reason`` only when skipped)."""
+        data = {
             "file": self.file,
             "line": self.line,
             "agent": self.agent,
@@ -86,6 +87,9 @@ class RequestReport:
             "results": self.results,
             "status": self.status,
         }
+        if self.reason is not None:
+            data["reason"] = self.reason
+        return data
 
 
 @dataclass
@@ -187,7 +191,10 @@ def _route_request(
         status="unchanged",
     )
     answered = request.recorded(HASH_KEY) == request.hash
-    again = env.force or (answered and _retry_due(request, written, env.now))
+    # --force routes again, but never over a decision the user made: a request whose
+    # approval they answered keeps it (re-routing would ask again, WAITING anew).
+    forced = env.force and not (answered and _decided(request, written, _agent(env)))
+    again = forced or (answered and _retry_due(request, written, env.now))
     if answered and not again:
         return _act_on_approvals(document, request, written, env, report)
     ctx = request_context(document, request, found, written, env)
@@ -281,6 +288,17 @@ def _act_on_approvals(
     report.status = request_status(kinds, pending)
     plan.properties = [(STATUS_KEY, report.status)]
     return plan, report, False
+
+
+def _decided(request: FoundRequest, written: list[Written], agent: AgentConfig) -> bool:
+    """Return whether the user approved or rejected one of this instruction's approvals."""
+    ours = request.hash + "/"
+    return any(
+        w.identity.startswith(ours)
+        and w.get(KIND_KEY) == "approval"
+        and w.keyword in (agent.approve_keyword, agent.reject_keyword)
+        for w in written
+    )
 
 
 def _too_long(size: int, limit: int) -> kernel.Outcome:

@@ -143,7 +143,7 @@ def test_without_a_model_the_offline_skills_answer() -> None:
     [
         ("garbage", "endpoint answered with something that is not JSON"),
         ("empty_choices", "model reply has no choices or no message content"),
-        ("server_error_always", "gave up after 1 attempts: HTTP 503"),
+        ("server_error_always", "gave up after 1 attempt: HTTP 503"),
     ],
 )
 def test_model_failures_become_error_results(

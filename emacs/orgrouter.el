@@ -359,8 +359,9 @@ Nothing happens when the route was aborted or replaced meanwhile."
 (defun orgrouter--summary (buffer routed results)
   "Return the message for a route of BUFFER that ROUTED requests into RESULTS.
 It reads as `orgrouter route --stdin' says it, whichever path answered."
-  (format "orgrouter: %s: routed %d request(s), %d result(s)"
-          (buffer-name buffer) routed results))
+  (format "orgrouter: %s: routed %d request%s, %d result%s"
+          (buffer-name buffer) routed (if (= routed 1) "" "s")
+          results (if (= results 1) "" "s")))
 
 ;;;###autoload
 (defun orgrouter-route-buffer ()

@@ -176,7 +176,7 @@ In BODY, `path' is `server' or `process', the path that must answer."
 (orgrouter-test-both orgrouter-test-route-buffer-reports-how-many-results
   (orgrouter-test--with-org-buffer orgrouter-test-two-requests
     (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'changed))
-    (should (string-suffix-p "routed 2 request(s), 2 result(s)" orgrouter-last-message))))
+    (should (string-suffix-p "routed 2 requests, 2 results" orgrouter-last-message))))
 
 (orgrouter-test-both orgrouter-test-route-buffer-twice-is-idempotent
   (orgrouter-test--with-org-buffer orgrouter-test-request-text

@@ -75,7 +75,7 @@ def test_classify_body_items(here: Path) -> None:
     done = _run(["classify", "--no-rate-limit", "--item", "call bob", "--item", "tag it"], here)
     data = json.loads(done.stdout)
     assert (data["chain"], data["understood"]) == (
-        ["ask", "tag"], ["ask: call bob [0.90]", "tag: tag it [0.90]"]
+        ["todo", "tag"], ["todo: call bob [0.90]", "tag: tag it [0.90]"]
     )
     assert _run(["classify"], here).returncode == 2
 
@@ -107,7 +107,7 @@ def test_decompose_sexp_and_json(here: Path) -> None:
         ("coder", "refactor", "refactor this")
     ]
     items = json.loads(_run(["decompose", "--item", "call bob", "--item", "tag it"], here).stdout)
-    assert [(i["item"], i["skill"]) for i in items["intents"]] == [(0, "ask"), (1, "tag")]
+    assert [(i["item"], i["skill"]) for i in items["intents"]] == [(0, "todo"), (1, "tag")]
 
 
 def test_decompose_usage_errors_exit_2(here: Path) -> None:

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "config": "orgrouter.commands.config:config",
     "state": "orgrouter.commands.state:state",
     "refine": "orgrouter.commands.refine:refine",
+    "serve": "orgrouter.commands.serve:serve",
 }
 
 SUMMARIES: dict[str, str] = {
@@ -39,6 +40,7 @@ SUMMARIES: dict[str, str] = {
     "config": "Print the effective configuration and where each value came from.",
     "state": "Inspect or reset the state database.",
     "refine": "Improve the routing rules through a golden-set gate.",
+    "serve": "Answer JSON-RPC calls on stdin for editors (Emacs).",
 }
 
 

@@ -51,6 +51,9 @@ class RouteEnv:
     dry_run: bool = False  # skills with side effects (tangle) only report them
     file_agent: str | None = None  # #+ORGROUTER_AGENT: of the document being routed
     shared: dict[str, Any] = field(default_factory=dict)  # rules, loaded once per run
+    # Route only requests whose headline starts in this byte range (an editor's
+    # "route the subtree at point"); the rest of the document is context only.
+    within: tuple[int, int] | None = None
 
     @property
     def run(self) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 from orgrouter.config import AgentConfig
 from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.org.document import Document
+from orgrouter.org.edit import Splice
 from orgrouter.org.settings import InBufferSettings
 from orgrouter.route import kernel
 from orgrouter.route.binding import DIGEST_KEY, withdraw
@@ -102,6 +103,11 @@ class DocumentOutcome:
     requests: list[RequestReport]
     deferred: bool = False  # work left for a later run (a retry, an approval awaited)
     writes: list[Any] = field(default_factory=list)  # other files' bytes (route/moves.py)
+    # The splice lists that made ``data``, in order, each against the bytes the one
+    # before produced (``apply_plans``'s stages); empty when nothing changed, and
+    # short of ``data`` when a move changed the note after them (an editor then
+    # takes one splice over what differs).
+    stages: list[list[Splice]] = field(default_factory=list)
 
     @property
     def results(self) -> int:
@@ -132,6 +138,8 @@ def route_document(
     reports: list[RequestReport] = []
     deferred = False
     for request in found:
+        if env.within is not None and not env.within[0] <= request.entry.begin < env.within[1]:
+            continue
         try:
             plan, report, later = _route_request(document, request, found, env)
         except RunTimeSpent as spent:
@@ -153,14 +161,17 @@ def route_document(
         return DocumentOutcome(data, reports, deferred)
     cap_results(plans, env.config.limits)
     with_run(plans, env.run)
-    routed = apply_plans(data, plans, newline, odd_levels=document.settings.odd_levels)
+    stages: list[list[Splice]] = []
+    routed = apply_plans(
+        data, plans, newline, odd_levels=document.settings.odd_levels, stages=stages
+    )
     moves = [move for report in reports for move in report.moves]
     if not moves:
-        return DocumentOutcome(routed, reports, deferred)
+        return DocumentOutcome(routed, reports, deferred, stages=stages)
     from orgrouter.route.moves import apply_moves
 
     moved, writes = apply_moves(routed, moves, path, newline)
-    return DocumentOutcome(moved, reports, deferred, writes)
+    return DocumentOutcome(moved, reports, deferred, writes, stages)
 
 
 def _has_setting_line(data: bytes) -> bool:

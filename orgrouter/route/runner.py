@@ -65,6 +65,7 @@ class RunOptions:
     on_request: Callable[[RequestReport], None] = lambda _report: None
     on_diff: Callable[[str], None] = lambda _text: None
     config_dir: Path | None = None  # where relative skills.paths are resolved
+    within: tuple[int, int] | None = None  # route only requests starting in these bytes
 
 
 class Router:
@@ -126,6 +127,7 @@ class Router:
                 force=self.options.force,
                 dry_run=not self.options.mode.writes,
                 shared={RULES: rules},
+                within=self.options.within,
             )
         self._env.file_agent = file_agent
         return self._env

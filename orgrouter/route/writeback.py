@@ -88,12 +88,19 @@ def result_identity(request_hash: str, number: int) -> str:
 
 
 def apply_plans(
-    data: bytes, plans: Sequence[RequestPlan], newline: bytes, *, odd_levels: bool = False
+    data: bytes,
+    plans: Sequence[RequestPlan],
+    newline: bytes,
+    *,
+    odd_levels: bool = False,
+    stages: list[list[Splice]] | None = None,
 ) -> bytes:
     """Return ``data`` with every plan's edits made (the same bytes when none change).
 
     ``odd_levels`` (``#+STARTUP: odd``): results go two stars deeper, to the next odd
-    level, where Org reads them as children.
+    level, where Org reads them as children. ``stages``, when given, receives each
+    splice list in the order it was applied (each against the bytes the one before
+    produced): an editor applies those edits instead of comparing the whole text.
 
     Stale results go first, so a result routed again can take their place; every
     later step plans against the bytes the step before produced. A large note is
@@ -101,8 +108,9 @@ def apply_plans(
     only its request's subtree, rebuilt alone, and edits only text the step before
     inserts, so its splices fold into that step's.
     """
+    record = stages if stages is not None else []
     removals = [s for plan in plans for s in _removals(data, newline, plan, odd_levels)]
-    data = _apply(data, removals)
+    data = _apply(data, removals, record)
 
     def moved(offset: int) -> int:
         return shift_offset(offset, removals)
@@ -131,8 +139,9 @@ def apply_plans(
     if not removals:
         folded = _fold_finishing(data, plans, windows, ranked, newline, odd_levels)
         if folded is not None:
-            return _apply(data, folded)
-    return _finish_all(_apply(data, appended), plans, windows, appended, newline, odd_levels)
+            return _apply(data, folded, record)
+    data = _apply(data, appended, record)
+    return _finish_all(data, plans, windows, appended, newline, odd_levels, record)
 
 
 def _finish_all(
@@ -142,6 +151,7 @@ def _finish_all(
     appended: list[Splice],
     newline: bytes,
     odd_levels: bool,
+    record: list[list[Splice]],
 ) -> bytes:
     """Return ``data`` (appends made) with each new result's planning line and check."""
     finishing: list[_Window] = []
@@ -151,7 +161,7 @@ def _finish_all(
         # The request's subtree as it is now, after the appends (and earlier ones).
         begin = shift_offset(window.begin, appended)
         finishing.extend(_finishing(data, begin, plan, newline, odd_levels))
-    return _apply(data, _plan_in_windows(data, finishing, newline))
+    return _apply(data, _plan_in_windows(data, finishing, newline), record)
 
 
 def _finishing(
@@ -394,9 +404,15 @@ def _split_planning(planning: str) -> tuple[str, str]:
     return keyword.strip(), timestamp.strip()
 
 
-def _apply(data: bytes, splices: list[Splice]) -> bytes:
-    """Return ``data`` with ``splices`` applied (the same object when there are none)."""
-    return apply_splices(data, splices) if splices else data
+def _apply(data: bytes, splices: list[Splice], record: list[list[Splice]]) -> bytes:
+    """Return ``data`` with ``splices`` applied (the same object when there are none).
+
+    A non-empty ``splices`` is appended to ``record``, the stages ``apply_plans`` made.
+    """
+    if not splices:
+        return data
+    record.append(splices)
+    return apply_splices(data, splices)
 
 
 def _removals(data: bytes, newline: bytes, plan: RequestPlan, odd_levels: bool) -> list[Splice]:

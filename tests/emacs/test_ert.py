@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -48,6 +49,38 @@ def test_package_byte_compiles_without_warnings(emacs: str, tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "orgrouter.elc").is_file()
     assert "Warning" not in done.stderr
+
+
+def test_package_is_checkdoc_clean(emacs: str, tmp_path: Path) -> None:
+    source = tmp_path / "orgrouter.el"
+    shutil.copy(ELISP / "orgrouter.el", source)
+    script = (
+        "(progn (require 'checkdoc)"
+        " (setq checkdoc-create-error-function"
+        "  (lambda (text start _end &optional _unfixable)"
+        "   (princ (format \"checkdoc: %d: %s\\n\" (line-number-at-pos start) text))"
+        "   nil))"
+        f" (checkdoc-file {json.dumps(str(source))}))"
+    )
+    done = subprocess.run(
+        [emacs, "--batch", "-Q", "--eval", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    problems = [line for line in (done.stdout + done.stderr).splitlines() if "checkdoc" in line
+                or "Warning" in line]  # fmt: skip
+    assert problems == []
+
+
+def test_package_headers(emacs: str) -> None:
+    text = (ELISP / "orgrouter.el").read_text()
+    for header in ("Author", "Maintainer", "Version", "Package-Requires", "URL", "Keywords"):
+        assert re.search(rf"^;; {header}: \S", text, re.M), header
+    assert ";;;###autoload\n(define-minor-mode orgrouter-mode" in text
+    assert "(defgroup orgrouter " in text
 
 
 def test_ert_suite_passes(emacs: str, tmp_path: Path) -> None:

@@ -1,0 +1,47 @@
+"""``orgrouter serve``: answer JSON-RPC 2.0 calls on stdin/stdout (for Emacs)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--agent", help="Answer to @NAME as well as @agent (agent.name).")
+@click.option(
+    "--config", "config_file", type=click.Path(dir_okay=False), help="Use this config file."
+)
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False),
+    help="The state database (default: ORGROUTER_STATE, state.path, else XDG per root).",
+)
+def serve(agent: str | None, config_file: str | None, state_path: str | None) -> int:
+    """Answer JSON-RPC 2.0 calls on stdin with the LSP framing (Content-Length).
+
+    Methods: route, classify, decompose, tangle, pending, shutdown, exit. A call
+    that fails gets an error reply and the server goes on. Exit status: 0 after
+    shutdown then exit (or end of input), else 1.
+    """
+    from orgrouter.serve.methods import Settings
+    from orgrouter.serve.server import Server
+
+    settings = Settings(
+        config_file=config_file,
+        state_path=state_path,
+        agent=agent,
+        environ=dict(os.environ),
+        cwd=Path.cwd(),
+    )
+    # Replies go to the real stdout; anything a library prints by mistake to
+    # sys.stdout would corrupt the framing, so it goes to stderr instead.
+    reader, writer = sys.stdin.buffer, sys.stdout.buffer
+    from orgrouter.serve.pipes import widen_pipes
+
+    widen_pipes(reader, writer)
+    sys.stdout = sys.stderr
+    return Server(settings).serve(reader, writer)

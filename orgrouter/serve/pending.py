@@ -1,0 +1,96 @@
+"""What waits on the user across the notes: requests, clarifications and approvals.
+
+An editor lists these so the user can visit each: a request not routed yet (new, or
+its instruction edited since), one whose last run failed, a clarification the agent
+asked for the current instruction, and an approval headline nobody has decided (or
+decided and not yet routed). Reads only; a file that cannot be read is an error entry
+naming it, and the walk goes on.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from orgrouter.config import Config
+from orgrouter.errors import OrgRouterError
+
+
+def find_pending(start: Path, config: Config) -> tuple[list[dict[str, Any]], list[str]]:
+    """Return the pending items of the notes root of ``start``, in file order, and errors."""
+    from orgrouter.discover import discover, find_notes_root
+
+    root = find_notes_root([start])
+    found = discover([root], config.scan)
+    errors = [str(error) for error in found.errors]
+    items: list[dict[str, Any]] = []
+    for path in found.files:
+        try:
+            items.extend(file_pending(path, config))
+        except OSError as error:
+            errors.append(f"{path}: cannot read: {error.strerror or error}")
+        except OrgRouterError as error:
+            errors.append(str(error) if error.path else f"{path}: {error}")
+    return items, errors
+
+
+def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
+    """Return the pending items of one note."""
+    from orgrouter.configload import agent_keyword_in_bytes
+    from orgrouter.io.text import check_org
+    from orgrouter.org.document import Document
+    from orgrouter.route.request import (
+        HASH_KEY,
+        STATUS_KEY,
+        address_names,
+        address_offsets,
+        find_requests,
+    )
+    from orgrouter.route.results import KIND_KEY, written_results
+
+    data = path.read_bytes()
+    if b"@" not in data:
+        return []
+    newline = check_org(data, path)
+    agent = config.agent
+    names = address_names(
+        agent_keyword_in_bytes(data, os.fspath(path)) or agent.name,
+        [*agent.sub_agents, *config.agents],
+    )
+    offsets = address_offsets(data, names)
+    if not offsets:
+        return []
+    document = Document.around(data, offsets, path, newline=newline)
+    items: list[dict[str, Any]] = []
+    for request in find_requests(document, names, offsets):
+
+        def item(
+            kind: str, line: int, title: str, keyword: str = "", request: Any = request
+        ) -> dict[str, Any]:
+            return {
+                "kind": kind,
+                "file": os.fspath(path),
+                "line": line,
+                "title": title,
+                "keyword": keyword,
+                "request_line": request.line,
+                "instruction": request.instruction,
+            }
+
+        status = request.recorded(STATUS_KEY)
+        if request.recorded(HASH_KEY) != request.hash:
+            items.append(item("request", request.line, request.instruction))
+            continue  # what it has are answers to an older instruction
+        if status == "error":
+            items.append(item("error", request.line, request.instruction))
+        ours = request.hash + "/"
+        for written in written_results(document, request):
+            if not written.identity.startswith(ours):
+                continue
+            kind = written.get(KIND_KEY)
+            if kind == "approval" and written.get(STATUS_KEY) is None:
+                items.append(item("approval", written.line, written.title, written.keyword))
+            elif kind == "clarification" and status in ("clarify", "waiting"):
+                items.append(item("clarification", written.line, written.title))
+    return items

@@ -44,7 +44,7 @@ class _Targets:
     before: dict[str, bytes | None] = field(default_factory=dict)
     now: dict[str, bytes] = field(default_factory=dict)
 
-    def read(self, path: str, source: Path) -> bytes:
+    def read(self, path: str, source: Path, kind: str) -> bytes:
         if path not in self.now:
             try:
                 with open(path, "rb") as handle:
@@ -56,6 +56,10 @@ class _Targets:
                 from orgrouter.skills.archive import new_file_prefix
 
                 self.now[path] = new_file_prefix(Path(path), source)
+            elif not data and kind == "archive":
+                from orgrouter.skills.archive import empty_file_prefix
+
+                self.now[path] = empty_file_prefix(Path(path))
             else:
                 self.now[path] = data
         return self.now[path]
@@ -93,7 +97,7 @@ def apply_moves(
             after = without_local_variables(pasted, subtree_span(pasted, begin))
             data = pasted[: after.begin] + pasted[after.end :]
             continue
-        target = targets.read(move.target, source)
+        target = targets.read(move.target, source, move.kind)
         target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
         if target_newline != newline:  # Emacs decodes both files: lines take the target's
             text = text.replace(b"\r\n", b"\n").replace(b"\n", target_newline)

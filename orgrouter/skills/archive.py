@@ -56,7 +56,6 @@ _TAG_VARIANT = re.compile(
 )
 _COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
 _LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
-_PROPERTY_KEYWORD = re.compile(rb"^[ \t]*#\+ARCHIVE:[ \t]*(.*?)[ \t]*\r?$", re.I | re.M)
 
 
 def archive_time(now: datetime) -> str:
@@ -93,12 +92,12 @@ def location_of(document: Document, index: int) -> str:
     value = document.settings.property("ARCHIVE")
     if value is not None:
         return value
-    first = document.entries[0].begin if document.entries else len(document.data)
-    keywords = list(_PROPERTY_KEYWORD.finditer(document.data, 0, first))
-    keywords += list(_PROPERTY_KEYWORD.finditer(document.data, first))
-    if keywords:  # Org reads #+ARCHIVE: anywhere in the buffer; the last one wins
-        return max(keywords, key=lambda m: m.start()).group(1).decode("utf-8", "replace")
-    return DEFAULT_LOCATION
+    # Org reads #+ARCHIVE: anywhere in the buffer and the first one wins, empty or not
+    # (`org-collect-keywords' lists ARCHIVE as unique).
+    from orgrouter.org.settings import first_keyword
+
+    keyword = first_keyword(document.data.decode("utf-8", "replace"), "ARCHIVE")
+    return DEFAULT_LOCATION if keyword is None else keyword
 
 
 def split_location(location: str, source: Path) -> tuple[Path | None, str]:
@@ -141,7 +140,10 @@ def context_of(
     path: list[str] = []
     at = document.entries[index].parent
     while at is not None:
-        path.insert(0, outline_title(document.headline(at).raw))
+        above = document.headline(at)
+        # org-get-outline-path takes the title group of `org-complex-heading-regexp',
+        # which keeps a COMMENT keyword (unlike :raw-value).
+        path.insert(0, outline_title(f"COMMENT {above.raw}" if above.commented else above.raw))
         at = document.entries[at].parent
     own = set(headline.tags)
     inherited = [tag for tag in document.tags(index) if tag not in own]
@@ -173,8 +175,16 @@ def category_of(document: Document, index: int, source: Path) -> str:
 
 def new_file_prefix(target: Path, source: Path) -> bytes:
     """Return what Org writes into a new archive file before the first subtree."""
-    mode = "" if re.search(r"\.org$", target.name, re.IGNORECASE) else MODE_LINE
-    return (mode + HEADER.format(os.path.abspath(source))).encode("utf-8")
+    return empty_file_prefix(target) + HEADER.format(os.path.abspath(source)).encode("utf-8")
+
+
+def empty_file_prefix(target: Path) -> bytes:
+    """Return the mode line Org puts in an empty archive buffer not in Org mode by its name.
+
+    ``org-insert-mode-line-in-empty-file'' acts on an empty buffer, so an archive file
+    that exists but is empty gets it too (without the header, which is for new files).
+    """
+    return b"" if re.search(r"\.org$", target.name, re.IGNORECASE) else MODE_LINE.encode()
 
 
 def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[bytes, int]:

@@ -92,6 +92,21 @@ ARCHIVE_CASES = {
         "l.org",
         2,
     ),
+    # ARCHIVE_OLPATH keeps a COMMENT keyword (org-get-outline-path's title group).
+    "commented-parent-in-olpath": ({"h.org": "* COMMENT P\n** C\nx\n"}, "h.org", 2),
+    # #+ARCHIVE is unique to org-collect-keywords: the first line counts.
+    "first-archive-keyword-wins": (
+        {"k.org": "#+ARCHIVE: one.org::\n* A\n** a1\n#+ARCHIVE: two.org::\n* B\n** b1\n"},
+        "k.org",
+        3,
+    ),
+    "archive-keyword-in-src-block-is-no-keyword": (
+        {"k.org": "#+begin_src org\n#+ARCHIVE: x.org::\n#+end_src\n* P\n** C\n"},
+        "k.org",
+        5,
+    ),
+    # An archive file that exists but is empty gets the mode line (not the header).
+    "existing-empty-archive-file": ({"m.org": "* P\n** C\n", "m.org_archive": ""}, "m.org", 2),
     "deep-subtree-promoted": (
         {"f.org": "* A\n** B\n*** C  :long_tag_name:other:\n**** D :d:\nbody\n***** E\n* Z\n"},
         "f.org",

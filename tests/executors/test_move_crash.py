@@ -110,3 +110,28 @@ def test_kill_after_a_random_delay(trial: int, reference: dict[str, bytes]) -> N
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=120)
     _check(tmp, reference, asked_again_ok=True)
+
+
+def test_kill_before_any_write_then_the_user_types_the_note_is_routed_again(
+    reference: dict[str, bytes],
+) -> None:
+    # The user goes on writing in the note after the kill: the move was never started,
+    # so the next run lets it go and asks again (it used to hold the note, unrouted,
+    # until `orgrouter state reset`); once approved again, it moves once.
+    tmp = Path(reference["dir"].decode())
+    _prepare(tmp)
+    process = _route(tmp, {CRASH_ENV: "journalled"})
+    process.communicate(timeout=120)
+    assert process.returncode == -signal.SIGKILL
+    note = tmp / "notes" / "inbox.org"
+    note.write_bytes(note.read_bytes() + b"* Typed after the kill\n")
+    _run(tmp)
+    text = note.read_text()
+    assert text.count("WAITING Approve: refile this") == 1
+    assert _files(tmp)["projects.org"] == PROJECTS.encode()
+    note.write_text(text.replace("WAITING Approve", "APPROVED Approve"))
+    _run(tmp)
+    files = _files(tmp)
+    assert files["inbox.org"].count(MARKER) == 0
+    assert files["projects.org"].count(MARKER) == 1
+    assert files["inbox.org"].endswith(b"* Other\n* Typed after the kill\n")

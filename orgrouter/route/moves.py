@@ -85,9 +85,20 @@ def apply_moves(
         raise InputError("moves need the note's file (not text on stdin); nothing was moved")
     source = Path(os.path.abspath(path))
     targets = _Targets()
-    for move in _outermost(moves):
-        span = locate(data, move.subject)
+    chosen = _outermost(moves)
+    # Every subject is found before the first move: a move changes the note (a cut, a
+    # paste), and a subject found again by its rank among identical headline lines
+    # after that would be another one (or none). Each move's edits carry the others along.
+    begins = [locate(data, move.subject).begin for move in chosen]
+    for number, move in enumerate(chosen):
+        begin = begins[number]
+        if not data.startswith(move.subject.headline, begin):
+            raise InputError(
+                f"cannot find {move.subject.title!r} again to move it; nothing was moved"
+            )
+        span = without_local_variables(data, subtree_span(data, begin))
         text = data[span.begin : span.end]
+        before = data
         if not move.target:
             pasted, point = _paste(move, data, text, newline, source, span)
             pasted = add_tags(pasted, point, move.private) if move.private else pasted
@@ -96,16 +107,50 @@ def apply_moves(
             # after it (an archive heading not found) takes the blank lines before it.
             after = without_local_variables(pasted, subtree_span(pasted, begin))
             data = pasted[: after.begin] + pasted[after.end :]
-            continue
-        target = targets.read(move.target, source, move.kind)
-        target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
-        if target_newline != newline:  # Emacs decodes both files: lines take the target's
-            text = text.replace(b"\r\n", b"\n").replace(b"\n", target_newline)
-        pasted, point = _paste(move, target, text, target_newline, source, None)
-        targets.now[move.target] = add_tags(pasted, point, move.private) if move.private else pasted
-        data = data[: span.begin] + data[span.end :]
+            edits = [_splice(before, pasted, point), (after.begin, after.end, after.begin)]
+        else:
+            target = targets.read(move.target, source, move.kind)
+            target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
+            if target_newline != newline:  # Emacs decodes both files: lines take the target's
+                text = text.replace(b"\r\n", b"\n").replace(b"\n", target_newline)
+            pasted, point = _paste(move, target, text, target_newline, source, None)
+            targets.now[move.target] = (
+                add_tags(pasted, point, move.private) if move.private else pasted
+            )
+            data = data[: span.begin] + data[span.end :]
+            edits = [(span.begin, span.end, span.begin)]
+        for edit in edits:
+            begins = [_follow(b, edit) for b in begins]
     writes = [FileWrite(p, targets.before[p], targets.now[p]) for p in targets.now]
     return data, writes
+
+
+def _splice(old: bytes, new: bytes, point: int) -> tuple[int, int, int]:
+    """Return the one region a paste at ``point`` replaced: (start, old end, new end).
+
+    Nothing before ``point`` but blanks changes (archive.paste, refile.paste), so the
+    region starts at ``point`` at the latest: a pasted subtree that begins like the
+    headline it goes before is not taken for that headline.
+    """
+    limit = min(len(old), len(new), point)
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    most = min(len(old), len(new)) - start
+    tail = 0
+    while tail < most and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    return start, len(old) - tail, len(new) - tail
+
+
+def _follow(position: int, edit: tuple[int, int, int]) -> int:
+    """Return where ``position`` is after ``edit`` (-1: in the region it replaced)."""
+    start, old_end, new_end = edit
+    if position < start:
+        return position
+    if position >= old_end:
+        return position + new_end - old_end
+    return -1
 
 
 def _outermost(moves: Sequence[Move]) -> list[Move]:

@@ -281,3 +281,27 @@ def test_route_stdin_leaves_a_move_across_files_to_a_file_route(tmp_path: Path) 
     assert (code, out) == (0, approved) and "waits: run `orgrouter route`" in err
     _route(tmp_path, notes)  # the same approval: no new question
     assert note.read_text() == "" and "\nx\n" in (notes / "a.org_archive").read_text()
+
+
+def test_two_moves_of_headlines_with_the_same_title_move_each_once(tmp_path: Path) -> None:
+    # Both subjects are "* Notes": once the first moved, the second used to be found
+    # again by its rank among identical lines, which named the wrong one (in-file
+    # archive: the first archived twice, the second left) or none (the file failed).
+    twin = "* Notes\n{0}-notes\n** @agent {1}\n"
+    in_file = "#+ARCHIVE: ::\n" + twin.format("a", "archive this") + twin.format("b", "archive this")
+    across = twin.format("a", "refile this to p.org") + twin.format("b", "refile this to p.org")
+    notes = _notes(
+        tmp_path,
+        {"i.org": in_file + "* Tail\n", "x.org": across + "* Tail\n", "p.org": "* W\n"},
+    )
+    _route(tmp_path, notes)
+    _approve(notes / "i.org")
+    _approve(notes / "x.org")
+    assert _route(tmp_path, notes)[0] == 0
+    kept = (notes / "i.org").read_text()
+    assert kept.startswith("#+ARCHIVE: ::\n* Tail\n\n* Notes\n")
+    assert kept.index("a-notes") < kept.index("b-notes")
+    assert kept.count("a-notes") == kept.count("b-notes") == 1
+    assert (notes / "x.org").read_text() == "* Tail\n"
+    moved = (notes / "p.org").read_text()
+    assert moved.count("* Notes\n") == 2 and moved.index("a-notes") < moved.index("b-notes")

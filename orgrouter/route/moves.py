@@ -106,6 +106,10 @@ def apply_moves(
             # Org cuts the subtree as it is after the paste: a heading appended right
             # after it (an archive heading not found) takes the blank lines before it.
             after = without_local_variables(pasted, subtree_span(pasted, begin))
+            if after.begin <= point < after.end:  # the cut would take the pasted copy too
+                raise InputError(
+                    f"{move.subject.title!r} would be pasted into itself; nothing was moved"
+                )
             data = pasted[: after.begin] + pasted[after.end :]
             edits = [_splice(before, pasted, point), (after.begin, after.end, after.begin)]
         else:

@@ -196,11 +196,7 @@ def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[byt
         point = len(target)
     else:
         level = len(re.match(r"\*+", heading).group(0)) + 1  # type: ignore[union-attr]
-        pattern = re.compile(
-            rb"^" + re.escape(heading.encode("utf-8")) + rb"(?:[ \t]+:(?:[\w@#%]+:)+)?[ \t]*\r?$",
-            re.MULTILINE | re.IGNORECASE,
-        )
-        found = pattern.search(target)
+        found = heading_line(target, heading)
         if found is None:
             if target and not target.endswith(b"\n"):
                 target += nl
@@ -225,6 +221,15 @@ def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[byt
         point = back + 2 * len(nl)
     block = at_level(text, level, nl)
     return target[:point] + block + target[point:], point
+
+
+def heading_line(data: bytes, heading: str) -> re.Match[bytes] | None:
+    """Return the line of ``data`` Org archives under for ``heading`` (the first, any case)."""
+    pattern = re.compile(
+        rb"^" + re.escape(heading.encode("utf-8")) + rb"(?:[ \t]+:(?:[\w@#%]+:)+)?[ \t]*\r?$",
+        re.MULTILINE | re.IGNORECASE,
+    )
+    return pattern.search(data)
 
 
 def _subtree_end(data: bytes, line_end: int, level: int) -> int:
@@ -307,6 +312,8 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
                     f"Archiving {subject.title!r} would write {target}: {problem}. "
                     "Set an ARCHIVE property or #+ARCHIVE: line naming an Org file in the notes.",
                 )
+        if same and heading:
+            _refuse_archiving_into_itself(document, subjects, heading)
         context = tuple(context_of(document, index, ctx.now, source))
         tags = tuple(document.tags(index)) if same and _inherits(document, index) else ()
         where = relative_name(target, ctx) if target is not None and not same else "this file"
@@ -330,6 +337,28 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
     count = len(subjects)
     title = f"Archived {count} subtrees" if count > 1 else f"Archived {subjects[0].title!r}"
     return Plan(tuple(moves), tuple(lines), digest, (), title)
+
+
+def _refuse_archiving_into_itself(
+    document: Document, subjects: list[Subject], heading: str
+) -> None:
+    """Raise Unclear when the in-file archive heading lies inside a subject.
+
+    Org 9.5 pastes the subtree under that heading, then cuts the subject, heading and
+    all: the text is gone from the file. orgrouter never destroys text, so it asks.
+    """
+    found = heading_line(document.data, heading) if re.match(r"\*+", heading) else None
+    if found is None:
+        return
+    for subject in subjects:
+        if subject.begin <= found.start() < subject.end:
+            raise Unclear(
+                "Clarification needed: the archive heading is inside what would be archived",
+                f"This note archives under {heading!r}, which is inside {subject.title!r}: "
+                "archiving it would paste it into itself and then cut both (Org loses the "
+                "text). Archive something else, or set an ARCHIVE property or #+ARCHIVE: "
+                "line naming another heading or file.",
+            )
 
 
 def _inherits(document: Document, index: int) -> bool:

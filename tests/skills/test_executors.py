@@ -10,6 +10,13 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
+from orgrouter.errors import InputError
+from orgrouter.org.document import Document
+from orgrouter.route.moves import apply_moves
+from orgrouter.skills.executor import Move, subject_at
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "route"))
 
 from route_cli import run_cli
@@ -288,7 +295,7 @@ def test_two_moves_of_headlines_with_the_same_title_move_each_once(tmp_path: Pat
     # again by its rank among identical lines, which named the wrong one (in-file
     # archive: the first archived twice, the second left) or none (the file failed).
     twin = "* Notes\n{0}-notes\n** @agent {1}\n"
-    in_file = "#+ARCHIVE: ::\n" + twin.format("a", "archive this") + twin.format("b", "archive this")
+    in_file = "#+ARCHIVE: ::\n" + "".join(twin.format(n, "archive this") for n in "ab")
     across = twin.format("a", "refile this to p.org") + twin.format("b", "refile this to p.org")
     notes = _notes(
         tmp_path,
@@ -305,3 +312,29 @@ def test_two_moves_of_headlines_with_the_same_title_move_each_once(tmp_path: Pat
     assert (notes / "x.org").read_text() == "* Tail\n"
     moved = (notes / "p.org").read_text()
     assert moved.count("* Notes\n") == 2 and moved.index("a-notes") < moved.index("b-notes")
+
+
+def test_an_in_file_archive_heading_inside_the_subject_is_refused(tmp_path: Path) -> None:
+    # Org pastes the subtree under the heading, then cuts the subject with the heading
+    # and the copy in it: the text is gone. orgrouter asks instead, and moves nothing.
+    files = {
+        "a.org": "#+ARCHIVE: ::* Archive\n* Work\n* Archive\n** old\nbody\n"
+        "** @agent archive this\n",
+        "b.org": "#+ARCHIVE: ::** Sub\n* Work\nw\n** Sub\n*** kept\n** @agent archive this\n",
+        "c.org": "#+ARCHIVE: ::*** Sub\n* B\n** DONE d3\n*** Sub\n** DONE d4\n"
+        "** @agent archive the done items\n",
+    }
+    notes = _notes(tmp_path, files)
+    assert _route(tmp_path, notes)[0] == 0
+    for name, text in files.items():
+        routed = (notes / name).read_text()
+        assert "the archive heading is inside what would be archived" in routed, name
+        assert "WAITING" not in routed and routed.startswith(text), name
+
+
+def test_apply_moves_never_pastes_a_subtree_into_itself() -> None:
+    # The plan refuses it; the move refuses it too, should the note change between.
+    data = b"* Work\nw\n** Sub\n*** kept\n* Tail\n"
+    subject = subject_at(Document(data), 0)
+    with pytest.raises(InputError, match="into itself"):
+        apply_moves(data, [Move(subject, "archive", "", "** Sub")], "a.org", b"\n")

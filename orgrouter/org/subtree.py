@@ -56,11 +56,15 @@ def subtree_span(data: bytes, begin: int) -> Span:
 
 
 def columns(text: str) -> int:
-    """Return the column Emacs reaches after ``text`` (tabs to 8, wide characters 2)."""
+    """Return the column Emacs reaches after ``text`` (tabs to 8, wide and control 2)."""
     column = 0
     for char in text:
         if char == "\t":
             column += TAB_WIDTH - column % TAB_WIDTH
+        elif char < " " or char == "\x7f":  # shown as ^M, ^?
+            column += 2
+        elif "\udc80" <= char <= "\udcff":  # a byte that is not UTF-8, shown as \377
+            column += 4
         elif unicodedata.east_asian_width(char) in "WF":
             column += 2
         else:

@@ -116,7 +116,9 @@ def apply_moves(
             target = targets.read(move.target, source, move.kind)
             target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
             if target_newline != newline:  # Emacs decodes both files: lines take the target's
-                text = text.replace(b"\r\n", b"\n").replace(b"\n", target_newline)
+                # A note of mixed line ends is decoded as LF, its \r kept as a ^M character.
+                lines = text.replace(b"\r\n", b"\n") if newline == b"\r\n" else text
+                text = lines.replace(b"\n", target_newline)
             pasted, point = _paste(move, target, text, target_newline, source, None)
             targets.now[move.target] = (
                 add_tags(pasted, point, move.private) if move.private else pasted

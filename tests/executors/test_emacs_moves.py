@@ -107,6 +107,14 @@ ARCHIVE_CASES = {
     ),
     # An archive file that exists but is empty gets the mode line (not the header).
     "existing-empty-archive-file": ({"m.org": "* P\n** C\n", "m.org_archive": ""}, "m.org", 2),
+    # A control character is two columns (^M) when the tags are aligned.
+    "control-character-in-headline": ({"n.org": "* P\n** C\rD\x7f :t:\nx\n"}, "n.org", 2),
+    # Mixed line ends decode as LF, the \r a ^M kept: into a CRLF archive it stays.
+    "mixed-line-ends-into-crlf-archive": (
+        {"o.org": "* P\r\n** C\nx\r\n* Q\r\n", "o.org_archive": "* old\r\n"},
+        "o.org",
+        2,
+    ),
     "deep-subtree-promoted": (
         {"f.org": "* A\n** B\n*** C  :long_tag_name:other:\n**** D :d:\nbody\n***** E\n* Z\n"},
         "f.org",

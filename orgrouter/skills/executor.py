@@ -228,24 +228,41 @@ def this_subject(document: Document, own: int, ctx: Context) -> Subject:
 
 
 def done_children(document: Document, own: int, ctx: Context) -> list[Subject]:
-    """Return the done children of the section the request sits in (in order)."""
+    """Return the done children of the section the request sits in (in order).
+
+    As ``org-archive-all-done``: a done child with an open TODO under it stays.
+    """
     parent = document.entries[own].parent
     todo = document.settings.todo
-    found = [
-        subject_at(document, entry.index)
+    done = [
+        entry
         for entry in document.entries
         if entry.parent == parent
         and entry.index != own
         and document.headline(entry.index).todo in todo.done
     ]
+    found = [subject_at(document, e.index) for e in done if not _open_below(document, e.index)]
     if not found:
         where = "the file's top level" if parent is None else document.headline(parent).raw
+        kept = " (the done ones hold an open TODO under them)" if done else ""
         raise Unclear(
             "Clarification needed: no done items here",
             f"No headline directly under {where!r} is in a done state "
-            f"({', '.join(todo.done)}); nothing to act on.",
+            f"({', '.join(todo.done)}){kept}; nothing to act on.",
         )
     return found
+
+
+def _open_below(document: Document, index: int) -> bool:
+    """Return whether a headline under headline ``index`` has a TODO state not done."""
+    entry = document.entries[index]
+    todo = document.settings.todo
+    return any(
+        entry.begin < other.begin < entry.subtree_end
+        and (state := document.headline(other.index).todo) is not None
+        and not todo.is_done(state)
+        for other in document.entries
+    )
 
 
 def named(document: Document, title: str, own: int) -> Subject:

@@ -338,3 +338,21 @@ def test_apply_moves_never_pastes_a_subtree_into_itself() -> None:
     subject = subject_at(Document(data), 0)
     with pytest.raises(InputError, match="into itself"):
         apply_moves(data, [Move(subject, "archive", "", "** Sub")], "a.org", b"\n")
+
+
+def test_a_done_item_with_an_open_todo_under_it_stays(tmp_path: Path) -> None:
+    # org-archive-all-done leaves a done child whose subtree still has an open TODO;
+    # archiving it would take that task out of the agenda without saying so.
+    text = (
+        "* Sprint\n** DONE One\n*** DONE nested\n** DONE Two\n*** TODO still open\n"
+        "** @agent archive the done items\n"
+    )
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    asked = (notes / "a.org").read_text()
+    assert "- One (line 2) -> a.org_archive\n" in asked and "- Two" not in asked
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    assert "** DONE Two\n*** TODO still open\n" in (notes / "a.org").read_text()
+    archived = (notes / "a.org_archive").read_text()
+    assert "* DONE One\n" in archived and "Two" not in archived

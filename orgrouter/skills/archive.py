@@ -39,6 +39,7 @@ from orgrouter.skills.executor import (
     Subject,
     Unclear,
     binding,
+    bound_name,
     index_at_line,
     inherited_privacy,
     relative_name,
@@ -320,7 +321,7 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
         under = f" under {heading!r}" if heading else ""
         warn = where_note(ctx, target) if target is not None and not same else ""
         lines.append(f"{subject.title} (line {subject.line}) -> {where}{under}{warn}")
-        targets.add(f"{'' if same or target is None else relative_name(target, ctx)}::{heading}")
+        targets.add(f"{'' if same or target is None else bound_name(target, ctx)}::{heading}")
         moves.append(
             Move(
                 subject,

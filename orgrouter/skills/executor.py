@@ -384,6 +384,17 @@ def relative_name(path: Path, ctx: Context) -> str:
     return os.fspath(path)
 
 
+def bound_name(path: Path, ctx: Context) -> str:
+    """Return ``path`` as an approval binds it: its name, and where a symlink leads.
+
+    A symlink pointed elsewhere after the approval (a ``git pull`` can do that) is
+    another target, so the approval must not cover it.
+    """
+    name = relative_name(path, ctx)
+    real = os.path.realpath(path)
+    return name if real == os.path.abspath(path) else f"{name} (-> {real})"
+
+
 ARCHIVE_TAG = "ARCHIVE"  # `org-archive-tag'
 
 

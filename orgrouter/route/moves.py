@@ -67,12 +67,15 @@ class _Targets:
 
 def locate(data: bytes, subject: Subject) -> Span:
     """Return ``subject``'s subtree in ``data`` (which the write-back may have changed)."""
+    from orgrouter.skills.executor import is_result
+
+    document = Document(data)
     seen = 0
-    for line in Document(data).lines:
-        text = data[line.begin : line.end].rstrip(b"\r\n")
-        if text == subject.headline:
+    for entry in document.entries:
+        text = data[entry.begin : entry.end].rstrip(b"\r\n")
+        if text == subject.headline and is_result(document, entry.index) == subject.result:
             if seen == subject.rank:
-                return without_local_variables(data, subtree_span(data, line.begin))
+                return without_local_variables(data, subtree_span(data, entry.begin))
             seen += 1
     raise InputError(f"cannot find {subject.title!r} again to move it; nothing was moved")
 

@@ -81,6 +81,7 @@ class Subject:
     title: str  # its raw title (without TODO keyword, priority and tags)
     rank: int  # how many identical headline lines come before it (to find it again)
     headline: bytes  # the headline line's bytes, without its line end
+    result: bool = False  # one of orgrouter's results (ranked among those only)
 
 
 @dataclass(frozen=True)
@@ -176,10 +177,12 @@ def subject_at(document: Document, index: int) -> Subject:
     """Return headline ``index``'s subtree as a Subject."""
     entry = document.entries[index]
     line = document.data[entry.begin : entry.end].rstrip(b"\r\n")
+    result = is_result(document, index)
     rank = sum(
         1
         for other in document.entries[:index]
         if document.data[other.begin : other.end].rstrip(b"\r\n") == line
+        and is_result(document, other.index) == result
     )
     return Subject(
         entry.begin,
@@ -188,7 +191,19 @@ def subject_at(document: Document, index: int) -> Subject:
         document.headline(index).raw,
         rank,
         line,
+        result,
     )
+
+
+def is_result(document: Document, index: int) -> bool:
+    """Return whether headline ``index`` is one of orgrouter's results (it has the drawer).
+
+    A subject is found again among the headlines like it (results or not): results
+    written before it in the same run must not take its place.
+    """
+    entry = document.entries[index]
+    head = locate_head(document.data, entry.scan_line, newline=document.newline)
+    return head.drawer is not None and head.drawer.get("ORGROUTER_RESULT") is not None
 
 
 def clean_object(text: str) -> str:

@@ -356,3 +356,19 @@ def test_a_done_item_with_an_open_todo_under_it_stays(tmp_path: Path) -> None:
     assert "** DONE Two\n*** TODO still open\n" in (notes / "a.org").read_text()
     archived = (notes / "a.org_archive").read_text()
     assert "* DONE One\n" in archived and "Two" not in archived
+
+
+def test_a_result_written_before_the_subject_in_the_same_run_is_not_moved(tmp_path: Path) -> None:
+    # A new request above answers "** Hello", the very line of the approved subject:
+    # found again by rank among identical lines, the result was archived instead.
+    notes = _notes(tmp_path, {"a.org": "* Stuff\n** Hello\nMine.\n*** @agent archive this\n"})
+    note = notes / "a.org"
+    _route(tmp_path, notes)
+    _approve(note)
+    note.write_text("* @agent greet\n" + note.read_text())
+    assert _route(tmp_path, notes)[0] == 0
+    kept = note.read_text()
+    assert kept.startswith("* @agent greet\n") and kept.count("** Hello\n") == 1
+    assert "Mine." not in kept and kept.endswith("* Stuff\n")
+    archived = (notes / "a.org_archive").read_text()
+    assert "* Hello\n" in archived and "Mine.\n" in archived

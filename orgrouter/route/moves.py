@@ -93,6 +93,8 @@ def apply_moves(
     # paste), and a subject found again by its rank among identical headline lines
     # after that would be another one (or none). Each move's edits carry the others along.
     begins = [locate(data, move.subject).begin for move in chosen]
+    order = _dependency_order(data, chosen, begins, newline)
+    chosen, begins = [chosen[n] for n in order], [begins[n] for n in order]
     for number, move in enumerate(chosen):
         begin = begins[number]
         if not data.startswith(move.subject.headline, begin):
@@ -160,6 +162,40 @@ def _follow(position: int, edit: tuple[int, int, int]) -> int:
     if position >= old_end:
         return position + new_end - old_end
     return -1
+
+
+def _dependency_order(
+    data: bytes, moves: Sequence[Move], begins: Sequence[int], newline: bytes
+) -> list[int]:
+    """Return the order to make ``moves`` in: a refile into a subtree another move takes first.
+
+    "refile X under B/Child" and "archive B", both approved, can both be done only in
+    that order (X then goes with B); the other way the target is gone and the file fails
+    every run, asking both again. Otherwise the moves keep their order.
+    """
+    from orgrouter.skills import refile
+    from orgrouter.skills.executor import Unclear
+
+    spans = [subtree_span(data, begin) for begin in begins]
+    first: dict[int, set[int]] = {n: set() for n in range(len(moves))}  # n after these
+    document: Document | None = None
+    for n, move in enumerate(moves):
+        if move.kind != "refile" or move.target or not move.olpath:
+            continue
+        document = document or Document(data, newline=newline)
+        try:
+            index, _ = refile.find_heading(document, "/".join(move.olpath), "", exact=True)
+        except Unclear:
+            continue  # the move says so when it is made
+        where = document.entries[index].begin
+        for other, span in enumerate(spans):
+            if other != n and span.begin <= where < span.end:
+                first[other].add(n)
+    order: list[int] = []
+    while len(order) < len(moves):
+        ready = [n for n in range(len(moves)) if n not in order and first[n] <= set(order)]
+        order.append(ready[0] if ready else next(n for n in range(len(moves)) if n not in order))
+    return order
 
 
 def _outermost(moves: Sequence[Move]) -> list[Move]:

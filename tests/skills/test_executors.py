@@ -372,3 +372,18 @@ def test_a_result_written_before_the_subject_in_the_same_run_is_not_moved(tmp_pa
     assert "Mine." not in kept and kept.endswith("* Stuff\n")
     archived = (notes / "a.org_archive").read_text()
     assert "* Hello\n" in archived and "Mine.\n" in archived
+
+
+def test_a_refile_into_a_subtree_another_move_archives_goes_first(tmp_path: Path) -> None:
+    # Both approved: archiving B first left no B/Child to refile into, so the file
+    # failed, both were asked again, and approving them again failed again.
+    text = "* B\n** Child\n** @agent archive this\n* X\nMine.\n"
+    text += "** @agent refile this under B/Child\n"
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    assert _route(tmp_path, notes)[0] == 0
+    assert (notes / "a.org").read_text() == ""
+    archived = (notes / "a.org_archive").read_text()
+    assert archived.count("Mine.") == 1
+    assert archived.index("** Child\n") < archived.index("*** X\nMine.\n")

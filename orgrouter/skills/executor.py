@@ -407,7 +407,13 @@ def bound_name(path: Path, ctx: Context) -> str:
     """
     name = relative_name(path, ctx)
     real = os.path.realpath(path)
-    return name if real == os.path.abspath(path) else f"{name} (-> {real})"
+    root = ctx.notes_root
+    # Only links met below the notes root count: a root reached through a link
+    # (~/notes -> /data/notes) names every target the same way on every run.
+    same = real == os.path.abspath(path) or (
+        root is not None and os.path.normpath(os.path.join(os.path.realpath(root), name)) == real
+    )
+    return name if same else f"{name} (-> {real})"
 
 
 ARCHIVE_TAG = "ARCHIVE"  # `org-archive-tag'

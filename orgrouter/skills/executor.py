@@ -281,12 +281,23 @@ def _open_below(document: Document, index: int) -> bool:
 
 
 def named(document: Document, title: str, own: int) -> Subject:
-    """Return the headline titled ``title`` (case-insensitive), or raise Unclear."""
+    """Return the headline titled ``title`` (case-insensitive), or raise Unclear.
+
+    The title as written or as Org shows it (a link's description, no cookies): the
+    headline ``* [[https://example.org][Site]] [1/2]`` is "Site".
+    """
+    from orgrouter.skills.archive import outline_title
+
     wanted = title.casefold()
     matches = [
         entry.index
         for entry in document.entries
-        if entry.index != own and document.headline(entry.index).raw.casefold() == wanted
+        if entry.index != own
+        and wanted
+        in (
+            document.headline(entry.index).raw.casefold(),
+            outline_title(document.headline(entry.index).raw).casefold(),
+        )
     ]
     if len(matches) == 1:
         return subject_at(document, matches[0])

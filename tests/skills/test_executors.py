@@ -387,3 +387,12 @@ def test_a_refile_into_a_subtree_another_move_archives_goes_first(tmp_path: Path
     archived = (notes / "a.org_archive").read_text()
     assert archived.count("Mine.") == 1
     assert archived.index("** Child\n") < archived.index("*** X\nMine.\n")
+
+
+def test_a_named_headline_is_found_by_the_title_org_shows(tmp_path: Path) -> None:
+    text = "* TODO [[https://example.org][Site]] [1/2] :web:\nS.\n* Notes\n** @agent archive Site\n"
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    assert "- [[https://example.org][Site]] [1/2] (line 1) -> a.org_archive\n" in (
+        notes / "a.org"
+    ).read_text()

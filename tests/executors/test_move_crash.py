@@ -135,3 +135,76 @@ def test_kill_before_any_write_then_the_user_types_the_note_is_routed_again(
     assert files["inbox.org"].count(MARKER) == 0
     assert files["projects.org"].count(MARKER) == 1
     assert files["inbox.org"].endswith(b"* Other\n* Typed after the kill\n")
+
+
+THREE = """* Inbox
+** Plan
+PLAN-MARKER once.
+*** @agent refile this to projects.org under Website
+** Old
+OLD-MARKER once.
+*** @agent archive this
+** DONE d1
+D1-MARKER once.
+** @agent archive the done items
+* Other
+"""
+THREE_MARKERS = (b"PLAN-MARKER", b"OLD-MARKER", b"D1-MARKER")
+KILLER = Path(__file__).with_name("kill_at_call.py")
+
+
+def _run_killed(tmp: Path, kill_at: int, count_out: Path | None = None) -> int:
+    env = {**os.environ, "HOME": str(tmp), "KILL_AT": str(kill_at)}
+    if count_out is not None:
+        env["COUNT_OUT"] = str(count_out)
+    args = [sys.executable, str(KILLER), "route", "-q", "--now", "2026-12-01T10:00"]
+    args += ["--state", str(tmp / "state.db"), str(tmp / "notes")]
+    return subprocess.run(args, env=env, capture_output=True, timeout=120).returncode
+
+
+def _prepare_three(tmp: Path) -> None:
+    for name in ("state.db", "state.db-wal", "state.db-shm"):
+        (tmp / name).unlink(missing_ok=True)
+    notes = tmp / "notes"
+    notes.mkdir(exist_ok=True)
+    for child in notes.iterdir():
+        child.unlink()
+    (notes / "orgrouter.toml").write_text("")
+    (notes / "inbox.org").write_text(THREE)
+    (notes / "projects.org").write_text(PROJECTS)
+    _run(tmp)
+    note = notes / "inbox.org"
+    text = note.read_text()
+    assert text.count("WAITING Approve") == 3
+    note.write_text(text.replace("WAITING Approve", "APPROVED Approve"))
+
+
+@pytest.mark.slow
+def test_kill_at_every_step_of_a_three_file_move_and_of_the_run_after(
+    tmp_path: Path,
+) -> None:
+    # Beyond the named crash points: the run is killed before and after every write,
+    # rename, fsync and database transaction of a move into two other files; each
+    # third trial also kills the run after it (the one settling the journal) at a
+    # random step. Two clean runs later every subtree is in exactly one place, and the
+    # files are either what an uninterrupted move gives or untouched with the
+    # approvals asked again.
+    _prepare_three(tmp_path)
+    assert _run_killed(tmp_path, 0, tmp_path / "count") == 0
+    steps = int((tmp_path / "count").read_text())
+    reference = _files(tmp_path)
+    rng = random.Random(14)
+    for kill_at in range(1, steps + 1):
+        _prepare_three(tmp_path)
+        killed = _run_killed(tmp_path, kill_at)
+        assert killed in (0, -signal.SIGKILL)
+        if killed and kill_at % 3 == 0:
+            _run_killed(tmp_path, rng.randint(1, steps))
+        _run(tmp_path)
+        _run(tmp_path)
+        files = _files(tmp_path)
+        for marker in THREE_MARKERS:
+            assert sum(data.count(marker) for data in files.values()) == 1, (kill_at, marker)
+        if files != reference:
+            assert files["projects.org"] in (PROJECTS.encode(), reference["projects.org"])
+            assert b"WAITING Approve" in files["inbox.org"], kill_at

@@ -43,8 +43,8 @@ def _run(tmp: Path) -> None:
     assert process.returncode == 0, err.decode()
 
 
-def _prepare(tmp: Path) -> None:
-    """Lay out the notes, ask the approval, approve it (as the user does)."""
+def _prepare(tmp: Path, text: str = NOTE, approvals: int = 1) -> None:
+    """Lay out the notes, ask the approvals, approve them (as the user does)."""
     for name in ("state.db", "state.db-wal", "state.db-shm"):
         (tmp / name).unlink(missing_ok=True)
     notes = tmp / "notes"
@@ -52,13 +52,14 @@ def _prepare(tmp: Path) -> None:
     for child in notes.iterdir():
         child.unlink()
     (notes / "orgrouter.toml").write_text("")
-    (notes / "inbox.org").write_text(NOTE)
+    (notes / "inbox.org").write_text(text)
     (notes / "projects.org").write_text(PROJECTS)
     _run(tmp)
     note = notes / "inbox.org"
-    text = note.read_text()
-    assert "WAITING Approve: refile this" in text
-    note.write_text(text.replace("WAITING Approve", "APPROVED Approve"))
+    asked = note.read_text()
+    assert "WAITING Approve: refile this" in asked
+    assert asked.count("WAITING Approve") == approvals
+    note.write_text(asked.replace("WAITING Approve", "APPROVED Approve"))
 
 
 def _files(tmp: Path) -> dict[str, bytes]:
@@ -162,23 +163,6 @@ def _run_killed(tmp: Path, kill_at: int, count_out: Path | None = None) -> int:
     return subprocess.run(args, env=env, capture_output=True, timeout=120).returncode
 
 
-def _prepare_three(tmp: Path) -> None:
-    for name in ("state.db", "state.db-wal", "state.db-shm"):
-        (tmp / name).unlink(missing_ok=True)
-    notes = tmp / "notes"
-    notes.mkdir(exist_ok=True)
-    for child in notes.iterdir():
-        child.unlink()
-    (notes / "orgrouter.toml").write_text("")
-    (notes / "inbox.org").write_text(THREE)
-    (notes / "projects.org").write_text(PROJECTS)
-    _run(tmp)
-    note = notes / "inbox.org"
-    text = note.read_text()
-    assert text.count("WAITING Approve") == 3
-    note.write_text(text.replace("WAITING Approve", "APPROVED Approve"))
-
-
 @pytest.mark.slow
 def test_kill_at_every_step_of_a_three_file_move_and_of_the_run_after(
     tmp_path: Path,
@@ -189,13 +173,13 @@ def test_kill_at_every_step_of_a_three_file_move_and_of_the_run_after(
     # random step. Two clean runs later every subtree is in exactly one place, and the
     # files are either what an uninterrupted move gives or untouched with the
     # approvals asked again.
-    _prepare_three(tmp_path)
+    _prepare(tmp_path, THREE, 3)
     assert _run_killed(tmp_path, 0, tmp_path / "count") == 0
     steps = int((tmp_path / "count").read_text())
     reference = _files(tmp_path)
     rng = random.Random(14)
     for kill_at in range(1, steps + 1):
-        _prepare_three(tmp_path)
+        _prepare(tmp_path, THREE, 3)
         killed = _run_killed(tmp_path, kill_at)
         assert killed in (0, -signal.SIGKILL)
         if killed and kill_at % 3 == 0:

@@ -65,19 +65,25 @@ class _Targets:
         return self.now[path]
 
 
-def locate(data: bytes, subject: Subject) -> Span:
-    """Return ``subject``'s subtree in ``data`` (which the write-back may have changed)."""
+def locate(data: bytes, subjects: Sequence[Subject]) -> list[int]:
+    """Return where each subject's headline is in ``data`` (the write-back changed it)."""
     from orgrouter.skills.executor import is_result
 
     document = Document(data)
-    seen = 0
+    heads = {s.headline for s in subjects}
+    seen: dict[tuple[bytes, bool], list[int]] = {}
     for entry in document.entries:
         text = data[entry.begin : entry.end].rstrip(b"\r\n")
-        if text == subject.headline and is_result(document, entry.index) == subject.result:
-            if seen == subject.rank:
-                return without_local_variables(data, subtree_span(data, entry.begin))
-            seen += 1
-    raise InputError(f"cannot find {subject.title!r} again to move it; nothing was moved")
+        if text in heads:
+            key = (text, is_result(document, entry.index))
+            seen.setdefault(key, []).append(entry.begin)
+    begins = []
+    for subject in subjects:
+        found = seen.get((subject.headline, subject.result), [])
+        if subject.rank >= len(found):
+            raise InputError(f"cannot find {subject.title!r} again to move it; nothing was moved")
+        begins.append(found[subject.rank])
+    return begins
 
 
 def apply_moves(
@@ -92,7 +98,7 @@ def apply_moves(
     # Every subject is found before the first move: a move changes the note (a cut, a
     # paste), and a subject found again by its rank among identical headline lines
     # after that would be another one (or none). Each move's edits carry the others along.
-    begins = [locate(data, move.subject).begin for move in chosen]
+    begins = locate(data, [move.subject for move in chosen])
     order = _dependency_order(data, chosen, begins, newline)
     chosen, begins = [chosen[n] for n in order], [begins[n] for n in order]
     for number, move in enumerate(chosen):
@@ -192,9 +198,22 @@ def _dependency_order(
             if other != n and span.begin <= where < span.end:
                 first[other].add(n)
     order: list[int] = []
-    while len(order) < len(moves):
-        ready = [n for n in range(len(moves)) if n not in order and first[n] <= set(order)]
-        order.append(ready[0] if ready else next(n for n in range(len(moves)) if n not in order))
+    placed: set[int] = set()
+    for n in range(len(moves)):  # in order, each after the moves it waits for
+        if n in placed:
+            continue
+        stack = [n]
+        while stack:  # depth first over what ``stack[-1]`` waits for (a cycle: as it comes)
+            top = stack[-1]
+            due = [m for m in sorted(first[top]) if m not in placed and m not in stack]
+            ahead = due[0] if due else None
+            if ahead is None:
+                stack.pop()
+                if top not in placed:
+                    placed.add(top)
+                    order.append(top)
+            else:
+                stack.append(ahead)
     return order
 
 

@@ -19,6 +19,7 @@ Facts of Org 9.5's org-archive.el it follows (and tests/executors checks live):
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -93,12 +94,27 @@ def location_of(document: Document, index: int) -> str:
     value = document.settings.property("ARCHIVE")
     if value is not None:
         return value
-    # Org reads #+ARCHIVE: anywhere in the buffer and the first one wins, empty or not
-    # (`org-collect-keywords' lists ARCHIVE as unique).
+    keyword = _archive_keyword(document.data)
+    return DEFAULT_LOCATION if keyword is None else keyword
+
+
+@functools.lru_cache(maxsize=4)  # once per note, not once per subject archived
+def _archive_keyword(data: bytes) -> str | None:
+    """Return the note's ``#+ARCHIVE:`` value, if any.
+
+    Org reads it anywhere in the buffer and the first one wins, empty or not
+    (`org-collect-keywords' lists ARCHIVE as unique).
+    """
     from orgrouter.org.settings import first_keyword
 
-    keyword = first_keyword(document.data.decode("utf-8", "replace"), "ARCHIVE")
-    return DEFAULT_LOCATION if keyword is None else keyword
+    return first_keyword(data.decode("utf-8", "replace"), "ARCHIVE")
+
+
+@functools.lru_cache(maxsize=4)
+def _category_keyword(data: bytes) -> str | None:
+    """Return the value of the note's last ``#+CATEGORY:`` line, if any."""
+    found = re.findall(rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", data, re.I | re.M)
+    return str(found[-1].decode("utf-8", "replace")) if found else None
 
 
 def split_location(location: str, source: Path) -> tuple[Path | None, str]:
@@ -165,9 +181,9 @@ def category_of(document: Document, index: int, source: Path) -> str:
     if found is not None:
         return found
     value = document.settings.property("CATEGORY")
-    keyword = re.findall(rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", document.data, re.I | re.M)
-    if keyword:
-        return str(keyword[-1].decode("utf-8", "replace"))
+    keyword = _category_keyword(document.data)
+    if keyword is not None:
+        return keyword
     if value is not None:
         return value
     name = source.name
@@ -249,8 +265,10 @@ def finish(target: bytes, point: int, move: Move, newline: bytes) -> bytes:
         line = target[point:content_end].decode("utf-8", "surrogateescape")
         retagged = align_tags(_with_tags(line, move.tags)).encode("utf-8", "surrogateescape")
         target = target[:point] + retagged + target[content_end:]
-    edits = [SetProperty(point, key, value) for key, value in move.context]
-    return edit_bytes(target, edits, newline=newline)
+    # The drawer goes under the headline at ``point``: only the text from there is
+    # edited (archiving many subtrees into one file would re-read it whole each time).
+    edits = [SetProperty(0, key, value) for key, value in move.context]
+    return target[:point] + edit_bytes(target[point:], edits, newline=newline)
 
 
 def _with_tags(line: str, tags: tuple[str, ...]) -> str:
@@ -300,13 +318,16 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
     moves: list[Move] = []
     lines: list[str] = []
     targets: set[str] = set()
+    checked: dict[Path, tuple[str | None, str]] = {}  # target: (problem, warning)
     for subject in subjects:
         index = _index_of(document, subject)
         target, heading = split_location(location_of(document, index), source)
         same = target is None or target == source
         if not same:
             assert target is not None
-            problem = write_problem(ctx, target)
+            if target not in checked:
+                checked[target] = (write_problem(ctx, target), where_note(ctx, target))
+            problem = checked[target][0]
             if problem is not None:
                 raise Unclear(
                     "Clarification needed: the archive file may not be written",
@@ -319,7 +340,7 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
         tags = tuple(document.tags(index)) if same and _inherits(document, index) else ()
         where = relative_name(target, ctx) if target is not None and not same else "this file"
         under = f" under {heading!r}" if heading else ""
-        warn = where_note(ctx, target) if target is not None and not same else ""
+        warn = checked[target][1] if target is not None and not same else ""
         lines.append(f"{subject.title} (line {subject.line}) -> {where}{under}{warn}")
         targets.add(f"{'' if same or target is None else bound_name(target, ctx)}::{heading}")
         moves.append(

@@ -53,8 +53,9 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attribute = target.split(":")
-        if ctx.resilient_parsing or ("--help" in sys.argv and len(sys.argv) <= 2):
-            # `orgrouter --help` lists commands without importing them.
+        if "--help" in sys.argv and len(sys.argv) <= 2:
+            # `orgrouter --help` lists commands without importing them. Shell completion
+            # (ctx.resilient_parsing) needs the real command: its options and their values.
             return click.Command(cmd_name, help=SUMMARIES[cmd_name])
         module = importlib.import_module(module_name)
         command = getattr(module, attribute)
@@ -76,14 +77,21 @@ def main(argv: list[str] | None = None) -> None:
         code = cli.main(args=args, prog_name="orgrouter", standalone_mode=False)
     except OrgRouterError as error:
         click.echo(f"orgrouter: error: {error}", err=True)
-        if verbose:
+        if verbose and error.exit_code != EXIT_USAGE:  # a usage error is no one's bug
             _print_traceback()
         sys.exit(error.exit_code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
+    except click.UsageError as error:
+        # click's usage and hint, then the one error prefix every message uses.
+        if error.ctx is not None:
+            click.echo(error.ctx.get_usage(), err=True)
+            click.echo(f"Try '{error.ctx.command_path} --help' for help.", err=True)
+        click.echo(f"orgrouter: error: {error.format_message()}", err=True)
+        sys.exit(EXIT_USAGE)
     except click.ClickException as error:
-        error.show()
-        sys.exit(EXIT_USAGE if isinstance(error, click.UsageError) else error.exit_code)
+        click.echo(f"orgrouter: error: {error.format_message()}", err=True)
+        sys.exit(error.exit_code)
     except click.Abort:
         click.echo("orgrouter: aborted", err=True)
         sys.exit(EXIT_FAILED)

@@ -46,6 +46,16 @@ class NeuroConfig:
     max_retries: int = 2
     budget_tokens: int | None = None
     temperature: float = 0.2
+    run_timeout_s: float | None = None  # model time a whole run may spend; None: no cap
+
+
+@dataclass
+class LimitsConfig:
+    """How much one result may add to a note (text from skills and models is untrusted)."""
+
+    result_bytes: int = 32 * 1024  # a result's body, then a "… (truncated)" line
+    echo_chars: int = 200  # a title or property value that repeats a request's words
+    instruction_chars: int = 20_000  # longer requests get a clarification, not a route
 
 
 @dataclass
@@ -118,6 +128,7 @@ class Config:
     rules: RulesConfig = field(default_factory=RulesConfig)
     skills: SkillsConfig = field(default_factory=SkillsConfig)
     state: StateConfig = field(default_factory=StateConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
 
     def neuro_for(self, agent: str | None) -> NeuroConfig:
         """Return the model settings for ``agent`` (its override, else the default)."""

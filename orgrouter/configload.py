@@ -32,7 +32,10 @@ ENV_PREFIX = "ORGROUTER_"
 # Variables that are not ``ORGROUTER_<SECTION>_<KEY>`` spellings of a key.
 ENV_ALIASES = {"ORGROUTER_STATE": "state.path"}
 # Variables orgrouter reads that are not configuration keys (not reported as ignored).
-ENV_NOT_KEYS = frozenset({"ORGROUTER_CONFIG", "ORGROUTER_NOW", "ORGROUTER_WORKERS"})
+# (They are also what a misspelt variable is checked against: a new one goes here.)
+ENV_NOT_KEYS = frozenset(
+    {"ORGROUTER_CONFIG", "ORGROUTER_NOW", "ORGROUTER_WORKERS", "ORGROUTER_TEST_CRASH_AT"}
+)
 # Keys holding paths: a relative path in a file is relative to that file's directory.
 PATH_KEYS = frozenset({"state.path", "rules.dir", "refine.golden"})
 PATH_LIST_KEYS = frozenset({"skills.paths", "tangle.allow"})
@@ -291,6 +294,14 @@ def _value_problem(dotted: str, value: Any) -> str | None:
         return f"{dotted} must be between 0 and 1, not {value:g}"
     if dotted in ("sensor_gate.max_personas", "sensor_gate.rate_limit_spawns") and value < 0:
         return f"{dotted} must be 0 or more, not {value}"
+    if dotted == "limits.result_bytes" and value < 1024:
+        return f"{dotted} must be at least 1024, not {value}"
+    if dotted == "limits.instruction_chars" and value < 100:
+        return f"{dotted} must be at least 100, not {value}"
+    if dotted == "limits.echo_chars" and value < 20:
+        return f"{dotted} must be at least 20, not {value}"
+    if dotted == "neuro.run_timeout_s" and value is not None and value <= 0:
+        return f"{dotted} must be positive, not {value:g}"
     if dotted == "sensor_gate.rate_limit_window_s" and value <= 0:
         return f"{dotted} must be positive, not {value}"
     if dotted in ("agent.name", "agent.sub_agents"):
@@ -371,6 +382,29 @@ def _typed_layer(items: Iterable[tuple[str, str, Any]], kind: str, *, strings_on
         layer.values[dotted] = _absolute(dotted, converted, None)
         layer.sources[dotted] = Source(kind, label)
     return layer
+
+
+def env_warnings(env: Mapping[str, str], config: Config | None = None) -> list[str]:
+    """Return a warning for each ``ORGROUTER_*`` variable orgrouter does not read.
+
+    A variable that ``config`` names as a model's API key (``neuro.api_key_env``) is read.
+    """
+    known = [*env_names(), *sorted(ENV_NOT_KEYS)]
+    keys = set()
+    if config is not None:
+        keys = {n.api_key_env for n in (config.neuro, *config.agents.values()) if n.api_key_env}
+    warnings = []
+    for name in sorted(env):
+        if name.startswith(ENV_PREFIX) and name not in known and name not in keys:
+            # Compared without the prefix every name shares, which would make any two
+            # look alike.
+            import difflib
+
+            tails = {k[len(ENV_PREFIX) :]: k for k in known}
+            close = difflib.get_close_matches(name[len(ENV_PREFIX) :], tails, n=1, cutoff=0.6)
+            hint = f" (did you mean {tails[close[0]]!r}?)" if close else ""
+            warnings.append(f"{name} is not a variable orgrouter reads; ignored{hint}")
+    return warnings
 
 
 # -- putting it together -------------------------------------------------------------
@@ -454,7 +488,41 @@ def _merge(layers: list[_Layer], files: list[Path], ignored: list[str]) -> Loade
     config.agents = {
         agent: dataclasses.replace(config.neuro, **settings) for agent, settings in agents.items()
     }
+    _check_keywords(loaded)
     return loaded
+
+
+def _check_keywords(loaded: LoadedConfig) -> None:
+    """Refuse approval keywords that cannot be told apart from each other or from WAITING.
+
+    The guardian writes ``WAITING`` and reads the user's decision from the keyword
+    they put in its place: an approve keyword equal to either would approve what was
+    never decided, or decide both ways at once.
+    """
+    agent = loaded.config.agent
+    approve, reject = "agent.approve_keyword", "agent.reject_keyword"
+    for key, value in ((approve, agent.approve_keyword), (reject, agent.reject_keyword)):
+        if value == "WAITING":
+            raise _keyword_error(
+                loaded, key, f"{key} = 'WAITING' is the keyword orgrouter writes while it "
+                "waits for a decision; choose another"
+            )  # fmt: skip
+    if agent.approve_keyword == agent.reject_keyword:
+        # Name the one the user set (the other is then the default).
+        key = reject if loaded.source(approve).kind == "default" else approve
+        raise _keyword_error(
+            loaded, key, f"{approve} and {reject} are both {agent.approve_keyword!r}: "
+            "a decision must say which it is; choose two keywords"
+        )  # fmt: skip
+
+
+def _keyword_error(loaded: LoadedConfig, key: str, message: str) -> ConfigError:
+    """Return a ConfigError at the file and line ``key`` came from (or naming its variable)."""
+    source = loaded.source(key)
+    if source.kind == "file":
+        path, _, line = source.detail.rpartition(":")
+        return ConfigError(message, path=path, line=int(line))
+    return ConfigError(f"{source.detail}: {message}" if source.detail else message)
 
 
 # -- per-file agent ------------------------------------------------------------------

@@ -31,6 +31,9 @@ class Discovery:
 
     files: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # (path, reason)
+    # Of those, and directories, what is named like a note but cannot be routed (a FIFO,
+    # a symlink loop, a directory named x.org): a run reports each once.
+    odd: list[tuple[Path, str]] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     # The directory arguments walked whole: only under these may a file that was not
     # found be taken as deleted (a run given one file says nothing about its siblings).
@@ -162,7 +165,7 @@ class _Walker:
             is_dir = entry.is_dir()  # follows symlinks
         except OSError as error:
             # ELOOP: a symlink that points at itself, directly or through others.
-            self.result.skipped.append((path, f"unusable symlink: {error.strerror or error}"))
+            self._skip(path, f"unusable symlink: {error.strerror or error}", name, relative)
             return
         if is_dir:
             try:
@@ -170,6 +173,11 @@ class _Walker:
             except OSError as error:
                 self._error(path, f"cannot read: {error.strerror or error}")
                 return
+            if self.patterns.include_suffixes and name.endswith(self.patterns.include_suffixes):
+                # Named like a note (x.org), so Org tools would try to visit it; its notes
+                # are still routed. (A path glob such as journal/* matching a directory
+                # is a tree to walk, not an odd name.)
+                self.result.odd.append((path, "a directory, not a note (its notes are routed)"))
             self.walk(root, path, target)
             return
         if not self.patterns.included(name, relative):
@@ -178,20 +186,26 @@ class _Walker:
             if entry.is_file(follow_symlinks=False):
                 self._take(path, dev, entry.inode())
             else:
-                self.result.skipped.append((path, "not a regular file"))
+                self._skip(path, "not a regular file", name, relative)
             return
         try:
             target = path.stat()
         except FileNotFoundError:
-            self.result.skipped.append((path, "broken symlink" + _dangling(path)))
+            self._skip(path, "broken symlink" + _dangling(path), name, relative)
             return
         except OSError as error:
-            self.result.skipped.append((path, f"unusable symlink: {error.strerror or error}"))
+            self._skip(path, f"unusable symlink: {error.strerror or error}", name, relative)
             return
         if stat.S_ISREG(target.st_mode):
             self._take(path, target.st_dev, target.st_ino)
         else:
-            self.result.skipped.append((path, "not a regular file"))
+            self._skip(path, "not a regular file", name, relative)
+
+    def _skip(self, path: Path, reason: str, name: str, relative: str) -> None:
+        """Pass over something that is not a usable file; report it if named like a note."""
+        self.result.skipped.append((path, reason))
+        if self.patterns.included(name, relative):
+            self.result.odd.append((path, reason))
 
     def _take(self, path: Path, dev: int, ino: int) -> None:
         key = (dev, ino)

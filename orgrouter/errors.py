@@ -63,7 +63,23 @@ class InputError(OrgRouterError):
 
 
 class ConflictError(OrgRouterError):
-    """A file changed, or is locked by Emacs, between reading and writing it."""
+    """A file changed, or is locked by Emacs, between reading and writing it.
+
+    ``reason`` is the short form a run's report names the skipped file with
+    ("open in Emacs with unsaved changes"); it defaults to the message.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str | None = None,
+        path: str | os.PathLike[str] | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        super().__init__(message, path=path, line=line, column=column)
+        self.reason = reason or message
 
 
 class WriteError(OrgRouterError):

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from orgrouter.errors import EXIT_CHECK_FOUND_WORK, EXIT_FAILED, EXIT_OK, OrgRouterError
 
 
-def _plural(count: int, word: str) -> str:
-    """Return ``'1 file'`` / ``'2 files'``."""
+def plural(count: int, word: str) -> str:
+    """Return ``'1 file'`` / ``'2 files'`` (every count in a message goes through here)."""
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
@@ -59,8 +59,8 @@ class Report:
             verb = "would route" if self.dry_run or self.check else "routed"
             if not self.quiet:
                 self.emit(
-                    f"{verb} {os.fspath(path)}: {_plural(requests, 'request')}, "
-                    f"{_plural(results, 'result')}"
+                    f"{verb} {os.fspath(path)}: {plural(requests, 'request')}, "
+                    f"{plural(results, 'result')}"
                 )
         else:
             self.file_unchanged(path)
@@ -71,11 +71,15 @@ class Report:
         if self.verbose:
             self.emit(f"unchanged {os.fspath(path)}")
 
-    def skip(self, path: str | os.PathLike[str], reason: str) -> None:
-        """Record a file passed over for now (locked by Emacs, changed under us, ...)."""
+    def skip(self, path: str | os.PathLike[str], reason: str, *, retry: bool = True) -> None:
+        """Record a file passed over (locked by Emacs, changed under us, not a file).
+
+        It is named on stderr unless -q (a file open in Emacs is no error, but the user
+        should know why it was not routed); ``retry`` says a later run picks it up.
+        """
         self.skipped.append((os.fspath(path), reason))
-        if self.verbose:
-            self.emit(f"skipped {os.fspath(path)}: {reason}")
+        if not self.quiet:
+            self.emit(f"skipped {os.fspath(path)}: {reason}" + ("; will retry" if retry else ""))
 
     def fail(self, where: str | os.PathLike[str] | OrgRouterError, message: str = "") -> None:
         """Record a failed file: an OrgRouterError (it names file and line) or path + message."""
@@ -87,7 +91,7 @@ class Report:
             text = f"{path}: {message}" if message else path
         self.failed.append((path, text))
         # Failures are emitted even with -q: cron mails them, which is the point.
-        self.emit(f"error: {text}")
+        self.emit(f"orgrouter: error: {text}")
 
     @property
     def work_found(self) -> bool:
@@ -115,21 +119,21 @@ class Report:
             return ""
         would = self.dry_run or self.check
         parts = [
-            f"{_plural(self.scanned, 'file')} scanned"
+            f"{plural(self.scanned, 'file')} scanned"
             + (f" ({self.cached} unchanged since the last run)" if self.cached else ""),
-            f"{_plural(self.requests_routed, 'request')} {'would be ' if would else ''}routed",
-            f"{_plural(self.results_written, 'result')} {'would be ' if would else ''}written",
+            f"{plural(self.requests_routed, 'request')} {'would be ' if would else ''}routed",
+            f"{plural(self.results_written, 'result')} {'would be ' if would else ''}written",
         ]
         if self.changed:
             verb = "would change" if would else "changed"
-            parts.append(f"{_plural(self.changed, 'file')} {verb}")
+            parts.append(f"{plural(self.changed, 'file')} {verb}")
         if self.unchanged:
             parts.append(f"{self.unchanged} unchanged")
         if self.skipped:
             reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skip_reasons().items()))
             parts.append(f"{len(self.skipped)} skipped ({reasons})")
         if self.failed:
-            parts.append(f"{_plural(len(self.failed), 'file')} failed")
+            parts.append(f"{plural(len(self.failed), 'file')} failed")
         return ", ".join(parts) + "."
 
     def as_counts(self) -> dict[str, int]:

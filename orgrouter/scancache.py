@@ -245,6 +245,7 @@ class Scanned:
     snapshot: Snapshot | None = None
     reason: str | None = None
     error: InputError | None = None
+    retry: bool = True  # skipped: a later run picks the file up
 
 
 def scan_files(
@@ -268,7 +269,7 @@ def scan_one(
     except FileNotFoundError:
         # Deleted between discovery and scan: nothing to do, and nothing lost.
         cache.forget(path)
-        return Scanned(path, "skipped", reason="deleted during the run")
+        return Scanned(path, "skipped", reason="deleted during the run", retry=False)
     except OSError as error:
         return Scanned(
             path, "failed", error=InputError(f"cannot stat: {error.strerror}", path=path)
@@ -278,7 +279,7 @@ def scan_one(
     try:
         data, st = _read_stable(path, max_bytes)
     except ConflictError as error:
-        return Scanned(path, "skipped", reason=error.message)
+        return Scanned(path, "skipped", reason=error.reason)
     except InputError as error:
         return Scanned(path, "failed", error=error)
     digest = hashlib.sha256(data).hexdigest()
@@ -292,6 +293,13 @@ def scan_one(
         # Touched but not edited (a sync tool, `touch`): the answer still holds.
         cache.record(path, st, digest, entry.has_request)
         return Scanned(path, "cached")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\0" in data:
+        # UTF-16 or binary: the prefilter cannot see an address in it, but it is no
+        # note orgrouter can read, and the user should hear so on every run.
+        try:
+            decode_org(data, path, max_bytes=max_bytes)
+        except InputError as error:
+            return Scanned(path, "failed", error=error)
     if not prefilter.matches(data):
         cache.record(path, st, digest, has_request=False, settled=False)
         return Scanned(path, "clean")

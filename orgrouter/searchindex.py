@@ -9,7 +9,8 @@ file: only files whose size, mtime, ctime or inode changed are read again, files
 longer found are dropped. A query then costs the same over 20 files as over 20,000.
 
 What is never indexed: privacy-tagged headlines and everything under them (tags,
-inherited, and ``#+FILETAGS``; see ``orgrouter.privacy``), orgrouter's own results,
+inherited, ``#+FILETAGS`` and setup files; ``orgrouter.neuro.privacy`` decides, and
+``search`` asks it again for every hit it shows), orgrouter's own results,
 and requests (a headline holding an address). The index is a cache like the scan
 cache: losing it costs one rebuild, never a result.
 
@@ -102,7 +103,7 @@ class SearchIndex:
 
     def __init__(self, db: StateDB, privacy_tags: Collection[str]) -> None:
         self.db = db
-        self.privacy_tags = frozenset(tag.casefold() for tag in privacy_tags)
+        self.privacy_tags = frozenset(privacy_tags)
         db.ensure_schema(SCHEMA, SCHEMA_VERSION, DDL)
 
     def refresh(
@@ -163,7 +164,8 @@ class SearchIndex:
                     (os.fspath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino),
                 )
                 file_id = int(cursor.lastrowid or 0)
-                rows = list(sections(data.decode("utf-8", "replace"), self.privacy_tags))
+                text = data.decode("utf-8", "replace")
+                rows = list(sections(text, self.privacy_tags, path))
                 if not rows:
                     continue
                 first = _next_head_id(tx)
@@ -216,18 +218,21 @@ def fts_query(words: Sequence[str]) -> str:
     return " AND ".join('"' + token.replace('"', '""') + '"' for token in tokens)
 
 
-def sections(text: str, privacy_tags: Collection[str]) -> Iterable[tuple[int, str, str]]:
+def sections(
+    text: str, privacy_tags: Collection[str], path: Path | None = None
+) -> Iterable[tuple[int, str, str]]:
     """Yield (line, title, section text) for each headline the index may hold."""
+    from orgrouter.neuro.privacy import is_private
     from orgrouter.org.headline import parse_headline
     from orgrouter.org.settings import read_settings
     from orgrouter.org.todo import DEFAULT_TODO
 
-    private = frozenset(tag.casefold() for tag in privacy_tags)
     # Most notes set neither TODO keywords nor file tags; reading the settings costs
     # more than indexing such a file, so only files that have the keywords pay it.
-    settings = read_settings(text) if _SETTING.search(text) else None
+    # With the file's path, a relative #+SETUPFILE is found where Org finds it.
+    settings = read_settings(text, path) if _SETTING.search(text) else None
     todo = DEFAULT_TODO if settings is None else settings.todo
-    if settings is not None and {tag.casefold() for tag in settings.filetags} & private:
+    if settings is not None and is_private(settings.filetags, privacy_tags):
         return
     heads = list(_HEADLINE.finditer(text))
     hidden_below: int | None = None  # level of a private subtree being passed over
@@ -242,7 +247,7 @@ def sections(text: str, privacy_tags: Collection[str]) -> Iterable[tuple[int, st
             hidden_below = None
         if hidden_below is not None:
             continue
-        if {tag.casefold() for tag in headline.tags} & private:
+        if is_private(headline.tags, privacy_tags):
             hidden_below = level
             continue
         end = heads[index + 1].start() if index + 1 < len(heads) else len(text)

@@ -13,6 +13,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import urllib.parse
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,6 +74,25 @@ class StateDB:
             conn.commit()
         except sqlite3.Error as error:
             conn.close()
+            raise _state_error(target, error) from error
+        return cls(target, conn)
+
+    @classmethod
+    def open_readonly(cls, path: str | os.PathLike[str]) -> StateDB:
+        """Open the database at ``path`` for reading only; an empty one if it does not exist.
+
+        For queries that must change no state (``orgrouter classify``): nothing is
+        created, migrated or written.
+        """
+        target = Path(path).expanduser()
+        try:
+            if target.is_file():
+                uri = "file:" + urllib.parse.quote(str(target.resolve())) + "?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            else:
+                conn = sqlite3.connect(":memory:")
+        except sqlite3.Error as error:
             raise _state_error(target, error) from error
         return cls(target, conn)
 

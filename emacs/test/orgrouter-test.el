@@ -162,7 +162,7 @@
       (should (equal orgrouter-test--statuses '(error)))
       (should (string-prefix-p "orgrouter route failed (exit 2): Usage: orgrouter route"
                                orgrouter-last-error))
-      (should (string-suffix-p "Error: No such option '--no-such-option'."
+      (should (string-suffix-p "orgrouter: error: No such option '--no-such-option'."
                                orgrouter-last-error))
       (should-not (string-match-p "Process .* finished" orgrouter-last-error))
       (should (equal (buffer-string) orgrouter-test-request-text))

@@ -53,7 +53,8 @@ class TargetResult:
     diff: str = ""
     mode: str = ""
     overwrote: str = ""  # why a pre-existing file orgrouter had not written was replaced
-    # What the target's real path and new bytes are: a routed tangle binds approvals to them.
+    # A routed tangle's only (never in --json): the real path and the new bytes' sha256,
+    # which its approval binds to.
     path: str = field(default="", repr=False)
     sha256: str = field(default="", repr=False)
 
@@ -77,6 +78,23 @@ class TangleReport:
     def count(self, action: str) -> int:
         """Return how many targets ended with ``action``."""
         return sum(1 for result in self.targets if result.action == action)
+
+    def to_json(self) -> dict[str, object]:
+        """Return the report as ``orgrouter tangle --json`` prints it."""
+        return {
+            "targets": [
+                {k: v for k, v in vars(t).items() if v != "" and k not in ("path", "sha256")}
+                for t in self.targets
+            ],
+            "skipped": [
+                {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
+                for s, b in self.skipped
+            ],
+            "not_evaluated": [
+                {"source": s, "line": b.line, "detail": b.detail} for s, b in self.not_evaluated
+            ],
+            "failed": self.failed,
+        }
 
     def exit_code(self, mode: WriteMode) -> int:
         """Return the exit code: failures 3, pending work under --check 1, else 0."""
@@ -152,7 +170,6 @@ class Tangler:
     force: bool = False
     record: TargetRecord | None = None
     display_base: Path | None = None
-
     policy: WritePolicy | None = None  # a routed tangle: the write policy decides
     approved: Mapping[str, str] = field(default_factory=dict)  # real path -> approved sha256
 
@@ -165,16 +182,11 @@ class Tangler:
             except OSError as error:
                 report.failed.append(f"{org}: cannot read: {error.strerror or error}")
                 continue
-            self._tangle(org, data, report)
+            self.tangle_bytes(org, data, report)
         return report
 
-    def run_text(self, org: Path, data: bytes) -> TangleReport:
-        """Tangle ``data`` as the Org file ``org`` (the text routed, not what is on disk)."""
-        report = TangleReport()
-        self._tangle(org, data, report)
-        return report
-
-    def _tangle(self, org: Path, data: bytes, report: TangleReport) -> None:
+    def tangle_bytes(self, org: Path, data: bytes, report: TangleReport) -> None:
+        """Tangle ``data`` as the contents of Org file ``org`` (an editor's buffer)."""
         if not _BEGIN_SRC.search(data):
             return  # no src block: nothing to tangle, no need to parse
         try:
@@ -209,7 +221,8 @@ class Tangler:
         shown = self._show(target.path)
         result = TargetResult(self._show(source), shown, "unchanged")
         real = Path(os.path.realpath(target.path))
-        result.path, result.sha256 = str(real), digest(target.content)
+        if self.policy is not None:  # a routed tangle binds its approval to these
+            result.path, result.sha256 = str(real), digest(target.content)
         why, held = self._check(source, target.path)
         if why is not None:
             result.action, result.reason = "refused", f"{target.name}: {why}"

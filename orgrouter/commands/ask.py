@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from orgrouter.commands.options import complete_agents, verbosity, warn_environment
 from orgrouter.errors import EXIT_FAILED, EXIT_OK
 
 
@@ -18,9 +19,15 @@ from orgrouter.errors import EXIT_FAILED, EXIT_OK
     type=click.Path(dir_okay=False),
     help="Read this configuration file instead of looking for orgrouter.toml.",
 )
-@click.option("--agent", help="Use this agent's model settings ([agents.NAME.neuro]).")
-@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors.")
-def ask(text: str, config_file: str | None, agent: str | None, verbose: bool) -> int:
+@click.option(
+    "--agent",
+    shell_complete=complete_agents,
+    help="Use this agent's model settings ([agents.NAME.neuro]).",
+)
+@verbosity
+def ask(
+    text: str, config_file: str | None, agent: str | None, quiet: bool, verbose: bool
+) -> int:
     """Answer TEXT (or stdin when TEXT is -) with the configured model, as Org.
 
     The message goes through the router like a request in a note. Without a model
@@ -33,6 +40,7 @@ def ask(text: str, config_file: str | None, agent: str | None, verbose: bool) ->
     if text == "-":
         text = sys.stdin.read()
     loaded = load_config(Path.cwd(), cli_file=config_file)
+    warn_environment(loaded.config)
     answer = answer_chat(text, loaded.config, agent=agent)
     org = answer.org()
     if org:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from orgrouter.commands.options import verbosity, warn_environment
 from orgrouter.errors import UsageError
 
 
@@ -42,10 +43,13 @@ def read_text(text: str) -> str:
               help="Read this configuration file instead of looking for orgrouter.toml.")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False),
               help="The state database holding the spawn windows.")
+@click.option("--record", is_flag=True,
+              help="Count this request's spawns in the session's window (as a routed "
+                   "request would); without it the window is only read.")
 @click.option("--no-rate-limit", is_flag=True,
-              help="Do not count spawns against the session's window (nothing is stored).")
+              help="Ignore the session's window: show the spawns the gate wants.")
 @click.option("--now", "now_text", help="Fix the clock (ISO 8601); default $ORGROUTER_NOW.")
-@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors.")
+@verbosity
 def classify(
     text: str | None,
     items: tuple[str, ...],
@@ -54,14 +58,17 @@ def classify(
     rules_dir: str | None,
     config_file: str | None,
     state_path: str | None,
+    record: bool,
     no_rate_limit: bool,
     now_text: str | None,
+    quiet: bool,
     verbose: bool,
 ) -> None:
     """Print the sensor gate's JSON for TEXT (or stdin when TEXT is -).
 
     A request that cannot be classified is REJECTED, never approved; one below
-    sensor_gate.min_confidence has "clarify": true and nothing would run.
+    sensor_gate.min_confidence has "clarify": true and nothing would run. A query
+    changes nothing: the spawn window is read, and written only with --record.
     """
     from orgrouter.configload import load_config
     from orgrouter.route.gate import classify as run_gate
@@ -72,8 +79,14 @@ def classify(
 
     if (text is None) == (not items):
         raise UsageError("give either TEXT (- for stdin) or one or more --item")
+    if record and no_rate_limit:
+        raise UsageError("--record counts spawns in the window --no-rate-limit ignores: "
+                         "give one of them")  # fmt: skip
+    if record and origin != "user":
+        raise UsageError(f"--record: a request from --origin {origin} spawns nothing to count")
     request = read_text(text or "")
     config = load_config(Path.cwd(), cli_file=config_file).config
+    warn_environment(config)
     rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
     now = parse_now(now_text or os.environ.get("ORGROUTER_NOW"))
     selves = address_names(config.agent.name, ())
@@ -83,10 +96,12 @@ def classify(
                           items=items or None, now=now, selves=selves)
     else:
         path = resolve_state_path(state_path, os.environ, config, Path.cwd())
-        with StateDB.open(path) as db:
+        # Only --record opens the database for writing (creating it if need be).
+        with StateDB.open(path) if record else StateDB.open_readonly(path) as db:
             limiter = RateLimiter(
-                db, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
-            )
+                db, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s,
+                record=record,
+            )  # fmt: skip
             result = run_gate(request, rules, config=gate, origin="user", limiter=limiter,
                               items=items or None, session=session, now=now, selves=selves)
     click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

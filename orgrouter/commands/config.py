@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from orgrouter.commands.options import verbosity
 from orgrouter.config import NeuroConfig
 from orgrouter.configload import LoadedConfig, Source, all_keys, load_config, section_keys
 
@@ -72,7 +73,7 @@ def render_json(loaded: LoadedConfig) -> str:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("path", required=False, type=click.Path(), default=None)
+@click.argument("path", required=False, type=click.Path(exists=True), default=None)
 @click.option(
     "--config",
     "config_file",
@@ -80,7 +81,10 @@ def render_json(loaded: LoadedConfig) -> str:
     help="Read this file instead of searching for orgrouter.toml (also ORGROUTER_CONFIG).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: values, sources, files.")
-def config(path: str | None, config_file: str | None, as_json: bool) -> None:
+@verbosity
+def config(
+    path: str | None, config_file: str | None, as_json: bool, quiet: bool, verbose: bool
+) -> None:
     """Print the effective configuration and where each value came from.
 
     PATH is the notes root the search for orgrouter.toml starts at (default: the

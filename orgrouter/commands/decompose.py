@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from orgrouter.commands.classify import read_text
+from orgrouter.commands.options import verbosity, warn_environment
 
 
 @click.command()
@@ -21,7 +22,7 @@ from orgrouter.commands.classify import read_text
               help="Take routing tables from this directory (overrides [rules] dir).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False),
               help="Read this configuration file instead of looking for orgrouter.toml.")
-@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors.")
+@verbosity
 def decompose(
     text: str | None,
     as_json: bool,
@@ -29,6 +30,7 @@ def decompose(
     items: tuple[str, ...],
     rules_dir: str | None,
     config_file: str | None,
+    quiet: bool,
     verbose: bool,
 ) -> None:
     """Split TEXT (or stdin when TEXT is -) into ordered atomic intents."""
@@ -44,6 +46,7 @@ def decompose(
     if (text is None) == (not items):
         raise UsageError("give either TEXT (- for stdin) or one or more --item")
     config = load_config(Path.cwd(), cli_file=config_file).config
+    warn_environment(config)
     rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
     selves = address_names(config.agent.name, ())
     if items:

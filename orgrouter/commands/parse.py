@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from orgrouter.commands.options import ExistingPath, verbosity
 from orgrouter.errors import EXIT_FAILED, EXIT_OK, OrgRouterError
 
 
@@ -15,7 +16,7 @@ def _dump_json(value: object) -> str:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1, required=True, type=ExistingPath(allow_dash=True))
 @click.option(
     "--json", "mode", flag_value="json", default=True, help="Print each file's AST as JSON."
 )
@@ -26,8 +27,8 @@ def _dump_json(value: object) -> str:
     flag_value="headlines",
     help="Print one JSON object per headline (the Emacs oracle's format).",
 )
-@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors.")
-def parse(files: tuple[str, ...], mode: str, verbose: bool) -> int:
+@verbosity
+def parse(files: tuple[str, ...], mode: str, quiet: bool, verbose: bool) -> int:
     """Parse Org FILES and print their AST (--json, --sexp) or headlines (--headlines).
 
     FILE "-" reads standard input (from Emacs: shell-command-on-region). A file that

@@ -38,7 +38,27 @@ def _common(func: F) -> F:
         ]
     ):
         func = option(func)
-    return func
+    return _quiet_verbose(func)
+
+
+def _quiet_verbose(func: F) -> F:
+    """Add -q/-v (checked by ``verbosity``) without passing them to the subcommand.
+
+    refine prints only reports the user asked for and errors, which -q leaves.
+    """
+    import functools
+
+    @functools.wraps(func)
+    def run(*args: Any, quiet: bool, verbose: bool, **kwargs: Any) -> Any:
+        from orgrouter.commands.options import warn_environment
+        from orgrouter.configload import load_config
+
+        warn_environment(load_config(Path.cwd(), cli_file=kwargs.get("config_file")).config)
+        return func(*args, **kwargs)
+
+    from orgrouter.commands.options import verbosity
+
+    return verbosity(run)  # type: ignore[return-value]
 
 
 def _open(config_file: str | None, state_path: str | None, log_path: str | None) -> Any:
@@ -95,7 +115,7 @@ def run_command(
 @click.option(
     "--candidate",
     "candidate_file",
-    type=click.Path(dir_okay=False),
+    type=click.Path(exists=True, dir_okay=False),
     help="The candidate JSON: {proposer?, rationale?, edits: [...]}.",
 )
 @click.option(

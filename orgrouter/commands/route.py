@@ -11,8 +11,15 @@ from typing import TYPE_CHECKING
 import click
 
 from orgrouter.clock import NOW_ENV, parse_now
+from orgrouter.commands.options import (
+    ExistingPath,
+    complete_agents,
+    verbosity,
+    warn_environment,
+)
 from orgrouter.config import Config
 from orgrouter.errors import UsageError
+from orgrouter.report import plural
 from orgrouter.route.runner import RunOptions, WriteMode
 
 if TYPE_CHECKING:
@@ -21,21 +28,19 @@ if TYPE_CHECKING:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=ExistingPath())
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option(
-    "--diff", "mode", flag_value=WriteMode.DIFF, help="Print a unified diff; write nothing."
+    "--check", is_flag=True, help="Write nothing; exit 1 if anything would change (--diff too)."
 )
-@click.option(
-    "--check", "mode", flag_value=WriteMode.CHECK, help="Exit 1 if anything would change."
-)
-@click.option(
-    "--dry-run",
-    "mode",
-    flag_value=WriteMode.DRY_RUN,
-    help="Report what would change; write nothing.",
-)
+@click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per request.")
-@click.option("--agent", help="Answer to @NAME as well as @agent (agent.name).")
+@click.option(
+    "--agent",
+    metavar="NAME",
+    shell_complete=complete_agents,
+    help="Answer to @NAME as well as @agent (agent.name).",
+)
 @click.option(
     "--config", "config_file", type=click.Path(dir_okay=False), help="Use this config file."
 )
@@ -46,8 +51,7 @@ if TYPE_CHECKING:
     help="The state database (default: ORGROUTER_STATE, state.path, else XDG per root).",
 )
 @click.option("--force", is_flag=True, help="Route requests again even if already answered.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only errors.")
-@click.option("-v", "--verbose", is_flag=True, help="Print every file and the summary.")
+@verbosity
 @click.option(
     "--now",
     "now_text",
@@ -61,7 +65,9 @@ if TYPE_CHECKING:
 )
 def route(
     paths: tuple[str, ...],
-    mode: WriteMode | None,
+    show_diff: bool,
+    check: bool,
+    dry_run: bool,
     as_json: bool,
     agent: str | None,
     config_file: str | None,
@@ -81,19 +87,20 @@ def route(
     """
     from orgrouter.configload import load_config
 
+    mode = _mode(show_diff, check, dry_run, as_json)
     if use_stdin and paths:
         raise UsageError("--stdin reads one document from stdin: give no PATHs")
     if file_name is not None and not use_stdin:
         raise UsageError("--file-name goes with --stdin")
     if use_stdin and as_json:
         raise UsageError("--stdin prints the document on stdout: --json does not apply")
-    if use_stdin and mode is not None and mode is not WriteMode.CHECK:
+    if use_stdin and (show_diff or dry_run):
         raise UsageError("--stdin writes to stdout: --diff and --dry-run do not apply")
-    mode = mode or WriteMode.WRITE
     start = Path(file_name).parent if use_stdin and file_name else Path(paths[0] if paths else ".")
     overrides = {"agent.name": agent} if agent else None
     loaded = load_config(start, cli_file=config_file, env=os.environ, overrides=overrides)
     config = loaded.config
+    warn_environment(config)
     printer = _printer(as_json)
     options = RunOptions(
         mode=mode,
@@ -105,14 +112,14 @@ def route(
         config_dir=loaded.files[-1].parent if loaded.files else None,
     )
     if use_stdin:
-        return _stdin(file_name, config, options, state_path)
+        return _stdin(file_name, config, options, state_path, quiet)
     from orgrouter.discover import find_notes_root
     from orgrouter.report import Report
     from orgrouter.route.runner import run_route
     from orgrouter.state import resolve_state_path
 
     report = Report(
-        check=mode is WriteMode.CHECK,
+        check=check,
         dry_run=mode in (WriteMode.DIFF, WriteMode.DRY_RUN),
         quiet=quiet,
         verbose=verbose,
@@ -130,7 +137,8 @@ def route(
 
 
 def _stdin(
-    file_name: str | None, config: Config, options: RunOptions, state_path: str | None
+    file_name: str | None, config: Config, options: RunOptions, state_path: str | None,
+    quiet: bool,
 ) -> int:
     """Route stdin to stdout; --check exits 1 (and prints nothing) when work is found.
 
@@ -153,9 +161,30 @@ def _stdin(
         return 1 if outcome.data != data else 0
     sys.stdout.buffer.write(outcome.data)
     sys.stdout.buffer.flush()
-    if outcome.routed:
-        click.echo(f"routed {outcome.routed} request(s), {outcome.results} result(s)", err=True)
+    if outcome.routed and not quiet:
+        click.echo(
+            f"routed {plural(outcome.routed, 'request')}, {plural(outcome.results, 'result')}",
+            err=True,
+        )
     return 0
+
+
+def _mode(show_diff: bool, check: bool, dry_run: bool, as_json: bool) -> WriteMode:
+    """Return the write mode the flags ask for, refusing combinations that clash (exit 2).
+
+    ``--check --diff`` shows the diff and exits 1 when there is work, as black does:
+    the mode is DIFF and the report counts work as a check.
+    """
+    if dry_run and (check or show_diff):
+        raise UsageError("--dry-run reports what would change: it goes with neither --check "
+                         "nor --diff")  # fmt: skip
+    if show_diff and as_json:
+        raise UsageError("--diff and --json both print on stdout: choose one")
+    if show_diff:
+        return WriteMode.DIFF
+    if check:
+        return WriteMode.CHECK
+    return WriteMode.DRY_RUN if dry_run else WriteMode.WRITE
 
 
 def _printer(as_json: bool) -> Callable[[RequestReport], None]:

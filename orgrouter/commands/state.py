@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import click
 
+from orgrouter.commands.options import verbosity, warn_environment
 from orgrouter.configload import load_config
 from orgrouter.discover import find_notes_root
-from orgrouter.errors import OrgRouterError
+from orgrouter.errors import OrgRouterError, UsageError
+from orgrouter.report import plural
 from orgrouter.runlock import RunLock
 from orgrouter.state import StateDB, describe, reset_state, resolve_state_path
 
-_ROOT = click.argument("notes_root", required=False, type=click.Path(file_okay=False), default=".")
+_ROOT = click.argument(
+    "notes_root", required=False, type=click.Path(exists=True, file_okay=False), default="."
+)
 _STATE = click.option(
     "--state",
     "state_path",
@@ -31,10 +36,11 @@ def _root(notes_root: str) -> Path:
     return find_notes_root([notes_root])
 
 
-def _path(notes_root: str, state_path: str | None, config_file: str | None) -> Path:
+def _path(notes_root: str, state_path: str | None, config_file: str | None, quiet: bool) -> Path:
     """Return the state database path for ``notes_root``: the one route uses there."""
     root = _root(notes_root)
     loaded = load_config(root, cli_file=config_file, env=os.environ)
+    warn_environment(loaded.config)
     return resolve_state_path(state_path, os.environ, loaded.config, root)
 
 
@@ -48,7 +54,11 @@ def _contents(target: Path) -> str:
     except OrgRouterError as error:
         return f"nothing readable ({error.message.split(';')[0]})"
     assert isinstance(tables, dict)
-    rows = [f"{name} ({count} rows)" for name, count in tables.items() if name != "schema_versions"]
+    rows = [
+        f"{name} ({plural(count, 'row')})"
+        for name, count in tables.items()
+        if name != "schema_versions"
+    ]
     return ", ".join(rows) or "no rows"
 
 
@@ -67,9 +77,12 @@ def state() -> None:
 @_ROOT
 @_STATE
 @_CONFIG
-def path_command(notes_root: str, state_path: str | None, config_file: str | None) -> None:
+@verbosity
+def path_command(
+    notes_root: str, state_path: str | None, config_file: str | None, quiet: bool, verbose: bool
+) -> None:
     """Print the path of the state database for NOTES_ROOT (default: .)."""
-    click.echo(str(_path(notes_root, state_path, config_file)))
+    click.echo(str(_path(notes_root, state_path, config_file, quiet)))
 
 
 @state.command("info")
@@ -77,11 +90,17 @@ def path_command(notes_root: str, state_path: str | None, config_file: str | Non
 @_STATE
 @_CONFIG
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@verbosity
 def info_command(
-    notes_root: str, state_path: str | None, config_file: str | None, as_json: bool
+    notes_root: str,
+    state_path: str | None,
+    config_file: str | None,
+    as_json: bool,
+    quiet: bool,
+    verbose: bool,
 ) -> None:
     """Print the state database's path, size, and the rows in each table."""
-    target = _path(notes_root, state_path, config_file)
+    target = _path(notes_root, state_path, config_file, quiet)
     if not target.exists():
         if as_json:
             click.echo(json.dumps({"path": str(target), "exists": False}))
@@ -96,9 +115,9 @@ def info_command(
     tables = facts["tables"]
     assert isinstance(tables, dict)
     click.echo(f"path: {facts['path']}")
-    click.echo(f"size: {facts['size_bytes']} bytes")
+    click.echo(f"size: {plural(int(str(facts['size_bytes'])), 'byte')}")
     for name, count in tables.items():
-        click.echo(f"table {name}: {count} rows")
+        click.echo(f"table {name}: {plural(count, 'row')}")
 
 
 @state.command("reset")
@@ -106,20 +125,33 @@ def info_command(
 @_STATE
 @_CONFIG
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@verbosity
 def reset_command(
-    notes_root: str, state_path: str | None, config_file: str | None, yes: bool
+    notes_root: str,
+    state_path: str | None,
+    config_file: str | None,
+    yes: bool,
+    quiet: bool,
+    verbose: bool,
 ) -> None:
     """Delete and rebuild the state database for NOTES_ROOT (it may be corrupt).
 
-    Takes the run lock first, so a cron run in progress is never pulled out from
-    under; the next run rescans every file once.
+    Asks first on a terminal; without one (a script, cron) it needs --yes. Takes the
+    run lock first, so a cron run in progress is never pulled out from under; the
+    next run rescans every file once.
     """
-    target = _path(notes_root, state_path, config_file)
+    target = _path(notes_root, state_path, config_file, quiet)
+    if not yes and not sys.stdin.isatty():
+        # click.confirm would read the answer from a pipe, or abort at its end.
+        raise UsageError("state reset asks for confirmation on a terminal; "
+                         "with no terminal, pass --yes to reset")  # fmt: skip
     if not yes and not click.confirm(
         f"Delete and rebuild {target}?\nIt holds: {_contents(target)}", default=False, err=True
     ):
-        click.echo("nothing changed", err=True)
+        if not quiet:
+            click.echo("nothing changed", err=True)
         return
     with RunLock(_root(notes_root), os.environ):
         reset_state(target).close()
-    click.echo(f"rebuilt {target}", err=True)
+    if not quiet:
+        click.echo(f"rebuilt {target}", err=True)

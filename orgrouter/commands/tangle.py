@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from orgrouter.commands.options import ExistingPath, verbosity, warn_environment
 from orgrouter.errors import UsageError
+from orgrouter.report import plural
 
 if TYPE_CHECKING:
     from orgrouter.babel.record import TargetRecord
@@ -28,19 +30,19 @@ def _open_record(state_path: str | None, root: Path, config: Config) -> TargetRe
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, type=ExistingPath(path_type=Path))
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any target would change.")
 @click.option("--diff", "show_diff", is_flag=True, help="Write nothing; print unified diffs.")
 @click.option("--dry-run", is_flag=True, help="Write nothing; list what would be written.")
 @click.option("--force", is_flag=True, help="Overwrite targets edited since the last tangle.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="The notes root targets must stay in (default: found from PATH).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False),
               help="Use this orgrouter.toml instead of searching from PATH.")
 @click.option("--state", "state_path", type=click.Path(dir_okay=False),
               help="The state database (default: per notes root, XDG).")
-@click.option("-v", "--verbose", is_flag=True, help="Also list unchanged targets.")
+@verbosity
 def tangle(
     paths: tuple[Path, ...],
     check: bool,
@@ -51,25 +53,35 @@ def tangle(
     root: Path | None,
     config_file: str | None,
     state_path: str | None,
+    quiet: bool,
     verbose: bool,
 ) -> int:
-    """Write the src blocks of Org files to their :tangle targets (org-babel-tangle)."""
+    """Write the src blocks of Org files to their :tangle targets (org-babel-tangle).
+
+    -v also lists unchanged targets; -q prints only errors (and --diff, --json).
+    """
     from orgrouter.babel.run import TangleReport, WriteMode, discover
 
     if sum([check, show_diff, dry_run]) > 1:
         raise UsageError("choose one of --check, --diff and --dry-run")
+    if show_diff and as_json:
+        raise UsageError("--diff and --json both print on stdout: choose one")
     mode = (
         WriteMode.CHECK if check else WriteMode.DIFF if show_diff
         else WriteMode.DRY_RUN if dry_run else WriteMode.WRITE
     )  # fmt: skip
     report = TangleReport()
+    warned = False
     for notes_root, files in _by_root(discover(paths or (Path("."),)), root).items():
-        tangler = _tangler(notes_root, mode, force, config_file, state_path)
+        tangler, config = _tangler(notes_root, mode, force, config_file, state_path)
+        if not warned:
+            warn_environment(config)
+            warned = True
         report.extend(tangler.run(files))
     if as_json:
-        click.echo(json.dumps(_as_json(report), indent=1, ensure_ascii=False))
+        click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
     else:
-        _print_text(report, mode, verbose)
+        _print_text(report, mode, verbose, quiet)
     return report.exit_code(mode)
 
 
@@ -85,8 +97,8 @@ def _by_root(files: Iterable[Path], root: Path | None) -> dict[Path, list[Path]]
 
 def _tangler(
     notes_root: Path, mode: WriteMode, force: bool, config_file: str | None, state: str | None
-) -> Tangler:
-    """Return a Tangler confined to ``notes_root`` and its configured tangle.allow."""
+) -> tuple[Tangler, Config]:
+    """Return a Tangler confined to ``notes_root`` and its tangle.allow, and the config."""
     from orgrouter.babel.run import Tangler
     from orgrouter.configload import load_config
 
@@ -94,30 +106,11 @@ def _tangler(
     base = loaded.files[-1].parent if loaded.files else notes_root
     allowed = [notes_root] + [(base / Path(p).expanduser()).resolve()
                               for p in loaded.config.tangle.allow]  # fmt: skip
-    return Tangler(allowed, mode, force, _open_record(state, notes_root, loaded.config))
+    record = _open_record(state, notes_root, loaded.config)
+    return Tangler(allowed, mode, force, record), loaded.config
 
 
-_INTERNAL = ("path", "sha256")  # what the routed tangle binds approvals to; not reported
-
-
-def _as_json(report: TangleReport) -> dict[str, object]:
-    return {
-        "targets": [
-            {k: v for k, v in vars(t).items() if v != "" and k not in _INTERNAL}
-            for t in report.targets
-        ],
-        "skipped": [
-            {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
-            for s, b in report.skipped
-        ],
-        "not_evaluated": [
-            {"source": s, "line": b.line, "detail": b.detail} for s, b in report.not_evaluated
-        ],
-        "failed": report.failed,
-    }
-
-
-def _print_text(report: TangleReport, mode: WriteMode, verbose: bool) -> None:
+def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: bool) -> None:
     from orgrouter.babel.run import WriteMode
 
     for result in report.targets:
@@ -130,10 +123,17 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool) -> None:
         if result.reason:
             line += f": {result.reason}"
         error = result.action in ("conflict", "refused", "failed")
-        click.echo(("orgrouter: " if error else "") + line, err=error)
-        if result.overwrote:
+        if error:
+            click.echo(f"orgrouter: error: {line}", err=True)
+        elif not quiet:
+            click.echo(line)
+        if result.overwrote and not quiet:
             verb = "overwrote" if result.action == "written" else "would overwrite"
             click.echo(f"{verb}: {result.target} ({result.overwrote})")
+    if quiet:
+        for message in report.failed:
+            click.echo(f"orgrouter: error: {message}", err=True)
+        return
     for source, block in report.skipped:
         click.echo(
             f"orgrouter: {source}:{block.line}: block skipped ({block.reason}): {block.detail}",
@@ -147,15 +147,16 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool) -> None:
         if report.count(action)
     )
     if mode is not WriteMode.DIFF:
-        click.echo(f"{counts or 'nothing to tangle'}; {len(report.skipped)} blocks skipped",
-                   err=True)  # fmt: skip
+        skipped = plural(len(report.skipped), "block")
+        click.echo(f"{counts or 'nothing to tangle'}; {skipped} skipped", err=True)
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=ExistingPath(path_type=Path))
 @click.option("--state", "state_path", type=click.Path(dir_okay=False),
               help="The state database (default: per notes root, XDG).")
-def detangle(files: tuple[Path, ...], state_path: str | None) -> int:
+@verbosity
+def detangle(files: tuple[Path, ...], state_path: str | None, quiet: bool, verbose: bool) -> int:
     """Carry edits in tangled files (with :comments link) back into their Org blocks."""
     from orgrouter.babel.detangle import detangle_file
     from orgrouter.configload import load_config
@@ -163,12 +164,18 @@ def detangle(files: tuple[Path, ...], state_path: str | None) -> int:
     from orgrouter.errors import EXIT_FAILED, OrgRouterError
 
     code = 0
+    warned = False
     for path in files:
         root = find_notes_root([path])
         try:
-            record = _open_record(state_path, root, load_config(root).config)
+            config = load_config(root).config
+            if not warned:
+                warn_environment(config)
+                warned = True
+            record = _open_record(state_path, root, config)
             for message in detangle_file(path, record):
-                click.echo(message)
+                if not quiet:
+                    click.echo(message)
         except OrgRouterError as error:
             click.echo(f"orgrouter: error: {error}", err=True)
             code = EXIT_FAILED

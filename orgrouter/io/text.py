@@ -175,7 +175,11 @@ def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]
             len(data) == after.st_size
         ):
             return data, after
-    raise ConflictError("file kept changing while it was being read; try again", path=path)
+    raise ConflictError(
+        "file kept changing while it was being read; try again",
+        reason="kept changing while it was read",
+        path=path,
+    )
 
 
 def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Snapshot:

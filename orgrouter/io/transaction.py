@@ -12,7 +12,10 @@ exist yet, or a removal of a file that must still have a given hash), then
    cross file systems), are fsynced and given the old file's mode (and owner, where
    allowed); the temp file replaces the target, and the directory is fsynced.
 
-A symlink is followed: its target is replaced and the link stays a link. A write that
+A symlink is followed: its target is replaced and the link stays a link. A file with
+more than one hard link is refused (a WriteError, the file untouched): replacing it
+would leave the other names holding the old bytes, and writing in place would give up
+the atomic replace that makes a crash harmless; a symlink shares a note safely. A write that
 fails (disk full, permissions, read-only file system) is a WriteError; the temp file is
 removed and the original is intact. A process killed mid-write leaves at most a temp
 file named ``.orgrouter-tmp-PID-*``; the next commit in that directory removes those
@@ -34,6 +37,10 @@ from orgrouter.errors import ConflictError, OrgRouterError, WriteError
 from orgrouter.io.text import Snapshot
 
 TEMP_PREFIX = ".orgrouter-tmp-"
+# The reasons a run's report gives for a conflict (Emacs locks a file while its buffer
+# has unsaved changes, and removes the lock when it is saved or reverted).
+EMACS_LOCKED = "open in Emacs with unsaved changes"
+CHANGED = "changed while orgrouter was working on it"
 _APPEARED = "appeared while being written; not overwritten"
 
 
@@ -212,6 +219,8 @@ class Transaction:
             current = self._verify(item)
         except ConflictError as exc:
             return FileOutcome(item.path, Status.CONFLICT, exc), None
+        except WriteError as exc:
+            return FileOutcome(item.path, Status.FAILED, exc), None
         except OSError as exc:
             error = WriteError(f"cannot check the file: {exc.strerror}", path=item.path)
             return FileOutcome(item.path, Status.FAILED, error), None
@@ -238,6 +247,7 @@ class Transaction:
             raise ConflictError(
                 f"Emacs is editing this file (lock {os.path.basename(lock)}); "
                 "skipped, it will be picked up by the next run",
+                reason=EMACS_LOCKED,
                 path=item.path,
             )
         if item.create:
@@ -254,14 +264,20 @@ class Transaction:
                     snapshot.size,
                     snapshot.mtime_ns,
                 ):
-                    raise ConflictError("changed since it was read; not written", path=item.path)
+                    raise ConflictError(
+                        "changed since it was read; not written", reason=CHANGED, path=item.path
+                    )
+                if current.st_nlink > 1 and not item.delete:
+                    raise _hard_linked(item.path, current.st_nlink)
                 digest = _sha256(handle.read())
         except FileNotFoundError:
             raise ConflictError(
                 "was removed since it was read; not written", path=item.path
             ) from None
         if digest != (snapshot.sha256 if snapshot is not None else item.expect_sha256):
-            raise ConflictError("changed since it was read; not written", path=item.path)
+            raise ConflictError(
+                "changed since it was read; not written", reason=CHANGED, path=item.path
+            )
         return current
 
     def _write(self, item: _Staged, current: os.stat_result | None) -> FileOutcome:
@@ -338,9 +354,16 @@ class Transaction:
             ) from None
         # The hash was checked against this size and mtime a moment ago.
         if (now.st_size, now.st_mtime_ns) != (checked.st_size, checked.st_mtime_ns):
-            raise ConflictError("changed while being written; not written", path=item.path)
+            raise ConflictError(
+                "changed while being written; not written", reason=CHANGED, path=item.path
+            )
+        if now.st_nlink > 1:  # linked while the temp file was written
+            raise _hard_linked(item.path, now.st_nlink)
         if emacs_lock(item.path) is not None:
-            raise ConflictError("Emacs started editing this file; not written", path=item.path)
+            raise ConflictError(
+                "Emacs started editing this file; not written", reason=EMACS_LOCKED,
+                path=item.path,
+            )  # fmt: skip
 
     @staticmethod
     def _link_new(temp: str, target: str, path: str) -> None:
@@ -362,6 +385,16 @@ class Transaction:
             os.replace(temp, target)
             return
         os.unlink(temp)
+
+
+def _hard_linked(path: str, links: int) -> WriteError:
+    """Return the refusal to write a file that has other hard links."""
+    return WriteError(
+        f"has {links} hard links; orgrouter replaces a file to write it safely, which "
+        "would cut this name off from the others, so it is not written (share the "
+        "file through a symlink instead)",
+        path=path,
+    )
 
 
 def _remove(path: str) -> None:

@@ -7,13 +7,15 @@ the answer says that no model is configured and how to set one.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from orgrouter.config import Config
-from orgrouter.errors import UsageError
+from orgrouter.errors import ModelError, UsageError
+from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.neuro.factory import make_backend
 from orgrouter.skills.base import (
     Context,
@@ -24,8 +26,6 @@ from orgrouter.skills.base import (
     StimulusType,
     delegation,
 )
-
-MAX_CHAT_CHARS = 20_000
 
 
 @dataclass
@@ -54,6 +54,18 @@ def render(result: Result) -> str:
     return f"{head}{planning}\n{body}\n" if body else f"{head}{planning}\n"
 
 
+def _capped(result: Result, config: Config) -> Result:
+    """Return ``result`` within the limits a written result has (the answer may be pasted)."""
+    from orgrouter.org.escape import cap_body, cap_line
+
+    limits = config.limits
+    return dataclasses.replace(
+        result,
+        title=cap_line(result.title, limits.echo_chars),
+        body=cap_body(result.body, limits.result_bytes),
+    )
+
+
 def _chat_skills(config: Config) -> list[Skill]:
     """Return the run's skills: the registry's, plus the model skills if not yet in it."""
     from orgrouter.skills.llm import SKILLS
@@ -75,8 +87,11 @@ def answer_chat(
     """Return the answer to the chat message ``text`` as results."""
     if not text.strip():
         raise UsageError("ask: no question given (pass TEXT, or - to read it from stdin)")
-    if len(text) > MAX_CHAT_CHARS:
-        raise UsageError(f"ask: the question is longer than {MAX_CHAT_CHARS} characters")
+    limit = config.limits.instruction_chars
+    if len(text) > limit:
+        raise UsageError(
+            f"ask: the question is longer than {limit} characters (limits.instruction_chars)"
+        )
     backend = make_backend(config.neuro_for(agent), sleep=sleep)
     ctx = Context(config=config, now=now or datetime.now().astimezone(), backend=backend)
     from orgrouter.route import kernel
@@ -87,7 +102,7 @@ def answer_chat(
 
         question = delegation({"skill": "ask", "text": text, "order": 1})
         outcome = kernel.run(question, [OFFLINE_ASK], ctx)
-        return ChatAnswer([e.result for e in outcome.emitted], list(outcome.logs))
+        return ChatAnswer([_capped(e.result, config) for e in outcome.emitted], list(outcome.logs))
     from orgrouter.skills.router import SELVES, SKILL_NAMES
 
     skills = _chat_skills(config)
@@ -96,5 +111,8 @@ def answer_chat(
         {str(getattr(s, "handles", s.name)) for s in skills} - {"router", "guardian"}
     )
     stimulus = Stimulus(StimulusType.EVENT, {"sensor": Sensor.CHAT_MESSAGE.value, "text": text})
-    outcome = kernel.run(stimulus, skills, ctx)
-    return ChatAnswer([e.result for e in outcome.emitted], list(outcome.logs))
+    try:
+        outcome = kernel.run(stimulus, skills, ctx)
+    except RunTimeSpent as spent:
+        raise ModelError(spent.message) from None
+    return ChatAnswer([_capped(e.result, config) for e in outcome.emitted], list(outcome.logs))

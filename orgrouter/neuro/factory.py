@@ -52,6 +52,8 @@ def make_backend(
             )
     from orgrouter.neuro.openai_compat import OpenAIBackend  # httpx only when needed
 
+    if budget is None:
+        budget = TokenBudget(config.budget_tokens, config.run_timeout_s)
     return OpenAIBackend(
         endpoint=config.endpoint,
         model=config.model,
@@ -59,6 +61,6 @@ def make_backend(
         timeout_s=config.timeout_s,
         max_retries=config.max_retries,
         temperature=config.temperature,
-        budget=budget if budget is not None else TokenBudget(config.budget_tokens),
+        budget=budget,
         sleep=sleep,
     )

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from orgrouter.org.blocks import escape as escape_block
+from orgrouter.org.escape import comma, defuse_settings, is_structural, strip_controls
 
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -23,9 +24,6 @@ _BULLET = re.compile(r"^([ \t]*)[*+-][ \t]+(?:\[([ xX])\][ \t]+)?(.*)$")
 _ORDERED = re.compile(r"^([ \t]*)(\d{1,9})[.)][ \t]+(.*)$")
 _QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?(.*)$")
 _TABLE = re.compile(r"^[ \t]*\|")
-# Lines Org reads as structure: headlines, keywords/blocks, and (first in a section)
-# planning and drawers; a comma in front is how Org itself keeps them literal.
-_STRUCTURAL = re.compile(r"^(?:\*+(?:[ \t]|$)|[ \t]*#\+|[ \t]*:[\w-]*:[ \t]*$|[ \t]*#(?:[ \t]|$))")
 
 _CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\s]+)(?:[ \t]+\"[^\"\n]*\")?\)")
@@ -59,7 +57,7 @@ LANGUAGES = {
 def markdown_to_org(markdown: str) -> str:
     """Return ``markdown`` as Org body text that can never create or break structure."""
     out: list[str] = []
-    text = markdown.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")
+    text = strip_controls(markdown.replace("\x00", ""))
     lines = text.strip("\n").split("\n")
     index = 0
     while index < len(lines):
@@ -76,7 +74,7 @@ def markdown_to_org(markdown: str) -> str:
             out.pop()
             out[-1] = _bold(out[-1])
         index += 1
-    return "\n".join(out).strip("\n")
+    return defuse_settings("\n".join(out).strip("\n"))
 
 
 def _code_block(lines: list[str], index: int, fence: re.Match[str], out: list[str]) -> int:
@@ -119,7 +117,7 @@ def convert_line(line: str, previous: str) -> str:
     heading = _HEADING.match(line)
     if heading:
         return _bold(inline(heading.group(2)))
-    if _SETEXT.match(line) and previous.strip() and not _STRUCTURAL.match(previous):
+    if _SETEXT.match(line) and previous.strip() and not is_structural(previous):
         return "\x00setext"  # the caller turns the previous line into a heading
     if _RULE.match(line):
         return "-----"
@@ -142,10 +140,7 @@ def _bold(text: str) -> str:
 
 def escape_line(line: str) -> str:
     """Return ``line`` with a comma in front when Org would read it as structure."""
-    if not _STRUCTURAL.match(line):
-        return line
-    body = line.lstrip(" \t")
-    return line[: len(line) - len(body)] + "," + body  # after the indentation, as Org does
+    return comma(line) if is_structural(line) else line
 
 
 def inline(text: str) -> str:

@@ -11,6 +11,7 @@ import email.utils
 import json
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ import httpx
 
 from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import Completion, Message
-from orgrouter.neuro.budget import TokenBudget, estimate_tokens
+from orgrouter.neuro.budget import RunTimeSpent, TokenBudget, estimate_tokens
 
 log = logging.getLogger("orgrouter.neuro")
 
@@ -30,6 +31,7 @@ _THINKING = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 BACKOFF_BASE_S = 0.5
 CONNECT_TIMEOUT_CAP_S = 10.0
+MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # a chat answer is text: far more is a runaway server
 
 
 def chat_url(endpoint: str) -> str:
@@ -98,56 +100,125 @@ class OpenAIBackend:
         return min(wanted, self.timeout_s)
 
     def complete(self, messages: list[Message], *, purpose: str) -> Completion:
-        """Send ``messages`` and return the model's reply, retrying transient failures."""
+        """Send ``messages`` and return the model's reply, retrying transient failures.
+
+        One deadline covers the whole call: connecting, every read (a server that drips
+        a byte a second is cut off too) and every retry with its wait. It is
+        ``timeout_s``, or less when the run's model time (``neuro.run_timeout_s``) ends
+        sooner; a call cut by the run's time raises ``RunTimeSpent``, so the request is
+        deferred to the next run rather than failed.
+        """
         prompt_estimate = estimate_tokens("".join(m.content for m in messages))
         self.budget.check(prompt_estimate)
-        url = chat_url(self.endpoint)
+        window = self.timeout_s
+        run_left = self.budget.time_left()
+        by_run = run_left is not None and run_left < window
+        if run_left is not None and by_run:
+            window = run_left
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        timeout = httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, CONNECT_TIMEOUT_CAP_S))
         body = self._request_body(messages)
+        started = time.monotonic()
+        deadline = started + window
+        try:
+            reply = _within(deadline, lambda: self._attempts(body, headers, purpose, deadline))
+        except _Deadline:
+            if by_run:
+                raise RunTimeSpent(
+                    f"model time spent: the run's {self.budget.time_limit_s:g}s "
+                    "(neuro.run_timeout_s) ended during a call; the request is deferred "
+                    "to the next run"
+                ) from None
+            raise self._error(
+                f"model timed out after {self.timeout_s:g}s (neuro.timeout_s)"
+            ) from None
+        finally:
+            self.budget.charge_time(time.monotonic() - started)
+        return self._completion(reply, purpose, prompt_estimate)
+
+    def _attempts(
+        self, body: dict[str, Any], headers: dict[str, str], purpose: str, deadline: float
+    ) -> _Reply:
+        """Post ``body`` until an answer that is not transient, or the deadline."""
+        url = chat_url(self.endpoint)
         problem = "no attempt made"
-        with httpx.Client(timeout=timeout, follow_redirects=False) as client:
+        with httpx.Client(follow_redirects=False) as client:
             for attempt in range(self.max_retries + 1):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _Deadline
                 if attempt:
                     log.info("model %s: retry %d after %s", purpose, attempt, problem)
+                timeout = httpx.Timeout(left, connect=min(left, CONNECT_TIMEOUT_CAP_S))
                 try:
-                    response = client.post(url, json=body, headers=headers)
+                    reply = self._post(client, url, body, headers, timeout, deadline)
                 except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as e:
                     problem = f"cannot connect: {type(e).__name__}"
                     if attempt < self.max_retries:
-                        self.sleep(self._backoff(attempt, None))
+                        self._wait(self._backoff(attempt, None), deadline, problem)
                     continue
                 except httpx.TimeoutException:
-                    # A reply slower than the timeout is not retried: that would
+                    # A reply slower than the deadline is not retried: that would
                     # multiply the wait of every run that hits a stuck server.
-                    raise self._error(
-                        f"model timed out after {self.timeout_s:g}s (neuro.timeout_s)"
-                    ) from None
+                    raise _Deadline from None
                 except httpx.HTTPError as e:
                     raise self._error(f"request failed: {type(e).__name__}: {e}") from None
-                if response.status_code in RETRY_STATUSES:
-                    problem = f"HTTP {response.status_code}"
+                if reply.status in RETRY_STATUSES:
+                    problem = f"HTTP {reply.status}"
                     if attempt < self.max_retries:
-                        self.sleep(self._backoff(attempt, response.headers.get("Retry-After")))
+                        self._wait(self._backoff(attempt, reply.retry_after), deadline, problem)
                     continue
-                return self._completion(response, purpose, prompt_estimate)
-        raise self._error(f"gave up after {self.max_retries + 1} attempts: {problem}")
+                return reply
+        from orgrouter.report import plural
 
-    def _completion(
-        self, response: httpx.Response, purpose: str, prompt_estimate: int
-    ) -> Completion:
-        if response.status_code >= 400:
+        raise self._error(f"gave up after {plural(self.max_retries + 1, 'attempt')}: {problem}")
+
+    def _post(
+        self,
+        client: httpx.Client,
+        url: str,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        timeout: httpx.Timeout,
+        deadline: float,
+    ) -> _Reply:
+        """Post once, reading the answer in chunks against the deadline and a size cap."""
+        with client.stream("POST", url, json=body, headers=headers, timeout=timeout) as response:
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    raise self._error(
+                        f"the reply is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB"
+                    )
+                if time.monotonic() >= deadline:
+                    raise _Deadline
+                chunks.append(chunk)
+            text = b"".join(chunks).decode(response.encoding or "utf-8", "replace")
+            return _Reply(response.status_code, response.headers.get("Retry-After"), text)
+
+    def _wait(self, seconds: float, deadline: float, problem: str) -> None:
+        """Sleep before a retry, unless the retry could not start before the deadline."""
+        if time.monotonic() + seconds >= deadline:
             raise self._error(
-                f"HTTP {response.status_code}: {server_message(response.text)}"
-                + (" (check neuro.api_key_env)" if response.status_code in (401, 403) else "")
+                f"{problem}: a retry after {seconds:g}s would pass the call's deadline "
+                f"(neuro.timeout_s {self.timeout_s:g}s for the whole call)"
+            )
+        self.sleep(seconds)
+
+    def _completion(self, reply: _Reply, purpose: str, prompt_estimate: int) -> Completion:
+        if reply.status >= 400:
+            raise self._error(
+                f"HTTP {reply.status}: {server_message(reply.text)}"
+                + (" (check neuro.api_key_env)" if reply.status in (401, 403) else "")
             )
         try:
-            data = json.loads(response.text)
+            data = json.loads(reply.text)
         except ValueError:
             raise self._error(
-                f"endpoint answered with something that is not JSON: {response.text[:80]!r}"
+                f"endpoint answered with something that is not JSON: {reply.text[:80]!r}"
             ) from None
         text = reply_text(data)
         if text is None:
@@ -164,6 +235,46 @@ class OpenAIBackend:
             "model %s: %d prompt + %d completion tokens", purpose, prompt_tokens, completion_tokens
         )
         return Completion(text, prompt_tokens, completion_tokens)
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """One HTTP answer, read whole."""
+
+    status: int
+    retry_after: str | None
+    text: str
+
+
+class _Deadline(Exception):
+    """The call's deadline passed (connecting, reading, or waiting to retry)."""
+
+
+def _within(deadline: float, work: Callable[[], _Reply]) -> _Reply:
+    """Return ``work()``, or raise ``_Deadline`` once the deadline passes, whatever it does.
+
+    httpx bounds each read, not a whole reply, and a read that waits just short of its
+    timeout can follow another; the work runs in a daemon thread so that the caller
+    gets its answer at the deadline at the latest. The thread stops at its next chunk
+    (``_post`` checks the deadline too) or its next read timeout.
+    """
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as error:  # handed to the caller, whatever it is
+            box["error"] = error
+
+    thread = threading.Thread(target=run, name="orgrouter-model-call", daemon=True)
+    thread.start()
+    thread.join(max(0.0, deadline - time.monotonic()))
+    if thread.is_alive():
+        raise _Deadline
+    if "error" in box:
+        raise box["error"]
+    reply: _Reply = box["value"]
+    return reply
 
 
 def _int(mapping: object, key: str) -> int | None:

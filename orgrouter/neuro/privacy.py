@@ -1,26 +1,78 @@
-"""Keep privacy-tagged subtrees, and orgrouter's own results, out of model requests.
+"""What is private: the one rule every reader of notes uses (routing, search, models).
 
-A request's own inherited tags are checked by the router (``Request.private``); this
-module handles what lies below it: a section sent to a model may contain a child
-headline tagged ``@personal``, and that child's whole subtree must stay home.
+A headline is private when a privacy tag (``privacy.tags``, default ``@personal``)
+applies to it as Org applies tags: on the headline itself, on an ancestor (tags are
+inherited), or on the file, by ``#+FILETAGS`` in the file or in a local
+``#+SETUPFILE`` it names (``org.settings`` reads those, as Org does). Private text
+never goes to a model, and never into a result outside a private subtree:
+
+- ``is_private`` decides for a headline's inherited tags (the router's requests);
+- ``private_headlines`` lists the private headlines of another note (``search``);
+- ``shareable`` cuts private subtrees out of a section before a model sees it.
+
+orgrouter's own results are left out of what a model sees as well: they are answers,
+not the user's notes, and a model reading them would answer itself.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
+from pathlib import Path
+
+from orgrouter.org.headline import parse_headline
+from orgrouter.org.scan import iter_headline_lines
 
 _HEADLINE = re.compile(r"^(\*+) ")
-# Org's tags: a run of :tag: at the end of the headline, after whitespace.
-_TAGS = re.compile(r"[ \t]+:([^\s:]+(?::[^\s:]+)*):[ \t]*$")
 _RESULT_PROPERTY = re.compile(r"^[ \t]*:ORGROUTER_RESULT:", re.IGNORECASE)
 _DRAWER_END = re.compile(r"^[ \t]*:END:[ \t]*$", re.IGNORECASE)
+_FILE_SETTING = re.compile(rb"^[ \t]*#\+(?:FILETAGS|SETUPFILE):", re.IGNORECASE | re.MULTILINE)
+
+
+def is_private(tags: Iterable[str], privacy_tags: Collection[str]) -> bool:
+    """Return whether any of a headline's tags (inherited and file tags included) is private.
+
+    Case is ignored (Org's tags are case-sensitive): ``:@Personal:`` was meant private.
+    """
+    private = {tag.casefold() for tag in privacy_tags}
+    return any(tag.casefold() in private for tag in tags)
 
 
 def headline_tags(line: str) -> list[str]:
-    """Return the tags written at the end of a headline line."""
-    found = _TAGS.search(line.rstrip("\n"))
-    return found.group(1).split(":") if found else []
+    """Return the tags written at the end of a headline line, as Org reads them."""
+    return parse_headline(line.rstrip("\r\n")).tags
+
+
+def file_tags(text: str, path: Path | None) -> tuple[str, ...]:
+    """Return the tags every headline of a file inherits: ``#+FILETAGS``, setup files too."""
+    if not _FILE_SETTING.search(text.encode("utf-8", "replace")):
+        return ()
+    from orgrouter.org.settings import read_settings
+
+    return read_settings(text, path).filetags
+
+
+def private_headlines(data: bytes, path: Path | None, privacy_tags: Collection[str]) -> set[int]:
+    """Return the 1-based lines of the headlines of a note that are private."""
+    lines = list(iter_headline_lines(data))
+    if not lines or not privacy_tags:
+        return set()
+    if _FILE_SETTING.search(data):
+        inherited = file_tags(data.decode("utf-8", "replace"), path)
+        if is_private(inherited, privacy_tags):
+            return {line.line for line in lines}
+    found: set[int] = set()
+    private_below: int | None = None  # the level of the private subtree we are in
+    for line in lines:
+        if private_below is not None and line.level <= private_below:
+            private_below = None
+        if private_below is None:
+            text = data[line.begin : line.end].decode("utf-8", "replace")
+            if is_private(headline_tags(text), privacy_tags):
+                private_below = line.level
+        if private_below is not None:
+            found.add(line.line)
+    return found
 
 
 def _is_result(lines: list[str], index: int) -> bool:
@@ -45,7 +97,7 @@ def shareable(text: str, privacy_tags: Collection[str]) -> str:
             if dropping_below is not None and level <= dropping_below:
                 dropping_below = None
             if dropping_below is None and (
-                any(tag in privacy_tags for tag in headline_tags(line)) or _is_result(lines, index)
+                is_private(headline_tags(line), privacy_tags) or _is_result(lines, index)
             ):
                 dropping_below = level
         if dropping_below is None:

@@ -10,6 +10,20 @@ from orgrouter.skills.base import Context, Result
 
 MAX_NOTES_CHARS = 12_000  # what a small local model's context comfortably holds
 MODEL_KEY = "ORGROUTER_MODEL"
+# What is read of a reply before conversion to Org: a runaway reply costs no more time
+# to convert than this; what is written is capped again (limits.result_bytes).
+MAX_REPLY_CHARS = 40_000
+
+
+def clip(reply: str) -> str:
+    """Return ``reply`` cut at a line end near ``MAX_REPLY_CHARS``, saying so."""
+    if len(reply) <= MAX_REPLY_CHARS:
+        return reply
+    cut = reply.rfind("\n", 0, MAX_REPLY_CHARS)
+    kept = reply[: cut if cut > 0 else MAX_REPLY_CHARS]
+    if kept.count("```") % 2:
+        kept += "\n```"  # close a fence the cut left open
+    return kept + f"\n\n[The answer was cut at {MAX_REPLY_CHARS} characters.]"
 
 
 def model_name(backend: NeuroBackend) -> str:

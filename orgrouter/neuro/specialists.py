@@ -24,6 +24,7 @@ from orgrouter.neuro.privacy import private_note
 from orgrouter.neuro.prompts import persona_prompt, skill_prompt
 from orgrouter.neuro.results import (
     MODEL_KEY,
+    clip,
     failure_result,
     model_name,
     notes_for_model,
@@ -96,14 +97,14 @@ def specialist_results(
         results.append(
             Result(
                 title=f"{persona.name} ({persona.role})",
-                body=markdown_to_org(reply.text),
+                body=markdown_to_org(clip(reply.text)),
                 properties=((PERSONA_KEY, persona.name), (MODEL_KEY, model)),
                 org_safe=True,
             )
         )
     if len(answers) < 2:
         return tuple(results)  # one voice needs no synthesis
-    said = "\n\n".join(f"{p.name} ({p.role}) said:\n{text}" for p, text in answers)
+    said = "\n\n".join(f"{p.name} ({p.role}) said:\n{clip(text)}" for p, text in answers)
     messages = [
         Message("system", skill_prompt("synthesis")),
         Message("user", f"The request: {instruction}\n\n{said}"),
@@ -116,7 +117,7 @@ def specialist_results(
     results.append(
         Result(
             title="Synthesis",
-            body=markdown_to_org(reply.text),
+            body=markdown_to_org(clip(reply.text)),
             properties=((PERSONA_KEY, "synthesis"), (MODEL_KEY, model)),
             org_safe=True,
         )

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from orgrouter.org.escape import escape_code
 from orgrouter.org.scan import HEADLINE_TEXT_RE
 
 # org-element-src-block-parser's begin-line regexp: language, switches, parameters.
@@ -35,7 +36,6 @@ _AFFILIATED_RE = re.compile(
 _NAME_KEYWORDS = frozenset({"NAME", "DATA", "LABEL", "RESNAME", "SOURCE", "SRCNAME", "TBLNAME"})
 # org-unescape-code-in-string: drop the first comma of ",*", ",#+", ",,*", ...
 _UNESCAPE_RE = re.compile(r"^([ \t]*,*),(?=\*|#\+)", re.MULTILINE)
-_ESCAPE_RE = re.compile(r"^([ \t]*)(,*(?:\*|#\+))", re.MULTILINE)
 _WS = " \f\t\n\r\v"
 _ARG_RE = re.compile(r"([^ \f\t\n\r\v]+)[ \f\t\n\r\v]+([^ \f\t\n\r\v]+.*)")
 _QUOTED_RE = re.compile(r'^\s*"(.*)"\s*$', re.DOTALL)
@@ -83,7 +83,7 @@ def unescape(text: str) -> str:
 
 def escape(text: str) -> str:
     """Add the comma Org adds before ``*``, ``#+``, ``,*``, ``,#+`` at a line's start."""
-    return _ESCAPE_RE.sub(r"\1,\2", text)
+    return escape_code(text)
 
 
 def balanced_split(text: str) -> list[str]:

@@ -28,19 +28,25 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from orgrouter.org.drawer import Head, locate_head
-from orgrouter.org.scan import HEADLINE_TEXT_RE, HeadlineLine, iter_headline_lines
+from orgrouter.org.escape import (
+    comma,
+    defuse_settings,
+    escape_plain,
+    is_structural,
+    safe_line,
+    strip_controls,
+)
+from orgrouter.org.scan import HeadlineLine, iter_headline_lines
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
 TAGS_COLUMN = 77
 PLANNING_KEYWORDS = ("DEADLINE", "SCHEDULED", "CLOSED")
 
-_ESCAPE_RE = re.compile(r"^([ \t]*)(,*(?:\*|#\+))", re.MULTILINE)
 # org-element-headline-parser's tags, ``[ \t]+\(:[[:alnum:]_@#%:]+:\)[ \t]*$``; \w
 # stands for [[:alnum:]_] (Unicode). Found from the line's end (see _tags).
 # For bodies already safe: true headline lines (scan.py's ``^\*+ ``), keyword lines, and
 # the block delimiters among them, as org-element pairs them (case-insensitive).
-_KEYWORD_LINE_RE = re.compile(r"[ \t]*#\+")
 _BLOCK_BEGIN_RE = re.compile(r"[ \t]*#\+begin_(\S+)", re.IGNORECASE)
 _BLOCK_END_RE = re.compile(r"[ \t]*#\+end_(\S+)[ \t]*$", re.IGNORECASE)
 # Org does not parse the contents of these, so a begin line inside one is its text.
@@ -109,28 +115,27 @@ Edit = AppendChild | SetProperty | AddTag | SetPlanning
 
 def escape_body(text: str) -> str:
     """Escape lines that Org would read as structure, as org-escape-code-in-string does."""
-    return _ESCAPE_RE.sub(r"\1,\2", text)
+    return escape_plain(text)
 
 
 def escape_safe_body(text: str) -> str:
     """Escape only the lines of safe Org that could still break the outline or settings.
 
-    A ``^\\*+ `` line would end the result's subtree, and a ``#+`` line could set
-    ``#+TITLE``, ``#+TODO`` or ``#+SETUPFILE`` for the whole file; each gets Org's
-    comma. Balanced ``#+begin_X``/``#+end_X`` pairs stay blocks, and every other line
-    (``*bold*``, a list, a table, an already escaped ``,*``) is left as it is.
+    A ``^\\*+ `` line would end the result's subtree, a ``#+`` line could set
+    ``#+TITLE``, ``#+TODO`` or ``#+SETUPFILE`` for the whole file, a drawer line could
+    open a drawer; each gets Org's comma (``orgrouter.org.escape`` has the rule, and
+    defuses Emacs's local variables). Balanced ``#+begin_X``/``#+end_X`` pairs stay
+    blocks, and every other line (``*bold*``, a list, a table, an already escaped
+    ``,*``) is left as it is.
     """
-    lines = text.split("\n")
+    lines = strip_controls(text).split("\n")
     delimiters = _balanced_delimiters(lines)
     out = []
     for index, line in enumerate(lines):
-        if HEADLINE_TEXT_RE.match(line) or (
-            index not in delimiters and _KEYWORD_LINE_RE.match(line)
-        ):
-            body = line.lstrip(" \t")
-            line = line[: len(line) - len(body)] + "," + body  # after the indentation
+        if index not in delimiters and is_structural(line):
+            line = comma(line)
         out.append(line)
-    return "\n".join(out)
+    return defuse_settings("\n".join(out))
 
 
 def _balanced_delimiters(lines: Sequence[str]) -> set[int]:
@@ -166,7 +171,7 @@ def _balanced_delimiters(lines: Sequence[str]) -> set[int]:
 
 def one_line(text: str) -> str:
     """Return ``text`` with line breaks turned into spaces, for a title or a value."""
-    return " ".join(_clean(text).split("\n")).strip()
+    return safe_line(text)
 
 
 def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
@@ -492,8 +497,8 @@ class _Planner:
 
 
 def _clean(text: str) -> str:
-    """Return ``text`` with LF line ends and no NUL (which would make the file unreadable)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+    """Return ``text`` with LF line ends and no control characters (see org.escape)."""
+    return strip_controls(text)
 
 
 def plan_edits(data: bytes, edits: Iterable[Edit], *, newline: bytes = b"\n") -> list[Splice]:

@@ -7,6 +7,7 @@ from typing import Any
 from orgrouter.refine.gate import GateResult
 from orgrouter.refine.run import RunResult
 from orgrouter.refine.workspace import Workspace
+from orgrouter.report import plural
 
 
 def render_run(result: RunResult) -> str:
@@ -38,7 +39,8 @@ def render_gate(result: GateResult) -> str:
         f"run {result.run_id}: {result.status}; score {verdict.score:.4f} vs baseline "
         f"{verdict.baseline_score:.4f} (tolerance {verdict.tolerance:g}); "
         f"{len(verdict.fixed)} fixed, {len(verdict.regressions)} regressed; "
-        f"{len(chosen.validation.kept)} edit(s) kept, {len(chosen.validation.dropped)} dropped"
+        f"{plural(len(chosen.validation.kept), 'edit')} kept, "
+        f"{len(chosen.validation.dropped)} dropped"
     ]
     if chosen.candidate.proposer:
         lines.append(
@@ -141,7 +143,7 @@ def render_status(data: dict[str, Any]) -> str:
             lines.append(
                 f"  gate: {'passed' if verdict['passed'] else 'rejected'}; score "
                 f"{verdict['score']:.4f} vs {verdict['baseline_score']:.4f}; "
-                f"{len(gate['edits'])} edit(s), {len(gate['dropped'])} dropped"
+                f"{plural(len(gate['edits']), 'edit')}, {len(gate['dropped'])} dropped"
             )
             for edit in gate["edits"]:
                 lines.append(

@@ -198,12 +198,4 @@ def _was_asked(ctx: Context, note: str, digest: str) -> bool:
 
 
 def _remember(ctx: Context, note: str, digest: str) -> None:
-    import time
-
-    db = ctx.state
-    db.ensure_schema(_SCHEMA, _VERSION, _DDL)
-    with db.transaction() as conn:
-        conn.execute(
-            "INSERT OR REPLACE INTO approvals_asked (note, digest, asked_at) VALUES (?, ?, ?)",
-            (note, digest, time.time()),
-        )
+    reinstate(ctx.state, note, digest)

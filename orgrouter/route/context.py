@@ -17,17 +17,23 @@ from typing import Any
 
 from orgrouter.config import Config
 from orgrouter.neuro.backend import NeuroBackend
+from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
+from orgrouter.org.headline import parse_headline
 from orgrouter.route.guardian import SELF_BINDING
-from orgrouter.route.request import FoundRequest, address_names
+from orgrouter.route.request import RESULT_KEY, FoundRequest, address_names, find_address
 from orgrouter.route.results import RUN_KEY, Written, written_results
 from orgrouter.skills import router
-from orgrouter.skills.base import NOTE_BYTES, Context, Request, ResultRef, Skill
+from orgrouter.skills.base import NOTE_BYTES, Context, Heading, Request, ResultRef, Skill
 from orgrouter.skills.executor import DOCUMENT
 from orgrouter.skills.orgtext import prose_lines
 
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
+_HEADLINE_LINE = re.compile(r"^(\*+) ", re.MULTILINE)
+_RESULT_MARK = f":{RESULT_KEY}:"
+MAX_OUTLINE = 200  # headlines a skill is shown; a huge subtree is cut, not read whole
+MAX_OUTLINE_BYTES = 512 * 1024
 
 
 @dataclass
@@ -72,25 +78,34 @@ def request_context(
     """Return the context skills see for ``request``."""
     entry = request.entry
     tags = inherited_tags(document, request.index)
-    private = any(tag in env.config.privacy.tags for tag in tags)
+    private = is_private(tags, env.config.privacy.tags)
     parent = entry.parent
     results = tuple(_ref(w, request.line) for w in written)
     if _COMPACT.match(request.instruction):
         results = _compact_scope(document, request, found)
     path = Path(document.path) if document.path is not None else None
+    own = _own_section(document, request.index, request.head.body_begin)
+    headline = document.headline(request.index)
+    address = find_address(headline.raw, env.names())
+    said = headline.raw[address.end :] if address is not None else headline.raw
+    if request.items or not said.strip(" \t:,;.!-"):
+        own = ""  # the body is the instruction (a bare "* @agent"), not what it is about
+    scope = request.index if own.strip() or parent is None else parent
     shaped = Request(
         path=path,
         line=request.line,
-        headline=document.headline(request.index).raw,
+        headline=headline.raw,
         instruction=request.instruction,
         agent=request.agent,
-        section=_own_section(document, request.index, request.head.body_begin),
+        section=own,
         parent_section=_parent_section(document, parent),
         private=private,
         tags=tags,
+        own_tags=tuple(headline.tags),
         parent_line=None if parent is None else document.entries[parent].line,
         parent_title="" if parent is None else document.headline(parent).raw,
         results=results,
+        outline=outline(document, scope, {r.line for r in found}, env.names()),
     )
     ctx = Context(
         config=env.config,
@@ -132,6 +147,45 @@ def inherited_tags(document: Document, index: int) -> tuple[str, ...]:
     ordered = [*document.settings.filetags, *chain]
     kept = [tag for n, tag in enumerate(ordered) if tag not in ordered[n + 1 :]]
     return tuple(kept)
+
+
+def outline(
+    document: Document, index: int, requests: set[int], names: tuple[str, ...]
+) -> tuple[Heading, ...]:
+    """Return the headlines below headline ``index``, without requests and results.
+
+    The document may index only the requests' surroundings (``Document.around``), so
+    this reads the subtree's bytes itself; a request's or a result's subtree is left
+    out whole (results answer requests; they are not the user's content).
+    """
+    entry = document.entries[index]
+    end = min(entry.subtree_end, entry.end + MAX_OUTLINE_BYTES)
+    text = document.data[entry.end : end].decode("utf-8", "replace")
+    line, counted_to = entry.line + 1, 0
+    headings: list[Heading] = []
+    skip_below: int | None = None  # level of a left-out subtree we are inside
+    marks = _HEADLINE_LINE.finditer(text)
+    mark = next(marks, None)
+    while mark is not None and len(headings) < MAX_OUTLINE:
+        following = next(marks, None)
+        level = len(mark.group(1))
+        line += text.count("\n", counted_to, mark.start())
+        counted_to = mark.start()
+        if skip_below is None or level <= skip_below:
+            skip_below = None
+            line_end = text.find("\n", mark.start())
+            line_end = len(text) if line_end < 0 else line_end
+            body = text[line_end + 1 : following.start() if following else len(text)]
+            head = text[mark.start() : line_end].rstrip("\r")
+            parsed = parse_headline(head, document.settings.todo)
+            if line in requests or _RESULT_MARK in body or find_address(parsed.raw, names):
+                skip_below = level
+            else:
+                depth = level - entry.level
+                tags = tuple(parsed.tags)
+                headings.append(Heading(line, depth, parsed.raw, parsed.todo, tags, body))
+        mark = following
+    return tuple(headings)
 
 
 def _compact_scope(

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from orgrouter.config import AgentConfig
+from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.org.document import Document
 from orgrouter.org.settings import InBufferSettings
 from orgrouter.route import kernel
@@ -30,11 +31,12 @@ from orgrouter.route.request import (
     address_offsets,
     find_requests,
 )
-from orgrouter.route.results import APPROVAL_KEY, RUN_KEY, Written, written_results
+from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, RUN_KEY, Written, written_results
 from orgrouter.route.writeback import (
     NewResult,
     RequestPlan,
     apply_plans,
+    cap_results,
     request_status,
     result_identity,
     result_problem,
@@ -64,16 +66,17 @@ class RequestReport:
     line: int
     agent: str
     instruction: str
-    status: str  # done / clarify / waiting / error / unchanged
+    status: str  # done / clarify / waiting / error / unchanged / deferred; skipped / failed
     gate: dict[str, Any] | None = None
     intents: list[dict[str, Any]] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
+    reason: str | None = None  # why the file was not written (status skipped / failed)
     moves: list[Any] = field(default_factory=list)  # approved executors' Moves
 
     def to_json(self) -> dict[str, Any]:
-        """Return the ``--json`` object of this request."""
-        return {
+        """Return the ``--json`` object of this request (``reason`` only when skipped)."""
+        data = {
             "file": self.file,
             "line": self.line,
             "agent": self.agent,
@@ -83,6 +86,9 @@ class RequestReport:
             "results": self.results,
             "status": self.status,
         }
+        if self.reason is not None:
+            data["reason"] = self.reason
+        return data
 
 
 @dataclass
@@ -102,7 +108,7 @@ class DocumentOutcome:
     @property
     def routed(self) -> int:
         """Return how many requests were routed (not left unchanged)."""
-        return sum(1 for r in self.requests if r.status != "unchanged")
+        return sum(1 for r in self.requests if r.status not in ("unchanged", "deferred"))
 
 
 def route_document(
@@ -123,13 +129,26 @@ def route_document(
     reports: list[RequestReport] = []
     deferred = False
     for request in found:
-        plan, report, later = _route_request(document, request, found, env)
+        try:
+            plan, report, later = _route_request(document, request, found, env)
+        except RunTimeSpent as spent:
+            # Nothing is written, not even the hash: the request is still due next run.
+            plan, later = None, True
+            report = RequestReport(
+                file=document.name,
+                line=request.line,
+                agent=request.agent,
+                instruction=request.instruction,
+                status="deferred",
+                logs=[spent.message],
+            )
         reports.append(report)
         deferred = deferred or later
         if plan is not None:
             plans.append(plan)
     if not plans:
         return DocumentOutcome(data, reports, deferred)
+    cap_results(plans, env.config.limits)
     with_run(plans, env.run)
     routed = apply_plans(data, plans, newline)
     moves = [move for report in reports for move in report.moves]
@@ -163,14 +182,21 @@ def _route_request(
         status="unchanged",
     )
     answered = request.recorded(HASH_KEY) == request.hash
-    again = env.force or (answered and _retry_due(request, written, env.now))
+    # --force routes again, but never over a decision the user made: a request whose
+    # approval they answered keeps it (re-routing would ask again, WAITING anew).
+    forced = env.force and not (answered and _decided(request, written, _agent(env)))
+    again = forced or (answered and _retry_due(request, written, env.now))
     if answered and not again:
         return _act_on_approvals(document, request, written, env, report)
     ctx = request_context(document, request, found, written, env)
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
         payload["items"] = list(request.items)
-    outcome = kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+    outcome = (
+        _too_long(len(request.instruction), limit)
+        if len(request.instruction) > (limit := env.config.limits.instruction_chars)
+        else kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
+    )
     if router.RULES in ctx.extra:
         env.shared.setdefault(router.RULES, ctx.extra[router.RULES])  # load tables once
     gate = ctx.extra.get(router.GATE)
@@ -253,6 +279,31 @@ def _act_on_approvals(
     report.status = request_status(kinds, pending)
     plan.properties = [(STATUS_KEY, report.status)]
     return plan, report, False
+
+
+def _decided(request: FoundRequest, written: list[Written], agent: AgentConfig) -> bool:
+    """Return whether the user approved or rejected one of this instruction's approvals."""
+    ours = request.hash + "/"
+    return any(
+        w.identity.startswith(ours)
+        and w.get(KIND_KEY) == "approval"
+        and w.keyword in (agent.approve_keyword, agent.reject_keyword)
+        for w in written
+    )
+
+
+def _too_long(size: int, limit: int) -> kernel.Outcome:
+    """Answer a request too long to route: deciding on it would take minutes (issue 10)."""
+    note = Result(
+        title="Clarification needed: the request is too long",
+        body=(
+            f"The request holds {size:,} characters; orgrouter routes requests of up to "
+            f"{limit:,} (limits.instruction_chars). Shorten it, or put the text in the "
+            "body of a section and ask about that section."
+        ),
+        kind="clarification",
+    )
+    return kernel.Outcome(emitted=[kernel.Emitted(note, "router", "", 0)])
 
 
 def _retry_due(request: FoundRequest, written: list[Written], now: datetime) -> bool:

@@ -30,7 +30,9 @@ worker, so the one that kills it is the one reported, and the run goes on.
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -99,6 +101,7 @@ class Setup:
     root: Path | None
     state_path: Path | None
     config_dir: Path | None
+    parent: int = 0  # the run's pid: a worker dies with it
 
     @classmethod
     def of(cls, router: Router) -> Setup:
@@ -112,6 +115,7 @@ class Setup:
             router.root,
             options.state_path if router.state is not None else None,
             options.config_dir,
+            os.getpid(),
         )
 
 
@@ -197,6 +201,7 @@ def start_worker(setup: Setup) -> None:
     global _router
     # Ctrl-C reaches the whole process group: the parent stops the run and the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(setup.parent)
     try:
         from orgrouter.state import StateDB
 
@@ -213,6 +218,29 @@ def start_worker(setup: Setup) -> None:
         _router = router
     except Exception:  # the parent routes every file and meets it there
         _router = None
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int) -> None:
+    """Have the kernel kill this worker when the run's process ends (Linux).
+
+    A parent killed with SIGKILL or SIGTERM cannot stop its pool, and a worker blocked
+    on the pool's queue would wait forever. The run lock is the parent's alone (see
+    ``orgrouter.runlock``), so an orphan could not hold it; this makes sure none is
+    left at all. Elsewhere a worker ends when it next finds the parent gone.
+    """
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if parent and os.getppid() != parent:
+        os._exit(1)  # the parent died before the prctl took effect
 
 
 def route_in_worker(task: Task) -> Answer:

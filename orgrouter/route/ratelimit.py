@@ -47,15 +47,23 @@ class Grant:
 class RateLimiter:
     """Grant spawns against a rolling window stored in a state database."""
 
-    def __init__(self, db: StateDB, *, limit: int = 5, window_s: float = 300.0) -> None:
+    def __init__(
+        self, db: StateDB, *, limit: int = 5, window_s: float = 300.0, record: bool = True
+    ) -> None:
         self.db = db
         self.limit = limit
         self.window_s = window_s
-        db.ensure_schema(SCHEMA_NAME, SCHEMA_VERSION, DDL)
+        # record=False answers as request() would and stores nothing (classify's query,
+        # on a database opened read-only that may not hold the table yet).
+        self.record = record
+        if record:
+            db.ensure_schema(SCHEMA_NAME, SCHEMA_VERSION, DDL)
 
     def used(self, session: str, now: float) -> int:
         """Return how many spawns ``session`` made in the window ending at ``now``."""
         try:
+            if not self.record and not self._has_table():
+                return 0  # no spawn was ever recorded here
             row = self.db.conn.execute(
                 _USED, (session, now - self.window_s, now),
             ).fetchone()
@@ -71,6 +79,10 @@ class RateLimiter:
         """
         if wanted <= 0:
             return Grant(0, 0, 0, self.limit)
+        if not self.record:
+            used = self.used(session, now)
+            granted = 0 if used + wanted > self.limit else wanted
+            return Grant(granted, wanted, used, self.limit)
         try:
             with self.db.transaction() as conn:
                 row = conn.execute(_USED, (session, now - self.window_s, now)).fetchone()
@@ -86,3 +98,9 @@ class RateLimiter:
         except sqlite3.Error as error:
             raise StateError(f"cannot record spawns: {error}", path=self.db.path) from error
         return Grant(wanted, wanted, used, self.limit)
+
+    def _has_table(self) -> bool:
+        row = self.db.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'spawn_events'"
+        ).fetchone()
+        return row is not None

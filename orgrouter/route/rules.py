@@ -69,6 +69,18 @@ class Rules:
     sequence: tuple[Phrase, ...]  # longest first
     delegators: tuple[Phrase, ...]  # longest first
     questions: Mapping[str, str]
+    particles: frozenset[str]  # the second words of phrasal verbs that may come later
+    joiners: frozenset[str]  # words that may join two clauses ("and", "but", "+")
+    preparatory: frozenset[Phrase]  # "go through X and sum up": the second verb is the intent
+    outputs: frozenset[str]  # skills whose noun after "into"/"as" decides, whatever the verb
+    languages: frozenset[str]
+    converters: frozenset[Phrase]  # verbs that put text "into <language>": translate
+    time_openers: frozenset[str]  # "every tuesday at 8 schedule ...": a time before the verb
+    statement_verbs: frozenset[str]  # "the meeting ran long": a statement, not a request
+    dated_errands: frozenset[str]  # "fix the door next monday": with a date, a todo
+    adjectives: Mapping[str, str]  # "make this shorter": the adjective decides the skill
+    courtesy_frames: re.Pattern[str]  # "would you mind", "it'd be lovely if you could"
+    desire_frames: re.Pattern[str]  # "I need", "it would be great to have": a noun may follow
     greetings: re.Pattern[str]
     courtesy: tuple[str, ...]
     compact: re.Pattern[str]
@@ -80,7 +92,10 @@ class Rules:
     confidence: Mapping[str, float]
     domains: Mapping[Phrase, tuple[str, ...]]  # word phrase -> domains, in file order
     domain_order: tuple[str, ...]
-    risk_verbs: Mapping[str, str]
+    risk_verbs: Mapping[str, str]  # verb phrase (words joined by a space) -> level
+    retime_verbs: frozenset[str]  # "move the standup to 10am": with a time, a reschedule
+    retime_when: re.Pattern[str]
+    retime_places: re.Pattern[str]  # "... to next week's file": a place, so a move
     risk_words: tuple[tuple[re.Pattern[str], str], ...]
     outside_verbs: frozenset[str]
     outside_paths: re.Pattern[str]
@@ -90,6 +105,9 @@ class Rules:
     sources: Mapping[str, str]  # table file name -> where it was read from
     max_phrase: int  # the most words a verb, noun or domain phrase has (bounds matching)
     spellings: tuple[tuple[str, str, str], ...]  # (verb, skill, basis) a typo may mean
+    # first word -> (particle, skill, basis) of the phrasal verbs whose particle may come
+    # after the object ("boil it down")
+    separable: Mapping[str, tuple[tuple[str, str, str], ...]]
 
 
 CONFIDENCE_KEYS = (
@@ -256,17 +274,49 @@ def _verbs(table: _Table) -> dict[str, Any]:
         table.unknown_keys(entry, {"verbs", "nouns"}, f"[skills.{name}]")
         _add_unique(table, verbs, table.strings(entry, "verbs", f"skills.{name}"), skill, "verb")
         _add_unique(table, nouns, table.strings(entry, "nouns", f"skills.{name}"), skill, "noun")
+    other = table.section("languages", required=False)
+    table.unknown_keys(other, {"verbs", "nouns", "generic", "words"}, "[languages]")
+    for kind, into in (("verbs", verbs), ("nouns", nouns)):
+        where = f"languages.{kind}"
+        for name, _ in (other.get(kind) or {}).items():
+            skill = _skill(table, name, f"{where}.{name}")
+            listed = table.strings(other[kind], name, where)
+            _add_unique(table, into, listed, skill, kind[:-1])
     generic: dict[Phrase, str] = {}
-    for verb, skill in table.section("generic").items():
+    generic_table = {**table.section("generic"), **(other.get("generic") or {})}
+    for verb, skill in generic_table.items():
         if phrase(verb) in verbs:
             raise table.error(
                 f"verb {verb!r} is both generic and a verb of {verbs[phrase(verb)]!r}", verb
             )
         generic[phrase(verb)] = _skill(table, skill, f"generic.{verb}")
-    words = table.section("words")
+    words = dict(table.section("words"))
+    for key in other.get("words") or {}:
+        if key not in words:
+            raise table.error(f"languages.words.{key} extends no [words] list", key)
+        more = table.strings(other["words"], key, "languages.words")
+        words[key] = [*table.strings(words, key, "words"), *more]
     known = {"determiners", "prepositions", "targets", "subjects", "fillers", "sequence",
-             "delegators"}
+             "delegators", "particles", "joiners", "preparatory", "outputs", "languages",
+             "converters", "dated_errands", "statement_verbs", "time_openers"}
     table.unknown_keys(words, known, "[words]")
+    frames = table.section("frames", required=False)
+    table.unknown_keys(frames, {"courtesy", "desire"}, "[frames]")
+    adjectives = {
+        word.lower(): _skill(table, skill, f"adjectives.{word}")
+        for word, skill in table.section("adjectives", required=False).items()
+    }
+
+    def optional(key: str) -> list[str]:
+        """Return the optional ``[words]`` list ``key`` in lower case (old tables may lack it)."""
+        return [w.lower() for w in table.strings(words, key, "words")] if key in words else []
+
+    def patterns(key: str) -> re.Pattern[str]:
+        found = table.strings(frames, key, "frames") if key in frames else []
+        # Matched at a clause's start; each frame must end at a word's end.
+        return _any_of(table, [f"(?:{p})(?![\\w'])" for p in found] or ["(?!)"], f"frames.{key}")
+
+    outputs = [_skill(table, skill, "words.outputs") for skill in optional("outputs")]
     questions = {
         word.lower(): _skill(table, skill, f"questions.{word}")
         for word, skill in table.section("questions").items()
@@ -285,6 +335,18 @@ def _verbs(table: _Table) -> dict[str, Any]:
         "sequence": _longest_first(table.strings(words, "sequence", "words")),
         "delegators": _longest_first(table.strings(words, "delegators", "words")),
         "questions": questions,
+        "particles": frozenset(optional("particles")),
+        "joiners": frozenset(optional("joiners") or ["and", "&", "plus"]),
+        "preparatory": frozenset(phrase(w) for w in optional("preparatory")),
+        "outputs": frozenset(outputs),
+        "languages": frozenset(optional("languages")),
+        "converters": frozenset(phrase(w) for w in optional("converters")),
+        "dated_errands": frozenset(" ".join(phrase(w)) for w in optional("dated_errands")),
+        "statement_verbs": frozenset(optional("statement_verbs")),
+        "time_openers": frozenset(optional("time_openers")),
+        "adjectives": adjectives,
+        "courtesy_frames": patterns("courtesy"),
+        "desire_frames": patterns("desire"),
     }
 
 
@@ -340,11 +402,21 @@ def _domains(table: _Table) -> dict[str, Any]:
 
 def _risk(table: _Table) -> dict[str, Any]:
     outside = table.section("outside")
+    retime = table.section("retime", required=False)
+    table.unknown_keys(retime, {"verbs", "when", "places"}, "[retime]")
+    when = table.strings(retime, "when", "retime") if "when" in retime else ["(?!)"]
+    places = table.strings(retime, "places", "retime") if "places" in retime else ["(?!)"]
     return {
         "risk_verbs": {
-            verb.lower(): _level(table, level, f"verbs.{verb}")
+            " ".join(phrase(verb)): _level(table, level, f"verbs.{verb}")
             for verb, level in table.section("verbs").items()
         },
+        "retime_verbs": frozenset(
+            " ".join(phrase(verb))
+            for verb in (table.strings(retime, "verbs", "retime") if "verbs" in retime else [])
+        ),
+        "retime_when": _any_of(table, when, "retime.when"),
+        "retime_places": _any_of(table, places, "retime.places"),
         "risk_words": tuple(
             (table.pattern(text, "words"), _level(table, level, text))
             for text, level in table.section("words").items()
@@ -428,7 +500,18 @@ def load_rules(rules_dir: Path | None = None) -> Rules:
             if len(key) == 1 and len(key[0]) >= 4
         )
     )
-    return Rules(sources=sources, max_phrase=longest, spellings=spellings, **fields)
+    separable: dict[str, list[tuple[str, str, str]]] = {}
+    for basis, table in (("verb", fields["verbs"]), ("generic", fields["generic"])):
+        for key, skill in table.items():
+            if len(key) == 2 and key[1] in fields["particles"]:
+                separable.setdefault(key[0], []).append((key[1], skill, basis))
+    return Rules(
+        sources=sources,
+        max_phrase=longest,
+        spellings=spellings,
+        separable={word: tuple(entries) for word, entries in separable.items()},
+        **fields,
+    )
 
 
 _DEFAULT: list[Rules] = []

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
-from orgrouter.errors import ConfigError, InputError, OrgRouterError, StateError
+from orgrouter.errors import ConfigError, ConflictError, InputError, OrgRouterError, StateError
 from orgrouter.progress import Progress, progress_for
 from orgrouter.report import Report
 
@@ -97,7 +97,7 @@ class Router:
 
             roots = [self.root] if self.root is not None else []
             loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
-            self.warnings.extend(f"warning: {error}" for error in loaded.errors)
+            self.warnings.extend(f"orgrouter: warning: {error}" for error in loaded.errors)
             from orgrouter.skills.registry import uses_models
 
             limiter = None
@@ -142,7 +142,8 @@ class Router:
                 from orgrouter.neuro.factory import make_backend
 
                 if self._budget is None:
-                    self._budget = TokenBudget(self.config.neuro.budget_tokens)
+                    neuro = self.config.neuro
+                    self._budget = TokenBudget(neuro.budget_tokens, neuro.run_timeout_s)
                 self._backends[key] = make_backend(settings, budget=self._budget)
         return self._backends[key]
 
@@ -181,6 +182,8 @@ def run_route(
     found = discover(paths, config.scan)
     for error in found.errors:
         report.fail(error)
+    for odd, reason in found.odd:  # named like notes, but not files orgrouter can route
+        report.skip(odd, reason, retry=False)
     lock = None
     if options.mode.writes:
         from orgrouter.runlock import RunLock
@@ -198,6 +201,9 @@ def run_route(
         router.pending = _settle_moves(state, report) if options.mode.writes else set()
         log = _event_log(options, state)
         log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))
+        if lock is not None and lock.taken_over is not None:
+            # The run before was killed (its pid was still in the lock file).
+            log.emit("lock_taken_over", root=str(root), holder_id=lock.taken_over)
         bar = progress_for(len(found.files), quiet=report.quiet)
         report.emit = _above(bar, report.emit)
         event_log = log
@@ -210,7 +216,7 @@ def run_route(
             bar.advance()
             report.file_scanned(cached=scanned.status == "cached")
             if scanned.status == "skipped":
-                report.skip(scanned.path, scanned.reason or "skipped")
+                report.skip(scanned.path, scanned.reason or "skipped", retry=scanned.retry)
             elif scanned.status == "failed" and scanned.error is not None:
                 report.fail(scanned.error)
             elif scanned.status == "candidate" and os.path.realpath(scanned.path) in router.pending:
@@ -338,10 +344,12 @@ def route_file(
     except Exception as error:  # one bad file never stops a run (STYLE.md 4)
         report.fail(path, f"internal error: {type(error).__name__}: {error}")
         return
-    for request in outcome.requests:
-        options.on_request(request)
     if outcome.data == snapshot.data:
-        report.file_unchanged(path)
+        _tell(options, outcome)
+        if any(r.status == "deferred" for r in outcome.requests):
+            report.skip(path, "deferred: model time spent")  # neuro.run_timeout_s
+        else:
+            report.file_unchanged(path)
         if options.mode.writes and not outcome.deferred:
             cache.settle(path, snapshot.sha256)
         _record_history(router, report, snapshot, outcome)
@@ -352,7 +360,9 @@ def route_file(
             shown = os.path.relpath(other.path) if not os.path.isabs(path) else other.path
             options.on_diff(unified_diff(other.before or b"", other.data, shown))
     if options.mode.writes and outcome.writes:
-        if not _commit_move(router, report, snapshot, outcome, cache):
+        refused = _commit_move(router, report, snapshot, outcome, cache)
+        if refused is not None:
+            _tell(options, outcome, *refused)
             return
         _record_history(router, report, snapshot, outcome)
     elif options.mode.writes:
@@ -360,17 +370,40 @@ def route_file(
 
         written = write_snapshot(snapshot, outcome.data)
         if written.status is Status.CONFLICT:
-            reason = written.error.message if written.error else "changed during the run"
+            conflict = written.error
+            reason = (
+                conflict.reason if isinstance(conflict, ConflictError) else "changed during the run"
+            )
+            _tell(options, outcome, "skipped", f"{reason}; will retry")
             report.skip(path, reason)
             cache.unsettle(path)
             return
         if not written.ok:
-            report.fail(written.error or OrgRouterError("cannot write", path=path))
+            failure = written.error or OrgRouterError("cannot write", path=path)
+            _tell(options, outcome, "failed", failure.message)
+            report.fail(failure)
             return
         if not outcome.deferred:
             cache.settle(path, hashlib.sha256(outcome.data).hexdigest())
         _record_history(router, report, snapshot, outcome)
+    _tell(options, outcome)
     report.done(path, requests=outcome.routed, results=outcome.results)
+
+
+def _tell(
+    options: RunOptions, outcome: DocumentOutcome, status: str | None = None, reason: str = ""
+) -> None:
+    """Give each request's report to ``on_request``; ``status`` when the file was not written.
+
+    A request routed in a file that could not be written is not done: ``--json`` says
+    ``skipped`` (or ``failed``) with the reason, and the next run routes it again.
+    """
+    import dataclasses
+
+    for request in outcome.requests:
+        if status is not None and request.status != "unchanged":
+            request = dataclasses.replace(request, status=status, reason=reason)
+        options.on_request(request)
 
 
 def _settle_moves(state: Any, report: Report) -> set[str]:
@@ -384,7 +417,7 @@ def _settle_moves(state: Any, report: Report) -> set[str]:
         if settled.outcome == "completed":
             report.emit(f"completed an interrupted move: {names}")
         elif settled.outcome == "pending":
-            report.emit(f"warning: an interrupted move waits: {settled.reason}")
+            report.emit(f"orgrouter: warning: an interrupted move waits: {settled.reason}")
         elif settled.outcome == "dropped":
             report.emit(f"an interrupted move was not made ({settled.reason}); it is asked again")
     return pending_paths(state)
@@ -392,32 +425,36 @@ def _settle_moves(state: Any, report: Report) -> set[str]:
 
 def _commit_move(
     router: Router, report: Report, snapshot: Snapshot, outcome: DocumentOutcome, cache: ScanCache
-) -> bool:
-    """Write a note and the other files its approved moves change; False if it waits."""
-    from orgrouter.errors import ConflictError
+) -> tuple[str, str] | None:
+    """Write a note and the other files its approved moves change.
+
+    Return None when written, else the status and reason its requests report
+    (``skipped``: it waits for a later run; ``failed``).
+    """
     from orgrouter.route.journal import Planned, commit_move
 
     path = snapshot.path
     if router.state is None:
-        report.skip(path, "a move across files needs the state database (its journal); not moved")
-        return False
+        reason = "a move across files needs the state database (its journal); not moved"
+        report.skip(path, reason, retry=False)
+        return "skipped", reason
     others = [Planned(w.path, w.before, w.data) for w in outcome.writes]
     try:
         commit_move(
             router.state, snapshot, outcome.data, others, now=router.options.now.isoformat()
         )
     except ConflictError as error:
-        report.skip(path, error.message)
+        report.skip(path, error.reason)
         cache.unsettle(path)
         _reinstate_approvals(router.state, path, outcome)
-        return False
+        return "skipped", f"{error.reason}; will retry"
     except OrgRouterError as error:
         report.fail(error if error.path else OrgRouterError(error.message, path=path))
-        return False
+        return "failed", error.message
     cache.settle(path, hashlib.sha256(outcome.data).hexdigest())
-    for other in outcome.writes:
+    for other in [] if report.quiet else outcome.writes:
         report.emit(f"moved into {other.path}")
-    return True
+    return None
 
 
 def _reinstate_approvals(state: Any, path: str, outcome: DocumentOutcome) -> None:
@@ -450,7 +487,7 @@ def _record_history(
             root=router.root,
         )
     except StateError as error:  # the note is written; only refine's history is short
-        report.emit(f"warning: {error}")
+        report.emit(f"orgrouter: warning: {error}")
 
 
 def unified_diff(old: bytes, new: bytes, path: str) -> str:

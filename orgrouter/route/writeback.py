@@ -27,6 +27,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from orgrouter.config import LimitsConfig
 from orgrouter.org.drawer import Head
 from orgrouter.org.edit import (
     AddTag,
@@ -39,6 +40,7 @@ from orgrouter.org.edit import (
     plan_edits,
     shift_offset,
 )
+from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
 from orgrouter.org.scan import HeadlineLine
 from orgrouter.route.request import HASH_KEY, RESULT_KEY, STATUS_KEY, FoundRequest
 from orgrouter.route.results import (
@@ -342,6 +344,30 @@ def tag_problem(tag: str) -> str | None:
     return None
 
 
+def cap_results(plans: Iterable[RequestPlan], limits: LimitsConfig) -> None:
+    """Bound what every new result adds: its body, its title, its property values.
+
+    Skills and models may return anything (a 1 MB reply, a 40 MB instruction echoed in
+    a title and in ORGROUTER_INTENT); a note must stay readable and under the file
+    limit, so each is cut with a visible mark (``limits.result_bytes``, ``echo_chars``).
+    A property holding data (an approval's held intent) gets the body's limit: cut, it
+    no longer reads back, and an unreadable approval is refused, never run.
+    """
+    for plan in plans:
+        for new in plan.results:
+            result = new.result
+            data = tuple(
+                (k, cap_line(strip_controls(v), limits.result_bytes)) for k, v in result.properties
+            )
+            new.intent = cap_line(safe_line(new.intent), limits.echo_chars)
+            new.result = dataclasses.replace(
+                result,
+                title=cap_line(result.title, limits.echo_chars),
+                body=cap_body(result.body, limits.result_bytes),
+                properties=data,
+            )
+
+
 def with_run(plans: Iterable[RequestPlan], run: str) -> None:
     """Stamp every new result of ``plans`` with the run's ``ORGROUTER_RUN``."""
     for plan in plans:
@@ -405,6 +431,7 @@ __all__ = [
     "RequestPlan",
     "Written",
     "apply_plans",
+    "cap_results",
     "request_status",
     "result_check",
     "result_identity",

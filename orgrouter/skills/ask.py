@@ -57,7 +57,8 @@ class AskSkill(BaseSkill):
             how = HOW_TO_CONFIGURE.replace("[neuro]", f"[agents.{agent}.neuro]")
             how = how.replace("To answer free-form questions", f"To let @{agent} answer")
             body = f"No model is configured for @{agent}, so it cannot {skill} this.\n" + how
-            return Emit((Result(title=f"@{agent}: no model configured", body=body),))
+            # No address in a result's title: it would read as a new request to @agent.
+            return Emit((Result(title="No model configured", body=body),))
         body = f"No model is configured, so there is no answer ({skill}).\n" + HOW_TO_CONFIGURE
         return Emit((Result(title="No model configured", body=body),))
 

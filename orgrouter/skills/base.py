@@ -62,6 +62,7 @@ class Stimulus:
 
 
 ResultKind = Literal["result", "clarification", "approval", "error"]
+MAX_TITLE_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,13 @@ class Result:
     planning: str | None = None
     properties: tuple[tuple[str, str], ...] = ()
     org_safe: bool = False
+
+    def __post_init__(self) -> None:
+        """Make the title one line of bounded length (a list item can be a page long)."""
+        title = " ".join(self.title.split())
+        if len(title) > MAX_TITLE_CHARS:
+            title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+        object.__setattr__(self, "title", title)
 
 
 @dataclass(frozen=True)
@@ -131,6 +139,18 @@ class ResultRef:
 
 
 @dataclass(frozen=True)
+class Heading:
+    """A headline inside the section a request is about (never a request or a result)."""
+
+    line: int  # 1-based
+    depth: int  # 1: a direct child of the section's headline
+    title: str
+    todo: str | None = None
+    tags: tuple[str, ...] = ()
+    body: str = ""  # its own section, up to its first child
+
+
+@dataclass(frozen=True)
 class Request:
     """An addressed headline, as skills see it."""
 
@@ -139,15 +159,19 @@ class Request:
     headline: str  # the headline's title, as written
     instruction: str  # the text after the address (or taken from the body)
     agent: str  # the address used, lower-case: "agent" or a configured name
-    section: str = ""  # the request's subtree text, below its headline line
+    section: str = ""  # its own section below the headline ("" when that is the instruction)
     parent_section: str = ""  # the parent headline's section (what "this section" means)
     private: bool = False  # under a privacy tag: never sent to a model
     tags: tuple[str, ...] = ()  # inherited and own tags
+    own_tags: tuple[str, ...] = ()  # the request headline's own Org tags (typed by the user)
     parent_line: int | None = None  # 1-based line of the parent headline, if any
     parent_title: str = ""
     # Results earlier runs wrote: the request's own; for ``/compact``, those of the
     # request it sits under, or of every request in the file when it stands alone.
     results: tuple[ResultRef, ...] = ()
+    # The headlines of the section "this" means (the request's children when it has a
+    # body of its own, else its parent's other children), requests and results left out.
+    outline: tuple[Heading, ...] = ()
 
 
 # ctx.extra key: the bytes of the note being routed (a skill that reads "this note"
@@ -190,12 +214,23 @@ class Context:
         return self.request is not None and self.request.private
 
     def subject(self) -> str:
-        """Return the text "this section" means: the request's body, else its parent's."""
+        """Return the text "this section" means: the request's body, else its parent's.
+
+        The section's other headlines follow as Org (a weekly review is its DONE
+        children): readers of the section's own text stop at the first headline, and
+        a model sees the whole section, privacy-tagged subtrees removed before sending.
+        """
         if self.request is None:
             return ""
-        if self.request.section.strip():
-            return self.request.section
-        return self.request.parent_section
+        own = self.request.section
+        text = own if own.strip() else self.request.parent_section
+        if not self.request.outline:
+            return text
+        return (
+            text
+            + ("" if not text or text.endswith("\n") else "\n")
+            + outline_text(self.request.outline)
+        )
 
     def withheld(self) -> bool:
         """Return whether a model is configured but kept from this private request."""
@@ -258,11 +293,14 @@ class BaseSkill:
         )
 
 
-def before_write(ctx: Context) -> None:
-    """Take the run lock for a write besides the note, where the run does not hold it."""
-    take = ctx.extra.get(WRITE_LOCK)
-    if callable(take):
-        take()
+def outline_text(outline: tuple[Heading, ...]) -> str:
+    """Return headlines as Org text, one star per level below the section's headline."""
+    lines: list[str] = []
+    for heading in outline:
+        keyword = f"{heading.todo} " if heading.todo else ""
+        tags = f" :{':'.join(heading.tags)}:" if heading.tags else ""
+        lines.append(f"{'*' * heading.depth} {keyword}{heading.title}{tags}\n{heading.body}")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
 def clarify(title: str, body: str) -> Emit:
@@ -280,3 +318,10 @@ def proposal_stimulus(proposal: object) -> Stimulus:
     if not isinstance(proposal, Stimulus):
         raise TypeError(f"expected a Stimulus proposal, got {type(proposal).__name__}")
     return proposal
+
+
+def before_write(ctx: Context) -> None:
+    """Take the run lock for a write besides the note, where the run does not hold it."""
+    take = ctx.extra.get(WRITE_LOCK)
+    if callable(take):
+        take()

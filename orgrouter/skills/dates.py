@@ -1,34 +1,71 @@
-"""Read the dates people write in instructions, the way Org's date prompt does.
+"""Read the dates people write in instructions, the way Org's date prompt reads them.
 
-``today``, ``tomorrow``, ``yesterday``, a weekday (``friday``: that day this week or
-later, today included, as ``org-read-date`` reads ``fri``), ``next friday`` (strictly
-after today), ``in 3 days`` / ``in 2 weeks``, ISO ``2026-12-04``, and an optional time
-``at 14:30``. Weekday names in timestamps are English, as in Org's default locale.
+One grammar, written as a tokenizer and a recursive-descent parser (no second copy
+anywhere). ``org-read-date`` is the reference for what Org itself reads: a weekday
+name is the next such day *after* today (``tue`` said on a Tuesday is next week), a
+day of the month or a month and day without a year is the next one to come (Org's
+``org-read-date-prefer-future``), ``12/10`` is month/day, ``+2w`` is two weeks from
+today, and ``3pm`` is 15:00. On top of that it reads the English around it::
+
+    phrase    := repeater | moment
+    repeater  := "every" ["other" | NUMBER] (WEEKDAY | UNIT | PART) [time] [start]
+               | ("daily" | "weekly" | "monthly" | "yearly") [time] [start]
+    start     := ("starting" | "from" | "beginning") [on] moment
+    moment    := [lead] day [part] [time] | [lead] time [day] | [lead] PART
+    day       := "today" | "tonight" | "tomorrow" | "yesterday"
+               | ["the"] "day after tomorrow" | ["this" | "next"] WEEKDAY
+               | ("next" | "this") ("week" | "month" | "year")
+               | "end of" ["the" | "this" | "next"] ("week" | "month" | "year")
+               | "in" COUNT UNIT | COUNT UNIT "from now" | "+" NUMBER [dwmy]
+               | MONTH DAY [YEAR] | DAY ["of"] MONTH [YEAR] | "the" ORDINAL ["of" MONTH]
+               | ORDINAL WEEKDAY "of" MONTH | ISO | SLASHED | TIMESTAMP
+    time      := ["at"] (CLOCK | HOUR ("am" | "pm") | "noon" | "midnight") [("-" | "to") CLOCK]
+    part      := ["in the"] ("morning" | "afternoon" | "evening" | "night")
+
+``lead`` words (``on``, ``by``, ``before``, ``due``, ``at``, ``for``, ...) belong to the
+phrase, so they leave the todo's title with it; ``by``/``before``/``due``/``until``
+make the date a deadline. Weekday and month names are read in English and in the
+other languages notes here are written in (French, German, Spanish, Dutch, Italian);
+timestamps are written with English day names, as in Org's default locale.
 """
 
 from __future__ import annotations
 
+import calendar
 import re
-from dataclasses import dataclass
-from datetime import date, timedelta
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import date, datetime, time, timedelta
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_ABBREV = {name[:3]: index for index, name in enumerate(WEEKDAYS)}
-# Full names, and only the abbreviations that are not also common words (sat, sun).
-_DAY = (
-    r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-    r"|mon|tues|tue|wed|thurs|thu|fri)\b"
+from orgrouter.skills.datewords import (
+    ADVERBS,
+    CLOCK_UNITS,
+    COUNTS,
+    DAY_PHRASES,
+    DAY_WORDS,
+    DEADLINE_LEADS,
+    HOLIDAYS,
+    LEADS,
+    MONTH,
+    ORDINALS,
+    PARTS,
+    STAMP,
+    UNITS,
+    WEEKDAY,
+    WEEKDAYS,
+    Token,
+    tokenize,
 )
-_PATTERNS = (
-    ("iso", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    ("relative", re.compile(r"\bin\s+(\d{1,3}|a|one|two|three)\s+(day|week)s?\b", re.I)),
-    ("next", re.compile(rf"\bnext\s+{_DAY}", re.I)),
-    ("next_week", re.compile(r"\bnext\s+week\b", re.I)),
-    ("word", re.compile(r"\b(today|tonight|tomorrow|yesterday)\b", re.I)),
-    ("weekday", re.compile(rf"\b(?:on\s+|this\s+)?{_DAY}", re.I)),
+from orgrouter.skills.daymath import (
+    add_months,
+    clock_passed,
+    clock_time,
+    month_after,
+    nth_weekday,
+    plural_weekday,
+    real_date,
+    shift_by,
 )
-_TIME = re.compile(r"\bat\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b", re.I)
-_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3}
 
 
 @dataclass(frozen=True)
@@ -36,68 +73,526 @@ class Found:
     """A date read from text, and the characters it occupied."""
 
     day: date
-    time: str | None  # "14:30"
+    time: str | None  # "14:30" or "14:00-16:00"
     start: int
     end: int
+    repeater: str | None = None  # "+1w"
+    deadline: bool = False  # led by "by", "before", "due", "until"
+
+    def timestamp(self) -> str:
+        """Return the active Org timestamp: ``<2026-12-04 Fri 18:00 +1w>``."""
+        return org_timestamp(self.day, self.time, self.repeater)
 
 
-def find_date(text: str, today: date) -> Found | None:
-    """Return the first date ``text`` names relative to ``today``, or None."""
-    best: Found | None = None
-    for kind, pattern in _PATTERNS:
-        for match in pattern.finditer(text):
-            day = _resolve(kind, match, today)
-            if day is None:
-                continue
-            if best is None or match.start() < best.start:
-                best = Found(day, None, match.start(), match.end())
-            break
-    if best is None:
+@dataclass(frozen=True)
+class _Moment:
+    day: date | None
+    time: str | None
+    end: int  # index of the token after the phrase
+
+
+class _Parser:
+    """The grammar of the module docstring over one instruction's tokens."""
+
+    def __init__(self, tokens: list[Token], now: datetime) -> None:
+        self.toks = tokens
+        self.now = now
+        self.today = now.date()
+
+    # -- helpers -------------------------------------------------------------------
+    def low(self, at: int) -> str:
+        """Return the lower-cased text of token ``at`` ("" past the end)."""
+        return self.toks[at].low if at < len(self.toks) else ""
+
+    def kind(self, at: int) -> str:
+        """Return the kind of token ``at`` ("" past the end)."""
+        return self.toks[at].kind if at < len(self.toks) else ""
+
+    def words(self, at: int, *phrase: str) -> int | None:
+        """Return the index after ``phrase`` when the words at ``at`` spell it."""
+        for word in phrase:
+            if self.low(at) != word:
+                return None
+            at += 1
+        return at
+
+    def count(self, at: int) -> tuple[int, int] | None:
+        """Read a count: "3", "two", "a", "a couple of"."""
+        if self.kind(at) == "number" and len(self.toks[at].text) <= 3:
+            return int(self.toks[at].text), at + 1
+        if self.low(at) in COUNTS:
+            after = self.words(at + 1, "of") if self.low(at) in ("couple", "few") else at + 1
+            return COUNTS[self.low(at)], after or at + 1
         return None
-    time = _TIME.search(text)
-    if time is None:
-        return best
-    hour, minute, half = int(time.group(1)), int(time.group(2) or 0), time.group(3)
-    if half and half.lower() == "pm" and hour < 12:
-        hour += 12
-    if half and half.lower() == "am" and hour == 12:
-        hour = 0
-    if hour > 23 or minute > 59:
-        return best
-    return Found(
-        best.day,
-        f"{hour:02d}:{minute:02d}",
-        min(best.start, time.start()),
-        max(best.end, time.end()),
-    )
 
+    # -- phrase --------------------------------------------------------------------
+    def phrase(self, at: int) -> Found | None:
+        """Return the date phrase starting at token ``at`` (leads included), or None."""
+        start, deadline = at, False
+        while self.low(at) in LEADS or self.words(at, "no", "later", "than"):
+            if self.words(at, "no", "later", "than"):
+                at, deadline = at + 3, True
+                continue
+            deadline = deadline or self.low(at) in DEADLINE_LEADS
+            at += 1
+        for lead in range(start, at + 1):  # the leads may be plain words ("for lunch")
+            found = self.repeater(lead) or self.moment_found(lead)
+            if found is not None:
+                first = self.toks[start]
+                return replace(found, start=first.start, deadline=deadline)
+        return None
 
-def org_timestamp(day: date, time: str | None = None) -> str:
-    """Return the active Org timestamp for ``day``: ``<2026-12-04 Fri>``."""
-    name = WEEKDAYS[day.weekday()][:3].capitalize()
-    return f"<{day.isoformat()} {name}{' ' + time if time else ''}>"
-
-
-def _resolve(kind: str, match: re.Match[str], today: date) -> date | None:
-    """Return the date one match names."""
-    if kind == "iso":
-        try:
-            return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-        except ValueError:
+    def moment_found(self, at: int) -> Found | None:
+        """Return the moment at ``at`` as a Found (None unless it names a day)."""
+        moment = self.moment(at)
+        if moment is None or moment.day is None:
             return None
-    if kind == "relative":
-        amount = match.group(1).lower()
-        count = _NUMBERS[amount] if amount in _NUMBERS else int(amount)
-        unit = 7 if match.group(2).lower() == "week" else 1
-        return today + timedelta(days=count * unit)
-    if kind == "next_week":
-        return today + timedelta(days=7 - today.weekday())  # next week's Monday
-    if kind == "word":
-        word = match.group(1).lower()
-        offset = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}[word]
-        return today + timedelta(days=offset)
-    target = _ABBREV[match.group(1).lower()[:3]]
-    ahead = (target - today.weekday()) % 7
-    if kind == "next" and ahead == 0:
-        ahead = 7
-    return today + timedelta(days=ahead)
+        return self._found(at, moment.end, moment.day, moment.time)
+
+    def _found(self, begin: int, end: int, day: date, clock: str | None, rep: str = "") -> Found:
+        """Return a Found spanning tokens ``begin`` to ``end`` (exclusive)."""
+        return Found(day, clock, self.toks[begin].start, self.toks[end - 1].end, rep or None)
+
+    # -- repeater ------------------------------------------------------------------
+    def repeater(self, at: int) -> Found | None:
+        """Read "every other thursday", "every 4 weeks starting friday", "on sundays"."""
+        begin = at
+        part_hour: int | None = None
+        day: date | None = None
+        plural = plural_weekday(self.low(at))
+        if self.low(at) in ADVERBS:
+            code = ADVERBS[self.low(at)]  # "w", or "2w" for biweekly
+            unit, step, at = code[-1], int(code[:-1] or 1), at + 1
+        elif plural is not None:  # "water the plants on sundays": every sunday
+            unit, step, day, at = "w", 1, self.weekday(plural, False), at + 1
+        elif self.low(at) in ("every", "each"):
+            at += 1
+            step = 1
+            if self.low(at) == "other":
+                step, at = 2, at + 1
+            elif (counted := self.count(at)) and counted[0] > 0 and self.low(counted[1]) in UNITS:
+                step, at = counted
+            word = self.low(at)
+            if word in WEEKDAY:
+                unit, day, at = "w", self.weekday(WEEKDAY[word], False), at + 1
+            elif word in UNITS:
+                unit, at = UNITS[word], at + 1
+                if unit == "f":
+                    unit, step = "w", step * 2
+            elif word in PARTS and word != "tonight":
+                unit, at = "d", at + 1
+            else:
+                return None  # Org has no weekday-only repeater ("every weekday")
+            part_hour = PARTS.get(word)
+        else:
+            return None
+        clock, at = self.time_or_hour(at)
+        if clock is None and part_hour is not None:
+            clock = f"{part_hour:02d}:00"
+        lead = at
+        if self.low(lead) in ("starting", "from", "beginning", "commencing"):
+            lead += 1
+            lead += self.low(lead) in ("on", "this", "from")
+        elif self.low(lead) == "on":  # "every month on the 1st", "every year on March 3"
+            lead += 1
+        if lead > at:
+            moment = self.moment(lead)
+            if moment is not None and moment.day is not None:
+                day, at = moment.day, moment.end
+                clock = moment.time or clock
+        if day is None:
+            day = self.today
+            if clock is not None and clock_passed(clock, self.now):
+                day += timedelta(days=1)
+        return self._found(begin, at, day, clock, f"+{step}{unit}")
+
+    # -- moment --------------------------------------------------------------------
+    def moment(self, at: int) -> _Moment | None:
+        """Return a day with an optional part of day and time (or a time then a day)."""
+        soon = self.soon(at)
+        if soon is not None:
+            return soon
+        if self.low(at) == "tonight" or (self.low(at) == "this" and self.part(at + 1)):
+            after = at + 1 if self.low(at) == "tonight" else at + 2
+            hour = PARTS["tonight" if self.low(at) == "tonight" else self.low(at + 1)]
+            timed, end = self.time_or_hour(after)
+            return _Moment(self.today, timed or f"{hour:02d}:00", end if timed else after)
+        day = self.day(at)
+        if day is not None:
+            value, at = day
+            clock: str | None = None
+            part = self.part(at)
+            if part is not None:
+                clock, at = part
+            timed, after = self.time_or_hour(at)
+            return _Moment(value, timed or clock, after if timed else at)
+        timed, after = self.time_or_hour(at)
+        if timed is None:
+            return None
+        lead = after + (self.low(after) in ("on", "this"))
+        day = self.day(lead)
+        if day is not None:
+            return _Moment(day[0], timed, day[1])
+        return _Moment(self.today, timed, after)  # Org reads a lone "18:00" as today
+
+    def soon(self, at: int) -> _Moment | None:
+        """Read "in 2 hours", "in 30 minutes": the day and clock time that far ahead."""
+        counted = self.count(at + 1) if self.low(at) == "in" else None
+        if counted is None or self.low(counted[1]) not in CLOCK_UNITS:
+            return None
+        number, unit_at = counted
+        later = self.now + timedelta(minutes=number * CLOCK_UNITS[self.low(unit_at)])
+        return _Moment(later.date(), later.strftime("%H:%M"), unit_at + 1)
+
+    def time_or_hour(self, at: int) -> tuple[str | None, int]:
+        """Return a time, or "at 8" as 08:00 (a bare number needs its "at")."""
+        timed, after = self.time(at)
+        if timed is None and self.low(at) == "at":
+            return self.bare_hour(at)
+        return timed, after
+
+    def part(self, at: int) -> tuple[str, int] | None:
+        """Read a part of day ("morning", "in the evening") as its usual hour."""
+        after = self.words(at, "in", "the") or at
+        if self.low(after) in PARTS and self.low(after) != "tonight":
+            return f"{PARTS[self.low(after)]:02d}:00", after + 1
+        return None
+
+    def time(self, at: int) -> tuple[str | None, int]:
+        """Return the clock time at ``at`` ("at 19:30", "3pm", "noon", "14:00-16:00")."""
+        lead = at + (self.low(at) in ("at", "around", "à", "um", "a", "alle"))
+        first = self.clock(lead)
+        if first is None:
+            return None, at
+        clock, after = first
+        if self.kind(after) == "dash" or self.low(after) in ("until", "till"):
+            second = self.clock(after + 1)
+            if second is not None:
+                return f"{clock}-{second[0]}", second[1]
+        return clock, after
+
+    def clock(self, at: int) -> tuple[str, int] | None:
+        """Read one clock time: "19:30", "3pm", "noon", "midnight"."""
+        kind, low = self.kind(at), self.low(at)
+        if kind in ("clock", "hour"):
+            value = clock_time(self.toks[at].value)
+            return (value, at + 1) if value else None
+        if low in ("noon", "midday", "midi", "mittag"):
+            return "12:00", at + 1
+        if low == "midnight":
+            return "00:00", at + 1
+        return None
+
+    def bare_hour(self, at: int) -> tuple[str | None, int]:
+        """Return "at 8" as 08:00 (a bare number needs its "at", or it is a quantity).
+
+        "at 1" to "at 6" mean the afternoon, as people say them ("dinner at 6").
+        """
+        if self.kind(at + 1) == "number" and int(self.toks[at + 1].text) <= 23:
+            hour = int(self.toks[at + 1].text)
+            return f"{hour + 12 if 1 <= hour <= 6 else hour:02d}:00", at + 2
+        return None, at
+
+    # -- day -----------------------------------------------------------------------
+    def day(self, at: int) -> tuple[date, int] | None:
+        """Read a day by the first rule of ``_day_rules`` that reads one at ``at``."""
+        for rule in self._day_rules:
+            found = rule(self, at)
+            if found is not None:
+                return found
+        return None
+
+    def relative_word(self, at: int) -> tuple[date, int] | None:
+        """Read "today", "tomorrow", "the day after tomorrow", "end of day", "demain"."""
+        after = self.words(at, "the", "day", "after", "tomorrow") or self.words(
+            at, "day", "after", "tomorrow"
+        )
+        if after is not None:
+            return self.today + timedelta(days=2), after
+        for words, days in DAY_PHRASES:
+            after = self.words(at, *words)
+            if after is not None:
+                return self.today + timedelta(days=days), after
+        offset = DAY_WORDS.get(self.low(at))
+        return None if offset is None else (self.today + timedelta(days=offset), at + 1)
+
+    def holiday(self, at: int) -> tuple[date, int] | None:
+        """Read "christmas", "christmas eve", "new year's eve": the next one to come."""
+        for words, (month, day) in HOLIDAYS:
+            after = self.words(at, *words)
+            if after is not None:
+                return self._future(month, day, None, after)
+        return None
+
+    def named_weekday(self, at: int) -> tuple[date, int] | None:
+        """Read "friday", "this friday", "next friday" (all: the next one after today)."""
+        strict = self.low(at) == "next"
+        lead = at + (self.low(at) in ("next", "this", "coming"))
+        word = self.low(lead)
+        if word not in WEEKDAY:
+            return None
+        after = self.words(lead + 1, "next", "week") or self.words(lead + 1, "of", "next", "week")
+        if after is not None:  # "monday next week": that day of next week
+            monday = self.today + timedelta(days=7 - self.today.weekday())
+            return monday + timedelta(days=WEEKDAY[word]), after
+        return self.weekday(WEEKDAY[word], strict), lead + 1
+
+    def weekday(self, target: int, strict: bool) -> date:
+        """Return the next ``target`` weekday after today (as ``org-read-date`` reads it).
+
+        ``strict`` ("next friday") reads the same: strictly after today.
+        """
+        ahead = (target - self.today.weekday()) % 7 or 7
+        return self.today + timedelta(days=ahead)
+
+    def period(self, at: int) -> tuple[date, int] | None:
+        """Read "next week", "next month", "this weekend", "end of (the|next) month"."""
+        end = self.words(at, "end", "of") or self.words(at, "the", "end", "of")
+        if end is None and self.low(at) in ("eow", "eom", "eoy"):
+            return self._end(
+                {"eow": "week", "eom": "month", "eoy": "year"}[self.low(at)], 0
+            ), at + 1
+        if end is not None:
+            shift = 0
+            if self.low(end) in ("the", "this"):
+                end += 1
+            elif self.low(end) == "next":
+                shift, end = 1, end + 1
+            unit = self.low(end)
+            if unit in ("week", "month", "year"):
+                return self._end(unit, shift), end + 1
+            return None
+        if self.low(at) in ("next", "this") and self.low(at + 1) in ("week", "month", "year"):
+            unit = self.low(at + 1)
+            if self.low(at) == "this":
+                return None  # "this week" is no day of its own
+            if unit == "week":
+                return self.today + timedelta(days=7 - self.today.weekday()), at + 2
+            if unit == "month":
+                return add_months(self.today.replace(day=1), 1), at + 2
+            return date(self.today.year + 1, 1, 1), at + 2
+        if after := self.words(at, "this", "weekend") or self.words(at, "the", "weekend"):
+            return self.weekday(5, False), after
+        if (after := self.words(at, "next", "weekend")) is not None:
+            return self.weekday(5, False) + timedelta(days=7), after
+        return None
+
+    def _end(self, unit: str, shift: int) -> date:
+        """Return the last day of this (or the next) week, month or year.
+
+        A week ends on Friday, the end of the working week people mean by "end of the
+        week"; a month and a year end on their last day.
+        """
+        if unit == "week":
+            friday = self.today + timedelta(days=(4 - self.today.weekday()) % 7)
+            return friday + timedelta(days=7 * shift)
+        if unit == "month":
+            first = add_months(self.today.replace(day=1), shift)
+            return first.replace(day=calendar.monthrange(first.year, first.month)[1])
+        return date(self.today.year + shift, 12, 31)
+
+    def offset(self, at: int) -> tuple[date, int] | None:
+        """Read "in 2 weeks", "in a fortnight", "3 days from now", Org's "+2w"."""
+        if self.kind(at) == "org":
+            text = self.toks[at].text
+            unit = text[-1] if text[-1] in "dwmy" else "d"
+            return shift_by(self.today, int(text[1:].rstrip("dwmy")), unit), at + 1
+        lead = self.words(at, "in") or self.words(at, "within")
+        counted = self.count(at if lead is None else lead)
+        if counted is None:
+            return None
+        number, after = counted
+        named = UNITS.get(self.low(after))
+        if named is None:
+            return None
+        unit, number = ("w", number * 2) if named == "f" else (named, number)
+        if lead is not None:
+            return shift_by(self.today, number, unit), after + 1
+        tail = self.words(after + 1, "from", "now") or self.words(after + 1, "from", "today")
+        if tail is not None:
+            return shift_by(self.today, number, unit), tail
+        return None
+
+    def calendar_day(self, at: int) -> tuple[date, int] | None:
+        """Read "Dec 10", "10 December 2026", "the 12th", "12th of January"."""
+        low = self.low(at)
+        if low in MONTH and not (low == "may" and self.kind(at + 1) not in ("number", "ordinal")):
+            day_at = at + 1 + (self.low(at + 1) == ".")  # "Dec. 10"
+            if self.kind(day_at) in ("number", "ordinal"):
+                day = int(self.toks[day_at].value or self.toks[day_at].text)
+                year, after = self._year(day_at + 1)
+                return self._future(MONTH[low], day, year, after)
+            return None
+        lead = at + (low == "the")
+        if self.kind(lead) not in ("number", "ordinal"):
+            return None
+        day = int(self.toks[lead].value or self.toks[lead].text)
+        # "of January", "3. Januar", "5 de enero", "le 15 décembre"
+        month_at = lead + 1 + (self.low(lead + 1) in ("of", ".", "de", "di"))
+        if self.low(month_at) in MONTH:  # "3 Jan 2027", "the 12th of January"
+            year, after = self._year(month_at + 1)
+            return self._future(MONTH[self.low(month_at)], day, year, after)
+        if self.kind(lead) == "ordinal":  # "the 12th": a bare number is a quantity
+            return self._this_or_next_month(day, lead + 1)
+        return None
+
+    def nth_weekday(self, at: int) -> tuple[date, int] | None:
+        """Read "the first monday of january", "the last friday of the month"."""
+        lead = at + (self.low(at) == "the")
+        nth = ORDINALS.get(self.low(lead))
+        if nth is None and self.kind(lead) == "ordinal":
+            nth = int(self.toks[lead].value)
+        if (
+            nth is None
+            or self.low(lead + 1) not in WEEKDAY
+            or self.low(lead + 2) not in ("of", "in")
+        ):
+            return None
+        target = WEEKDAY[self.low(lead + 1)]
+        month_at = lead + 3
+        if self.words(month_at, "the", "month") or self.words(month_at, "this", "month"):
+            months, after = [self.today.month], month_at + 2
+        elif self.low(month_at) in MONTH:
+            months, after = [MONTH[self.low(month_at)]], month_at + 1
+        else:
+            return None
+        for year in (self.today.year, self.today.year + 1):
+            found = nth_weekday(year, months[0], target, nth)
+            if found is not None and found >= self.today:
+                return found, after
+        return None
+
+    def numeric(self, at: int) -> tuple[date, int] | None:
+        """Read ISO ``2026-12-08``, ``12/10`` (month/day, as Org) and a typed timestamp."""
+        tok = self.toks[at] if at < len(self.toks) else None
+        if tok is None:
+            return None
+        if tok.kind == "iso":
+            parsed = real_date(*map(int, tok.text.split("-")))
+            return (parsed, at + 1) if parsed else None
+        if tok.kind == "slash":
+            parts = [int(p) for p in tok.text.split("/")]
+            first, second = parts[0], parts[1]
+            # Org reads month/day; a first number above 12 can only be a day (15/12).
+            month, day = (second, first) if first > 12 else (first, second)
+            if len(parts) == 3:
+                year = parts[2] + (2000 if parts[2] < 100 else 0)
+                parsed = real_date(year, month, day)
+                return (parsed, at + 1) if parsed else None
+            return self._future(month, day, None, at + 1)
+        return None
+
+    def _year(self, at: int) -> tuple[int | None, int]:
+        """Read a four-digit year ("2027", ", 2027"), or none."""
+        if self.kind(at) == "number" and len(self.toks[at].text) == 4:
+            return int(self.toks[at].text), at + 1
+        if (
+            self.low(at) == ","
+            and self.kind(at + 1) == "number"
+            and len(self.toks[at + 1].text) == 4
+        ):
+            return int(self.toks[at + 1].text), at + 2
+        return None, at
+
+    def _future(
+        self, month: int, day: int, year: int | None, after: int
+    ) -> tuple[date, int] | None:
+        """Return month/day in ``year``, else the next one to come (Org prefers the future)."""
+        if year is not None:
+            parsed = real_date(year, month, day)
+            return (parsed, after) if parsed else None
+        parsed = real_date(self.today.year, month, day)
+        if parsed is not None and parsed < self.today:
+            parsed = real_date(self.today.year + 1, month, day)
+        return (parsed, after) if parsed else None
+
+    def _this_or_next_month(self, day: int, after: int) -> tuple[date, int] | None:
+        """Return day ``day`` of this month, or of the next when it has passed."""
+        parsed = real_date(self.today.year, self.today.month, day)
+        if parsed is None or parsed < self.today:
+            parsed = real_date(*month_after(self.today), day)
+        return (parsed, after) if parsed else None
+
+    _day_rules: tuple[Callable[[_Parser, int], tuple[date, int] | None], ...] = ()
+
+
+_Parser._day_rules = (
+    _Parser.numeric,
+    _Parser.relative_word,
+    _Parser.period,
+    _Parser.named_weekday,
+    _Parser.offset,
+    _Parser.nth_weekday,
+    _Parser.calendar_day,
+    _Parser.holiday,
+)
+
+
+def find_date(text: str, now: date | datetime) -> Found | None:
+    """Return the first date phrase of ``text``, read relative to ``now``, or None.
+
+    A time written apart from the date ("on friday, at 3pm") joins it.
+    """
+    when = now if isinstance(now, datetime) else datetime.combine(now, time(0, 0))
+    stamp = STAMP.search(text)
+    if stamp is not None:
+        typed = _typed_stamp(stamp, text)
+        if typed is not None:
+            return typed
+    tokens = tokenize(text)
+    parser = _Parser(tokens, when)
+    for at in range(len(tokens)):
+        if at and tokens[at - 1].low in LEADS:
+            continue  # the phrase would have started at the lead
+        found = parser.phrase(at)
+        if found is None:
+            continue
+        if found.time is None:
+            found = _join_time(parser, tokens, found)
+        return found
+    return None
+
+
+def _join_time(parser: _Parser, tokens: list[Token], found: Found) -> Found:
+    """Return ``found`` with a time written elsewhere in the text ("at 3pm")."""
+    for at, tok in enumerate(tokens):
+        if found.start <= tok.start < found.end or tok.low != "at":
+            continue
+        clock, after = parser.time(at)
+        if clock is not None:
+            first, last = tokens[at].start, tokens[after - 1].end
+            return replace(
+                found, time=clock, start=min(found.start, first), end=max(found.end, last)
+            )
+    return found
+
+
+def _typed_stamp(match: re.Match[str], text: str) -> Found | None:
+    """Return an active timestamp typed in the request, as written (repeater kept)."""
+    day = real_date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    if day is None:
+        return None
+    lead = re.search(r"(?:\b(by|before|due|until|on|at|for)\s+)?$", text[: match.start()], re.I)
+    start = match.start() if lead is None or not lead.group(1) else lead.start(1)
+    deadline = bool(lead and lead.group(1) and lead.group(1).lower() in DEADLINE_LEADS)
+    return Found(day, match.group(4), start, match.end(), match.group(5), deadline)
+
+
+def org_timestamp(day: date, time: str | None = None, repeater: str | None = None) -> str:
+    """Return the active Org timestamp for ``day``: ``<2026-12-04 Fri 18:00 +1w>``."""
+    parts = [day.isoformat(), WEEKDAYS[day.weekday()][:3].capitalize(), time, repeater]
+    return "<" + " ".join(part for part in parts if part) + ">"
+
+
+def strip_date(text: str, found: Found) -> str:
+    """Return ``text`` without the date phrase, and without words left dangling by it."""
+    rest = " ".join((text[: found.start] + " " + text[found.end :]).split())
+    rest = _DANGLING.sub("", rest)
+    return rest.strip(" ,;:-–")
+
+
+_DANGLING = re.compile(
+    r"(?:\s+(?:on|at|by|for|due|before|until|starting|from|in|le|el|am))+\s*$"
+    r"|(?:\s+(?:on|at|by|for|due|before|until|starting|from|le|el|am))+(?=\s*[,;.]|\s+(?:and|to)\b)",
+    re.IGNORECASE,
+)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
 from orgrouter.skills.base import (
@@ -396,7 +397,8 @@ def inherited_privacy(document: Document, subject: Subject, ctx: Context) -> tup
     """
     index = index_at_line(document, subject.line)
     own = set(document.headline(index).tags)
-    return tuple(t for t in document.tags(index) if t in ctx.config.privacy.tags and t not in own)
+    private = ctx.config.privacy.tags
+    return tuple(t for t in document.tags(index) if is_private((t,), private) and t not in own)
 
 
 def relative_name(path: Path, ctx: Context) -> str:

@@ -17,6 +17,7 @@ from orgrouter.neuro.backend import Completion, Message
 from orgrouter.neuro.markdown import markdown_to_org
 from orgrouter.neuro.results import (
     MODEL_KEY,
+    clip,
     failure_result,
     model_name,
     notes_for_model,
@@ -34,8 +35,6 @@ from orgrouter.skills.base import (
     proposal_stimulus,
 )
 
-MAX_REPLY_CHARS = 40_000  # a runaway reply must not bloat the note
-
 
 @dataclass(frozen=True)
 class Answer:
@@ -50,17 +49,6 @@ class Refusal:
     """A result that answers the request without (or instead of) a model answer."""
 
     result: Result
-
-
-def clip(reply: str) -> str:
-    """Return ``reply`` cut at a line end near ``MAX_REPLY_CHARS``, saying so."""
-    if len(reply) <= MAX_REPLY_CHARS:
-        return reply
-    cut = reply.rfind("\n", 0, MAX_REPLY_CHARS)
-    kept = reply[: cut if cut > 0 else MAX_REPLY_CHARS]
-    if kept.count("```") % 2:
-        kept += "\n```"  # close a fence the cut left open
-    return kept + f"\n\n[The answer was cut at {MAX_REPLY_CHARS} characters.]"
 
 
 class ModelSkill(BaseSkill):

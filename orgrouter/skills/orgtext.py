@@ -22,6 +22,9 @@ _ITEM = re.compile(r"^([ \t]*)(?:[-+]|\d+[.)])[ \t]+(?:\[[ X-]\][ \t]+)?(.*)$")
 _CHECKBOX = re.compile(r"^[ \t]*(?:[-+]|\d+[.)])[ \t]+\[([ X-])\]")
 _HEADLINE = re.compile(r"^\*+ ")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+# "Action: call Bob", "TODO: add a test": a short label, a colon, then text.
+_LABELLED = re.compile(r"^[ \t]*([^\W\d_][\w -]{0,20}?)[ \t]?:[ \t]+(\S.*?)[ \t]*$")
+_TABLE_RULE = re.compile(r"^[ \t]*\|[-+|: \t]*$")
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,8 @@ class Prose:
 
     paragraphs: tuple[str, ...]
     items: tuple[Item, ...]
+    # Paragraph lines that start with a short label: ("Action", "call Bob").
+    labelled: tuple[tuple[str, str], ...] = ()
 
 
 def prose_lines(section: str) -> Iterator[str]:
@@ -71,6 +76,7 @@ def read_prose(section: str) -> Prose:
     """Return the paragraphs and list items of ``section``."""
     paragraphs: list[str] = []
     items: list[Item] = []
+    labelled: list[tuple[str, str]] = []
     current: list[str] = []
     item: list[str] | None = None
     item_meta: tuple[int, str | None, str] = (0, None, "")
@@ -107,9 +113,63 @@ def read_prose(section: str) -> Prose:
         else:
             close_item()
             current.append(stripped)
+            label = _LABELLED.match(line)
+            if label:
+                labelled.append((label.group(1).strip(), label.group(2)))
     close_item()
     close_paragraph()
-    return Prose(tuple(paragraphs), tuple(items))
+    return Prose(tuple(paragraphs), tuple(items), tuple(labelled))
+
+
+@dataclass(frozen=True)
+class Table:
+    """One Org table: its header cells (when a rule line follows them) and rows."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+def tables(section: str) -> list[Table]:
+    """Return the tables of ``section`` (up to its first headline), outside blocks."""
+    found: list[Table] = []
+    lines: list[str] = []
+    closing: str | None = None
+
+    def close() -> None:
+        if lines:
+            found.append(_table(lines))
+            lines.clear()
+
+    for line in section.splitlines():
+        if _HEADLINE.match(line):
+            break
+        if closing is not None:
+            closing = None if line.strip().lower().startswith(closing) else closing
+            continue
+        block = _BLOCK_BEGIN.match(line)
+        if block:
+            close()
+            closing = f"#+end_{block.group(1).lower()}"
+        elif line.lstrip().startswith("|"):
+            lines.append(line)
+        else:
+            close()
+    close()
+    return [table for table in found if table.rows]
+
+
+def _table(lines: list[str]) -> Table:
+    """Return the table written in ``lines`` (each starting with ``|``)."""
+    rows: list[tuple[str, ...]] = []
+    header: tuple[str, ...] = ()
+    for number, line in enumerate(lines):
+        if _TABLE_RULE.match(line):
+            if number == 1 and rows:
+                header = rows.pop()
+            continue
+        cells = line.strip().strip("|").split("|")
+        rows.append(tuple(cell.strip() for cell in cells))
+    return Table(header, tuple(rows))
 
 
 def sentences(text: str) -> list[str]:

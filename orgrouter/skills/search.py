@@ -6,8 +6,14 @@ each becomes an Org link ``[[file:REL::*Heading][Heading]]``, REL relative to th
 file holding the request, which ``org-open-at-point`` follows to that heading, with
 a short snippet of the text around the words. The words are looked up in the search
 index (``orgrouter.searchindex``), brought up to date once per run; without a state
-database or without FTS5 in this SQLite, the notes are scanned (titles only).
-Results orgrouter wrote, requests themselves and privacy-tagged subtrees are never hits.
+database or without FTS5 in this SQLite, the notes are scanned (titles only, a
+plural matching its singular, a top-level headline counting its file's ``#+TITLE``).
+When no headline holds every word ("dig up my curry recipes"), the words no headline
+holds are dropped and the result says so. Results orgrouter wrote, requests themselves
+and private headlines are never hits: ``orgrouter.neuro.privacy`` decides (a privacy
+tag on the headline, an ancestor, or the file by ``#+FILETAGS`` or a setup file), for
+the scan, and again for every hit the index returns, so an index built before a tag or
+a setup file changed cannot leak.
 """
 
 from __future__ import annotations
@@ -16,10 +22,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orgrouter.discover import discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file
+from orgrouter.neuro.privacy import private_headlines
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
 from orgrouter.skills.base import (
@@ -31,17 +39,24 @@ from orgrouter.skills.base import (
     clarify,
     proposal_stimulus,
 )
+from orgrouter.skills.wording import stem
+
+if TYPE_CHECKING:
+    from orgrouter.searchindex import SearchIndex
 
 MAX_HITS = 25
 RESULT_MARK = b":ORGROUTER_RESULT:"
 _VERB = re.compile(
-    r"^(?:please\s+)?(?:search|find|look\s+up|look\s+for|locate|grep|show\s+me)"
+    r"^(?:please\s+)?(?:search|find|look\s+up|look\s+for|locate|grep|show\s+me|dig\s+up|"
+    r"pull\s+up|bring\s+up|fetch|where\s+are|where\s+is)"
     r"(?:\s+(?:for|my|the|all|notes?|headlines?|headings?|about|on|with|mentioning))*\s+",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”")
 _NOISE = frozenset({"notes", "note", "about", "all", "my", "the", "in", "for", "on", "of"})
 _ADDRESS = re.compile(r"(?<![\w.])@\w")
+_WORD = re.compile(r"[^\W_]+")
+_FILE_TITLE = re.compile(rb"^[ \t]*#\+title:[ \t]*(.*?)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -126,14 +141,48 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
                 unreadable = done.unreadable + len(discovered.errors)
                 state.run_memo[key] = unreadable
             best, total = index.query(query, under=root, limit=MAX_HITS)
-            return Found(
-                [Hit(h.path, h.line, h.title, h.snippet) for h in best], total, unreadable
-            )
+            note = ""
+            if not total and len(query) > 1:
+                held = _held_words(index, query, root)
+                if held:
+                    best, total = index.query(held, under=root, limit=MAX_HITS)
+                    dropped = [word for word in query if word not in held]
+                    note = f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)"
+            hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx)
+            return Found(hits, total - (len(best) - len(hits)), unreadable, note)
         hits, unreadable = search(root, query, ctx)
         note = "(This SQLite has no FTS5, so headline titles were scanned instead of the index.)"
         return Found(hits, len(hits), unreadable, note)
     hits, unreadable = search(root, query, ctx)
     return Found(hits, len(hits), unreadable)
+
+
+def _held_words(index: SearchIndex, query: list[str], root: Path) -> list[str]:
+    """Return the query words some headline holds (a plural as its singular, if need be)."""
+    held: list[str] = []
+    for word in query:
+        for form in dict.fromkeys((word, stem(word))):
+            if index.query([form], under=root, limit=1)[1]:
+                held.append(form)
+                break
+    return held
+
+
+def _public(hits: list[Hit], ctx: Context) -> list[Hit]:
+    """Return the hits that are not private now (each hit's file read once)."""
+    hidden: dict[Path, set[int]] = {}
+    kept = []
+    for hit in hits:
+        if hit.path not in hidden:
+            try:
+                data = _read(hit.path)
+            except (OSError, InputError):
+                hidden[hit.path] = {hit.line}  # unreadable now: nothing to vouch for it
+            else:
+                hidden[hit.path] = private_headlines(data, hit.path, ctx.config.privacy.tags)
+        if hit.line not in hidden[hit.path]:
+            kept.append(hit)
+    return kept
 
 
 def _read(path: Path) -> bytes:
@@ -154,11 +203,11 @@ def _quote(text: str) -> str:
 
 
 def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
-    """Return the headlines under ``root`` whose titles hold every query word (a scan)."""
-    folded = [word.casefold() for word in query]
-    needles = [word.encode() for word in folded]
+    """Return the headlines under ``root`` that hold the most query words any holds."""
+    stems = [stem(word) for word in query]
+    needles = [word.encode() for word in stems]
     found = discover([root], ctx.config.scan)
-    hits: list[Hit] = []
+    scored: list[tuple[int, Hit]] = []
     unreadable = len(found.errors)
     for path in found.files:
         try:
@@ -167,26 +216,53 @@ def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
             unreadable += 1
             continue
         lowered = data.lower()
-        if not all(needle in lowered for needle in needles):
+        if not any(needle in lowered for needle in needles):
             continue  # a cheap bytes check spares decoding most files
-        hits.extend(_file_hits(path, data, folded))
-    return hits, unreadable
+        hidden = private_headlines(data, path, ctx.config.privacy.tags)
+        scored.extend(_file_hits(path, data, stems, hidden))
+    best = max((score for score, _ in scored), default=0)
+    return [hit for score, hit in scored if score == best], unreadable
 
 
-def _file_hits(path: Path, data: bytes, folded: list[str]) -> list[Hit]:
-    """Return the matching headlines of one file."""
-    hits: list[Hit] = []
+def _stems(text: str) -> set[str]:
+    """Return the stems of the words of ``text``."""
+    return {stem(word) for word in _WORD.findall(text)}
+
+
+def _file_hits(
+    path: Path, data: bytes, stems: list[str], hidden: set[int]
+) -> list[tuple[int, Hit]]:
+    """Return the headlines of one file that hold a query word, with how many they hold.
+
+    Private headlines (``hidden``) are never hits.
+    """
+    title_line = _FILE_TITLE.search(data[: iter_first_headline(data)])
+    file_words = _stems(title_line.group(1).decode("utf-8", "replace")) if title_line else set()
+    hits: list[tuple[int, Hit]] = []
     lines = list(iter_headline_lines(data))
     for index, headline in enumerate(lines):
+        if headline.line in hidden:
+            continue
         text = data[headline.begin : headline.end].decode("utf-8", "replace")
-        title = parse_headline(text.rstrip("\r\n")).raw
-        if not all(word in title.casefold() for word in folded) or _ADDRESS.search(title):
+        parsed = parse_headline(text.rstrip("\r\n"))
+        if _ADDRESS.search(parsed.raw):
+            continue  # a request, never a hit
+        words = _stems(parsed.raw)
+        held = words | file_words if parsed.level == 1 else words
+        score = sum(1 for word in stems if word in held)
+        if not score:
             continue
         section_end = lines[index + 1].begin if index + 1 < len(lines) else len(data)
         if RESULT_MARK in data[headline.end : section_end]:
             continue
-        hits.append(Hit(path, headline.line, title))
+        hits.append((score, Hit(path, headline.line, parsed.raw)))
     return hits
+
+
+def iter_first_headline(data: bytes) -> int:
+    """Return the offset of the file's first headline (its end when it has none)."""
+    first = next(iter_headline_lines(data), None)
+    return len(data) if first is None else first.begin
 
 
 def org_link(hit: Hit, here: Path) -> str:

@@ -9,11 +9,31 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 
-from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, clarify
-from orgrouter.skills.orgtext import read_prose, sentences
+from orgrouter.skills.base import (
+    Action,
+    BaseSkill,
+    Context,
+    Emit,
+    Heading,
+    Result,
+    clarify,
+    proposal_stimulus,
+)
+from orgrouter.skills.orgtext import Table, read_prose, sentences, tables
 
 MAX_SENTENCES = 3
+MAX_ASKED = 10  # "in 50 bullet points" is no summary
+_ASKED = re.compile(
+    r"\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)[ -]"
+    r"(?:\w+[ -])?(?:bullet points?|bullets?|points?|sentences?|lines?|ideas?|takeaways?|"
+    r"things?|items?)\b",
+    re.IGNORECASE,
+)
+_ONE_LINE = re.compile(r"\b(?:tl;?dr|one[- ]liner|in a (?:nutshell|sentence|line))\b", re.I)
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 _LABEL = re.compile(r"^[\w ]{1,24}:(?:\s|$)")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _STOP_WORDS = (
@@ -34,7 +54,12 @@ class SummarizeSkill(BaseSkill):
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
         """Return the summary, or a clarification when the section has no prose."""
-        picked = extract(ctx.subject())
+        request = ctx.request
+        outline = request.outline if request is not None else ()
+        subject = ctx.subject()
+        stimulus = proposal_stimulus(proposal)
+        said = [*extract(subject, asked_length(stimulus.text)), *table_lines(tables(subject))]
+        picked = [*said, *outline_lines(outline, alone=not said)]
         if not picked:
             return clarify(
                 "Clarification needed: nothing to summarize",
@@ -47,6 +72,18 @@ class SummarizeSkill(BaseSkill):
         if ctx.withheld():
             body += "\n\nPrivate subtree: summarized offline, nothing was sent to a model."
         return Emit((Result(title="Summary", body=body),))
+
+
+def asked_length(text: str) -> int:
+    """Return how many points the request asks for ("in 5 bullets", "tl;dr": 1)."""
+    if _ONE_LINE.search(text):
+        return 1
+    match = _ASKED.search(text)
+    if match is None:
+        return MAX_SENTENCES
+    word = match.group(1).lower()
+    count = _NUMBERS[word] if word in _NUMBERS else int(word)
+    return max(1, min(count, MAX_ASKED))
 
 
 def extract(section: str, limit: int = MAX_SENTENCES) -> list[str]:
@@ -68,6 +105,51 @@ def extract(section: str, limit: int = MAX_SENTENCES) -> list[str]:
 
     ranked = sorted(range(len(candidates)), key=lambda i: (-score(candidates[i]), i))
     return [candidates[i] for i in sorted(ranked[:limit])]
+
+
+def table_lines(found: Sequence[Table], limit: int = 20) -> list[str]:
+    """Return one line per table row: its first cell, then the others by column name."""
+    lines: list[str] = []
+    for table in found:
+        for row in table.rows[:limit]:
+            cells = [cell for cell in row if cell]
+            if not cells:
+                continue
+            if table.header and len(table.header) == len(row):
+                named = [f"{h}: {c}" if h else c for h, c in zip(table.header, row, strict=True)]
+                rest = [text for text, cell in zip(named[1:], row[1:], strict=True) if cell]
+            else:
+                rest = cells[1:]
+            lines.append(f"{row[0] or cells[0]}: {'; '.join(rest)}" if rest else cells[0])
+    return lines
+
+
+def outline_lines(outline: Sequence[Heading], *, alone: bool, limit: int = 20) -> list[str]:
+    """Return the section's child headlines, grouped by TODO state ("DONE (3): a; b; c").
+
+    A weekly review's content is its child headlines: what was done and what is open.
+    A headline without a keyword brings its first sentence; one without either is
+    named only when nothing else is said (``alone``: the section has no text either).
+    """
+    if not outline:
+        return []
+    top = min(heading.depth for heading in outline)
+    groups: dict[str, list[str]] = {}
+    told: list[str] = []  # "Notes: We decided to freeze features."
+    bare: list[str] = []  # titles alone: said only when nothing else is
+    for heading in (h for h in outline if h.depth == top):
+        if heading.todo:
+            groups.setdefault(heading.todo, []).append(heading.title)
+            continue
+        said = [s for p in read_prose(heading.body).paragraphs for s in sentences(p)]
+        if said:
+            told.append(f"{heading.title}: {said[0]}")
+        else:
+            bare.append(heading.title)
+    lines = [f"{kw} ({len(titles)}): {'; '.join(titles[:limit])}" for kw, titles in groups.items()]
+    if alone and not lines and not told:
+        return bare[:limit]
+    return lines + told[:limit]
 
 
 def _words(sentence: str) -> list[str]:

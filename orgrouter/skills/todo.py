@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from orgrouter.skills.base import (
     Action,
@@ -14,8 +14,10 @@ from orgrouter.skills.base import (
     clarify,
     proposal_stimulus,
 )
-from orgrouter.skills.dates import find_date, org_timestamp
-from orgrouter.skills.orgtext import Item, read_prose, sentences
+from orgrouter.skills.dates import Found, find_date, strip_date
+from orgrouter.skills.orgtext import Item, read_prose
+from orgrouter.skills.references import resolve
+from orgrouter.skills.wording import REMIND, task_title
 
 MAX_TODOS = 50
 # Words that point at the section instead of naming items ("todos for the action items").
@@ -31,14 +33,26 @@ _AND = re.compile(r"\s+(?:and|then)\s+(?=\S+\s+\S)", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:TODO|action(?: item)?|AI|next step|follow[- ]up)\s*[:\-]\s*", re.I)
 _LEAD_TODO = re.compile(r"^TODO\s+")
 _INFINITIVE = re.compile(r"^to\s+", re.IGNORECASE)  # "... and to pay rent"
-_DANGLING = re.compile(r"\s+(?:on|at|by|for|due|before|until)$", re.IGNORECASE)
-_DUE = re.compile(r"\b(?:due|by|before|deadline)\b", re.IGNORECASE)
+_DUE = re.compile(r"\b(?:due|deadline)\b", re.IGNORECASE)
+# The request asks for several todos: "todos", "tasks", "each", "every", "one per".
+_MANY = re.compile(
+    r"\b(?:todos|to-dos|tasks|action items|each|every|all|per|tâches|aufgaben|tareas)\b",
+    re.IGNORECASE,
+)
+# Verbs that ask for a todo rather than name the task ("remind me to", "jot down").
+_RECORDING = re.compile(
+    r"^(?:todo|remind|remember|track|jot|note|write|put|capture|make|create|add|turn|"
+    r"generate|extract|list|pull|set up|convert|i\b|i'|don'?t let|dont let|crée|créer|"
+    r"crear|crea|erstelle|recuérdame|rappelle|ricordami)",
+    re.IGNORECASE,
+)
 _ACTION_CONTEXT = re.compile(r"action|todo|to do|next step|follow[- ]?up|tasks", re.I)
 _VERB_PREFIX = re.compile(
-    r"^(?:please\s+)?(?:(?:remind me (?:to|about)|create|make|add|write|turn|generate|"
-    r"extract|list)\b)?\s*"
-    r"(?:a\s+)?(?:(?:todos?|to-dos?|tasks?|action items?)\b)?\s*"
-    r"(?:(?:for|from|out of|of|to)\b|:)?\s*",
+    r"^(?:please\s+)?(?:(?:create|make|add|write|turn|generate|"
+    r"extract|list|pull|put|jot down|note down|set up|crée|créer|erstelle|crea)\b)?\s*"
+    r"(?:(?:a|an|some|one|des|une)\s+)?"
+    r"(?:(?:todos?|to-dos?|tasks?|action items?|tâches?|aufgaben|tareas?)\b)?\s*"
+    r"(?:(?:for each|for every|for|from|out of|of|to|about|per|pour|für|para)\b|:)?\s*",
     re.IGNORECASE,
 )
 
@@ -50,11 +64,32 @@ class TodoSkill(BaseSkill):
     priority = 50
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
-        """Return one TODO result per item, or a clarification when there are none."""
+        """Return one TODO result per item, or a clarification when there are none.
+
+        A phrase that points at the section ("the unchecked boxes", "these") is
+        resolved against its elements; a date said once ("due on the 20th") goes on
+        every item, and an item's own date wins.
+        """
         stimulus = proposal_stimulus(proposal)
-        named = str(stimulus.payload.get("object") or "") or stimulus.text
-        named = _VERB_PREFIX.sub("", named, count=1)
-        items = named_items(named)
+        named = _task(stimulus.payload, stimulus.text)
+        named = REMIND.sub("", named, count=1)
+        shared = find_date(named, ctx.now)
+        pointing = strip_date(named, shared) if shared is not None else named
+        pointing = _VERB_PREFIX.sub("", pointing, count=1)
+        request = ctx.request
+        outline = request.outline if request is not None else ()
+        many = bool(_MANY.search(stimulus.text))
+        # "the action items", "the open tasks": the section's action items, however
+        # written (checkboxes, an "Action items:" list, "TODO:" lines).
+        generic = _ACTION_CONTEXT.search(pointing) and not named_items(pointing)
+        resolved = None if generic else resolve(pointing, ctx.subject(), outline, many=many)
+        if generic:
+            items = action_items(ctx.subject())
+        elif resolved is not None:
+            items = _unique(_clean(item) for item in resolved.items)
+        else:
+            shared = None  # the named items carry their own dates
+            items = named_items(_VERB_PREFIX.sub("", named, count=1))
         if not items:
             items = action_items(ctx.subject())
         if not items:
@@ -67,20 +102,44 @@ class TodoSkill(BaseSkill):
                     "Name them instead: =@agent create todos for X, Y and Z=."
                 ),
             )
-        return Emit(tuple(dated(item, ctx) for item in items[:MAX_TODOS]))
+        return Emit(tuple(dated(item, ctx, shared) for item in items[:MAX_TODOS]))
 
 
-def dated(item: str, ctx: Context) -> Result:
-    """Return the TODO for ``item``, SCHEDULED (or DEADLINE) when it names a date."""
-    found = find_date(item, ctx.now.date())
+def _task(payload: Mapping[str, object], text: str) -> str:
+    """Return what the intent asks to record: its object after a recording verb
+    ("remind me to X", "make todos for X"), else the whole clause, the verb being
+    part of the task ("check the tent poles", "buy batteries").
+    """
+    obj = str(payload.get("object") or "")
+    verb = str(payload.get("verb") or "")
+    if not obj or not verb or _RECORDING.match(verb):
+        return obj or text
+    return text if text.lower().startswith(verb.lower()) else f"{verb} {obj}"
+
+
+def dated(item: str, ctx: Context, shared: Found | None = None) -> Result:
+    """Return the TODO for ``item``, SCHEDULED (or DEADLINE) when it names a date.
+
+    The item's own date wins over ``shared``, the date the request gave them all.
+    """
+    found = find_date(item, ctx.now)
+    title = item
+    if found is not None:
+        title = strip_date(item, found)
+        if not task_title(title).strip(" ,.;"):  # "remind me tomorrow": about the section
+            request = ctx.request
+            title = (request.parent_title if request is not None else "") or item
+    else:
+        found = shared
     if found is None:
-        return Result(title=item, todo="TODO")
-    title = " ".join((item[: found.start] + item[found.end :]).split())
-    title = _DANGLING.sub("", title).strip(" ,.") or item
-    keyword = "DEADLINE" if _DUE.search(item) else "SCHEDULED"
-    return Result(
-        title=title, todo="TODO", planning=f"{keyword}: {org_timestamp(found.day, found.time)}"
-    )
+        return Result(title=_tidy(title), todo="TODO")
+    keyword = "DEADLINE" if found.deadline or _DUE.search(item) else "SCHEDULED"
+    return Result(title=_tidy(title), todo="TODO", planning=f"{keyword}: {found.timestamp()}")
+
+
+def _tidy(title: str) -> str:
+    """Return ``title`` without the words that asked for it or a date left at its ends."""
+    return task_title(title).strip(" ,.;")
 
 
 def named_items(text: str) -> list[str]:
@@ -96,8 +155,8 @@ def action_items(section: str) -> list[str]:
     """Return the action items written in ``section``, in order."""
     prose = read_prose(section)
     found = [_clean(item.text) for item in prose.items if _is_action(item)]
-    for paragraph in prose.paragraphs:
-        found.extend(_clean(line) for line in sentences(paragraph) if _LEAD.match(line))
+    # One per line: consecutive "Action:" lines are one paragraph, not one sentence.
+    found.extend(_clean(text) for label, text in prose.labelled if _LEAD.match(f"{label}: "))
     return _unique(found)
 
 

@@ -322,3 +322,52 @@ def test_file_saved_while_the_temp_file_is_written(
     assert str(outcome.error) == f"{path}: changed while being written; not written"
     assert path.read_bytes() == b"* a\nsaved meanwhile\n"
     assert _temps(tmp_path) == []
+
+
+def test_a_hard_linked_file_is_refused_and_left_whole(tmp_path: Path) -> None:
+    # Replacing one name of a hard-linked file would leave the other with the old bytes
+    # (the link silently cut); writing in place would give up the atomic replace.
+    path = _file(tmp_path / "a.org", b"* a\n")
+    twin = tmp_path / "twin.org"
+    os.link(path, twin)
+    snap = read_org_file(path)
+    outcome = write_snapshot(snap, b"* a\nnew\n")
+    assert outcome.status is Status.FAILED
+    assert isinstance(outcome.error, WriteError)
+    assert str(outcome.error) == (
+        f"{path}: has 2 hard links; orgrouter replaces a file to write it safely, which "
+        "would cut this name off from the others, so it is not written (share the "
+        "file through a symlink instead)"
+    )
+    assert path.read_bytes() == twin.read_bytes() == b"* a\n"
+    assert os.stat(path).st_ino == os.stat(twin).st_ino and os.stat(path).st_nlink == 2
+    assert os.stat(path).st_mtime_ns == OLD_NS
+    assert _temps(tmp_path) == []
+    # Removing a name (tangle's delete) only drops that name: allowed.
+    transaction = Transaction()
+    transaction.delete(twin, expect_sha256=snap.sha256)
+    assert [o.status for o in transaction.commit()] == [Status.REMOVED]
+    assert os.stat(path).st_nlink == 1
+    assert write_snapshot(read_org_file(path), b"* a\nnew\n").status is Status.WRITTEN
+
+
+def test_a_hard_link_made_while_the_temp_file_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The check passed with one link; a second appears before the replace: refused all
+    # the same, the temp file removed, both names still the original bytes.
+    path = _file(tmp_path / "a.org", b"* a\n")
+    snap = read_org_file(path)
+    twin = tmp_path / "twin.org"
+    real_write_temp = Transaction._write_temp
+
+    def write_temp_and_link(*args: object) -> None:
+        real_write_temp(*args)  # type: ignore[arg-type]
+        os.link(path, twin)
+
+    monkeypatch.setattr(Transaction, "_write_temp", staticmethod(write_temp_and_link))
+    outcome = write_snapshot(snap, b"* a\nours\n")
+    assert outcome.status is Status.FAILED
+    assert "has 2 hard links" in str(outcome.error)
+    assert path.read_bytes() == twin.read_bytes() == b"* a\n"
+    assert _temps(tmp_path) == []

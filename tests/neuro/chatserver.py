@@ -11,8 +11,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,7 @@ class ChatServer:
 
     url: str = ""
     queue: list[dict[str, Any]] = field(default_factory=list)
+    default: dict[str, Any] | None = None  # the response once the queue is empty
     received: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -47,20 +50,31 @@ class ChatServer:
 
     def reply(self, text: str, prompt_tokens: int = 10, completion_tokens: int = 10) -> None:
         """Queue one Ollama-shaped success whose message is ``text``."""
-        body = json.loads((DATA / "ollama_success.json").read_text())["responses"][0]
-        body["body"]["choices"][0]["message"]["content"] = text
-        body["body"]["usage"] = {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        }
-        self.queue.append(body)
+        self.queue.append(success(text, prompt_tokens, completion_tokens))
+
+    def always(self, text: str, **extra: Any) -> None:
+        """Answer ``text`` to every request once the queue is empty (``extra``: drip_s...)."""
+        self.default = {**success(text), **extra}
 
     def next_response(self) -> dict[str, Any]:
         with self.lock:
             if not self.queue:
+                if self.default is not None:
+                    return self.default
                 return {"status": 500, "body_text": "test server: no response queued\n"}
             return self.queue.pop(0)
+
+
+def success(text: str, prompt_tokens: int = 10, completion_tokens: int = 10) -> dict[str, Any]:
+    """Return an Ollama-shaped success response whose message is ``text``."""
+    body: dict[str, Any] = json.loads((DATA / "ollama_success.json").read_text())["responses"][0]
+    body["body"]["choices"][0]["message"]["content"] = text
+    body["body"]["usage"] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+    return body
 
 
 def _handler(state: ChatServer) -> type[BaseHTTPRequestHandler]:
@@ -84,7 +98,14 @@ def _handler(state: ChatServer) -> type[BaseHTTPRequestHandler]:
                     self.send_header(name, value)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(payload)
+                drip = float(response.get("drip_s", 0))
+                if not drip:
+                    self.wfile.write(payload)
+                for at in range(len(payload) if drip else 0):
+                    # A server that never stalls long enough for a read timeout.
+                    self.wfile.write(payload[at : at + 1])
+                    self.wfile.flush()
+                    time.sleep(drip)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (the timeout test)
 
@@ -92,6 +113,23 @@ def _handler(state: ChatServer) -> type[BaseHTTPRequestHandler]:
             pass  # keep test output clean
 
     return Handler
+
+
+@contextmanager
+def serve() -> Iterator[ChatServer]:
+    """Run a chat completions server on an ephemeral 127.0.0.1 port while in the block."""
+    state = ChatServer()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server.daemon_threads = True
+    host, port = server.server_address[:2]
+    state.url = f"http://{host!s}:{port}/v1"
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def run_orgrouter(

@@ -157,7 +157,7 @@ def test_connection_refused_falls_back(closed_port_url: str) -> None:
     outcome = split(model(closed_port_url, max_retries=0), "summarize it")
     assert_rules_answered(outcome, "summarize it")
     assert outcome.notes[0].startswith(
-        "model reply unusable: gave up after 1 attempts: cannot connect"
+        "model reply unusable: gave up after 1 attempt: cannot connect"
     )
 
 

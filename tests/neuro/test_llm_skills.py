@@ -12,10 +12,11 @@ from chatserver import ChatServer
 from orgrouter.config import Config, NeuroConfig
 from orgrouter.neuro.factory import make_backend
 from orgrouter.neuro.privacy import shareable
+from orgrouter.neuro.results import MAX_REPLY_CHARS, clip
 from orgrouter.neuro.specialists import specialists
 from orgrouter.route.kernel import Outcome, run
 from orgrouter.skills.base import Context, Request, Skill, delegation
-from orgrouter.skills.llm import MAX_REPLY_CHARS, SKILLS, clip
+from orgrouter.skills.llm import SKILLS
 from orgrouter.skills.registry import dispatch_order, load_skills
 
 SECRET = "my bank PIN is 4711"
@@ -142,7 +143,7 @@ def test_without_a_model_the_offline_skills_answer() -> None:
     [
         ("garbage", "endpoint answered with something that is not JSON"),
         ("empty_choices", "model reply has no choices or no message content"),
-        ("server_error_always", "gave up after 1 attempts: HTTP 503"),
+        ("server_error_always", "gave up after 1 attempt: HTTP 503"),
     ],
 )
 def test_model_failures_become_error_results(

@@ -111,11 +111,17 @@ def test_429_waits_as_retry_after_says_then_succeeds(chat_server: ChatServer) ->
     assert len(chat_server.received) == 2
 
 
-def test_retry_after_is_capped_by_the_timeout(chat_server: ChatServer) -> None:
+def test_a_retry_after_past_the_calls_deadline_gives_up_at_once(chat_server: ChatServer) -> None:
+    # timeout_s bounds the whole call, retries included: a 2 s wait cannot fit in 0.5 s.
     chat_server.play("rate_limited_then_success")
     sleeps: list[float] = []
-    backend(chat_server.url, sleeps, timeout_s=0.5).complete(ASK, purpose="ask")
-    assert sleeps == [0.5]
+    with pytest.raises(ModelError) as caught:
+        backend(chat_server.url, sleeps, timeout_s=0.5).complete(ASK, purpose="ask")
+    assert sleeps == []
+    assert str(caught.value).startswith(
+        "HTTP 429: a retry after 0.5s would pass the call's deadline "
+        "(neuro.timeout_s 0.5s for the whole call)"
+    )
 
 
 def test_500_then_success_backs_off(chat_server: ChatServer) -> None:

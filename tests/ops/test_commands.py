@@ -79,7 +79,7 @@ def test_state_path_info_reset(
     assert facts["exists"] is True and facts["size_bytes"] > 0
     code, out, _ = run(["state", "info", str(env)], capsys)
     assert out.splitlines()[0] == f"path: {expected}"
-    assert out.splitlines()[2:] == ["table demo: 2 rows", "table schema_versions: 1 rows"]
+    assert out.splitlines()[2:] == ["table demo: 2 rows", "table schema_versions: 1 row"]
     # Reset needs --yes or a yes on stdin; "no" changes nothing.
     code, out, err = run(["state", "reset", "--yes", str(env)], capsys)
     assert (code, err) == (0, f"rebuilt {expected}\n")
@@ -114,7 +114,11 @@ def test_reset_declined(
     import io
     import sys
 
-    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True  # reset asks only on a terminal
+
+    monkeypatch.setattr(sys, "stdin", Terminal("n\n"))
     path = run(["state", "path", str(env)], capsys)[1].strip()
     with StateDB.open(path) as db:
         db.ensure_schema("demo", 1, "CREATE TABLE demo (x INTEGER);")
@@ -122,7 +126,7 @@ def test_reset_declined(
         db.conn.commit()
     code, _, err = run(["state", "reset", str(env)], capsys)
     assert code == 0
-    assert err == (f"Delete and rebuild {path}?\nIt holds: demo (1 rows) [y/N]: nothing changed\n")
+    assert err == (f"Delete and rebuild {path}?\nIt holds: demo (1 row) [y/N]: nothing changed\n")
     with StateDB.open(path) as db:
         assert db.tables() == ["demo", "schema_versions"]
 

@@ -240,3 +240,20 @@ def test_agent_keyword() -> None:
         "n.org:2: #+ORGROUTER_AGENT: 'two words' is not an agent name "
         "(one word: letters, digits, -, _)"
     )
+
+
+def test_every_orgrouter_variable_the_code_reads_is_known_to_the_warning() -> None:
+    # A variable read somewhere but missing from ENV_NOT_KEYS would be reported to the
+    # user as one orgrouter ignores.
+    import re
+
+    from orgrouter.configload import env_warnings
+
+    package = Path(__file__).resolve().parents[2] / "orgrouter"
+    read = set()
+    for source in package.rglob("*.py"):
+        text = source.read_text(encoding="utf-8")
+        read |= set(re.findall(r'_ENV = "(ORGROUTER_[A-Z_]+)"', text))
+        read |= set(re.findall(r'environ(?:\.get\(|\[)"(ORGROUTER_[A-Z_]+)"', text))
+    assert "ORGROUTER_NOW" in read and "ORGROUTER_WORKERS" in read
+    assert env_warnings(dict.fromkeys(read, "1")) == []

@@ -150,7 +150,7 @@ def test_a_bad_file_fails_the_run_but_not_the_others(home: Path) -> None:
     assert done.returncode == 3
     assert done.stdout == ""
     assert done.stderr.splitlines()[0] == (
-        f"error: {bad}:2:4: invalid UTF-8 at byte 22 (0xe9): Org files must be UTF-8"
+        f"orgrouter: error: {bad}:2:4: invalid UTF-8 at byte 22 (0xe9): Org files must be UTF-8"
     )
     assert ":ORGROUTER_HASH:" in (home / "notes" / "projects" / "garden.org").read_text()
 

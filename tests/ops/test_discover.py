@@ -181,3 +181,19 @@ def test_find_notes_root_is_never_widened_by_a_repository(tmp_path: Path) -> Non
     # orgrouter's own config anywhere above is the user's choice of root
     (tmp_path / "orgrouter.toml").write_text("")
     assert find_notes_root([note]) == tmp_path.resolve()
+
+
+def test_odd_things_named_like_notes_are_listed_for_the_report(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.org")
+    os.mkfifo(tmp_path / "pipe.txt")  # not named like a note: passed over in silence
+    (tmp_path / "folder.org").mkdir()
+    touch(tmp_path / "folder.org" / "inner.org")
+    os.symlink("loop.org", tmp_path / "loop.org")
+    (tmp_path / "journal" / "2026").mkdir(parents=True)
+    found = discover([tmp_path], ScanConfig(include=["*.org", "journal/*"]))
+    assert [(p.relative_to(tmp_path).as_posix(), r.split(":")[0]) for p, r in found.odd] == [
+        ("folder.org", "a directory, not a note (its notes are routed)"),
+        ("loop.org", "unusable symlink"),
+        ("pipe.org", "not a regular file"),
+    ]
+    assert rel(tmp_path, found.files) == ["folder.org/inner.org"]

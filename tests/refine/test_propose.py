@@ -162,7 +162,7 @@ def test_the_fallback_skill_is_never_taught_a_verb(workspace: Workspace, tmp_pat
     golden = tmp_path / "golden"
     golden.mkdir()
     (golden / "cases.toml").write_text(
-        '[[case]]\nid = "swallowed"\ntext = "summarize this and then blorp it"\n'
+        '[[case]]\nid = "swallowed"\ntext = "summarize this and blorp"\n'
         'intents = [{ skill = "summarize" }, { skill = "ask", verb = "blorp" }]\n',
         encoding="utf-8",
     )

@@ -241,7 +241,7 @@ def test_propose_and_status_of_one_run(notes: Path, capsys: pytest.CaptureFixtur
         "mode: auto_apply; baseline: 5/5 (score 1.0000) accepted 2026-01-02T03:04:05Z",
         "run 1: applied (created 2026-01-02T03:04:05Z, updated 2026-01-02T03:04:05Z); "
         "3/5 cases pass; 2 findings",
-        "  gate: passed; score 1.0000 vs 0.6000; 1 edit(s), 0 dropped",
+        "  gate: passed; score 1.0000 vs 0.6000; 1 edit, 0 dropped",
         "    replace in verbs.toml: 'verbs = [' -> 'verbs = [\"precis\", \"skim\", '",
         "  version: 1",
     ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import click
 from click.testing import CliRunner
 
 from orgrouter.cli import cli
@@ -27,6 +28,9 @@ def run_cli(
         # What orgrouter.cli.main prints for it, as the user would see it.
         message = f"orgrouter: error: {result.exception}\n"
         return result.exception.exit_code, result.stdout_bytes, result.stderr + message
+    if isinstance(result.exception, click.UsageError):  # click's own checks: exit 2
+        message = f"orgrouter: error: {result.exception.format_message()}\n"
+        return 2, result.stdout_bytes, result.stderr + message
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     code = result.return_value if isinstance(result.return_value, int) else 0

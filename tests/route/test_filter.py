@@ -16,7 +16,7 @@ def stdin(tmp: Path, data: bytes) -> tuple[int, bytes, str]:
 def test_a_file_agent_keyword_makes_its_name_an_address(tmp_path: Path) -> None:
     data = b"#+orgrouter_agent: Bob\n* @bob create a todo to call Ann\n"
     code, out, err = stdin(tmp_path, data)
-    assert (code, err) == (0, "routed 1 request(s), 1 result(s)\n")
+    assert (code, err) == (0, "routed 1 request, 1 result\n")
     assert b"** TODO call Ann\n" in out
     # Without the keyword @bob is nobody, and the buffer comes back unchanged.
     plain = data.replace(b"#+orgrouter_agent: Bob\n", b"#+TITLE: x\n")
@@ -37,5 +37,5 @@ def test_a_bad_file_agent_keyword_is_an_error_naming_the_line(tmp_path: Path) ->
 def test_the_keyword_inside_a_line_is_not_one(tmp_path: Path) -> None:
     data = b"* text #+ORGROUTER_AGENT: 42 bad\n* @agent create a todo to call Ann\n"
     code, out, err = stdin(tmp_path, data)
-    assert (code, err) == (0, "routed 1 request(s), 1 result(s)\n")
+    assert (code, err) == (0, "routed 1 request, 1 result\n")
     assert b"** TODO call Ann\n" in out

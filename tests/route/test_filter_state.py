@@ -25,7 +25,7 @@ def stdin(tmp: Path, data: bytes, *args: str) -> tuple[int, bytes, str]:
 
 def test_a_plain_request_never_creates_the_database(tmp_path: Path) -> None:
     code, out, err = stdin(tmp_path, b"* @agent create a todo to call Ann\n")
-    assert (code, err) == (0, "routed 1 request(s), 1 result(s)\n")
+    assert (code, err) == (0, "routed 1 request, 1 result\n")
     assert b"** TODO call Ann\n" in out
     assert not (tmp_path / "state").exists()
 

@@ -172,7 +172,7 @@ def test_disabled_gate_still_guards_but_spawns_nothing() -> None:
 
 def test_items_are_classified_as_one_request() -> None:
     result = classify("", RULES, items=["call the plumber", "summarize the lease"])
-    assert (result.intent, result.chain) == ("multi_step", ["ask", "summarize"])
+    assert (result.intent, result.chain) == ("multi_step", ["todo", "summarize"])
     assert [i.item for i in result.decomposition.intents] == [0, 1]
 
 

@@ -39,12 +39,22 @@ def test_classify_prints_the_contract(here: Path) -> None:
 
 def test_classify_reads_stdin_and_shares_the_rate_limit_across_runs(here: Path) -> None:
     text = "summarize this section, then create todos for the action items"
-    state = str(here / "s.db")
-    args = ["classify", "--state", state, "--now", "2026-11-30T09:00:00Z", "-"]
-    counts = [json.loads(_run(args, here, text).stdout)["spawn"]["count"] for _ in range(3)]
+    state = here / "s.db"
+    args = ["classify", "--state", str(state), "--now", "2026-11-30T09:00:00Z"]
+    # A query changes nothing: seven asks, the same answer, and no database made.
+    for _ in range(7):
+        assert json.loads(_run([*args, "-"], here, text).stdout)["spawn"]["count"] == 2
+    assert not state.exists()
+    recorded = [*args, "--record", "-"]
+    counts = [json.loads(_run(recorded, here, text).stdout)["spawn"]["count"] for _ in range(3)]
     assert counts == [2, 2, 0]
-    other = _run([*args[:-1], "--session", "other.org", "-"], here, text)
+    # The window --record filled is read (not written) by a plain query.
+    size = state.stat().st_size
+    assert json.loads(_run([*args, "-"], here, text).stdout)["spawn"]["count"] == 0
+    assert state.stat().st_size == size
+    other = _run([*args, "--record", "--session", "other.org", "-"], here, text)
     assert json.loads(other.stdout)["spawn"]["count"] == 2
+    assert _run([*args, "--record", "--no-rate-limit", "-"], here, text).returncode == 2
     free = _run(["classify", "--no-rate-limit", text], here)
     assert json.loads(free.stdout)["spawn"]["count"] == 2
     assert not (here / "xdg_state_home").exists()  # --no-rate-limit stores nothing
@@ -65,7 +75,7 @@ def test_classify_body_items(here: Path) -> None:
     done = _run(["classify", "--no-rate-limit", "--item", "call bob", "--item", "tag it"], here)
     data = json.loads(done.stdout)
     assert (data["chain"], data["understood"]) == (
-        ["ask", "tag"], ["ask: call bob [0.90]", "tag: tag it [0.90]"]
+        ["todo", "tag"], ["todo: call bob [0.90]", "tag: tag it [0.90]"]
     )
     assert _run(["classify"], here).returncode == 2
 
@@ -97,7 +107,7 @@ def test_decompose_sexp_and_json(here: Path) -> None:
         ("coder", "refactor", "refactor this")
     ]
     items = json.loads(_run(["decompose", "--item", "call bob", "--item", "tag it"], here).stdout)
-    assert [(i["item"], i["skill"]) for i in items["intents"]] == [(0, "ask"), (1, "tag")]
+    assert [(i["item"], i["skill"]) for i in items["intents"]] == [(0, "todo"), (1, "tag")]
 
 
 def test_decompose_usage_errors_exit_2(here: Path) -> None:

@@ -57,7 +57,7 @@ def test_configured_rules_resolves_a_relative_dir(tmp_path: Path) -> None:
     ("name", "old", "new", "at", "message"),
     [
         ("verbs.toml", '[skills.tag]\nverbs = ["tag",', '[skills.tag]\nverbs = [tag,', "[tag,",
-         "invalid TOML in routing table: Invalid value (at line 21, column 10)"),
+         "invalid TOML in routing table: Invalid value (at line {line}, column 10)"),
         ("verbs.toml", "[skills.tangle]", "[skills.tanglee]", "tanglee",
          "routing table verbs.toml: skills.tanglee = 'tanglee' is not a skill"),
         ("verbs.toml", '"retag", "untag"', '"retag", "summarize"', 'verbs = ["summarize"',
@@ -86,7 +86,7 @@ def test_a_malformed_table_is_a_config_error_naming_file_and_line(
     line = text[: text.index(at)].count("\n") + 1
     with pytest.raises(ConfigError) as caught:
         load_rules(tmp_path)
-    assert str(caught.value).startswith(f"{path}:{line}: {message}")
+    assert str(caught.value).startswith(f"{path}:{line}: {message.format(line=line)}")
     assert caught.value.exit_code == 2
 
 

@@ -172,7 +172,7 @@ def test_stdin_routes_and_check(tmp_path: Path) -> None:
     code, out, err = route(tmp_path, "--stdin", stdin=MEETING)
     assert code == 0
     assert out.startswith(MEETING[:-1]) and b"*** TODO Alice drafts the press release\n" in out
-    assert err == "routed 1 request(s), 1 result(s)\n"
+    assert err == "routed 1 request, 1 result\n"
     assert route(tmp_path, "--stdin", "--check", stdin=MEETING)[:2] == (1, b"")
     assert route(tmp_path, "--stdin", "--check", stdin=out)[:2] == (0, b"")
 

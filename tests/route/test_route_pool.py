@@ -164,9 +164,8 @@ def test_pool_routes_byte_identically(tree: Path, tmp_path: Path, mode: list[str
     code, out, err = got
     assert code == 3  # the bad note
     bad = "notes/area-2/bad.org:1: #+ORGROUTER_AGENT: '9lives' is not an agent name"
-    assert [line for line in err.decode().splitlines() if line.startswith("error: ")] == [
-        f"error: {bad} (one word: letters, digits, -, _)"
-    ]
+    errors = [line for line in err.decode().splitlines() if line.startswith("orgrouter: error: ")]
+    assert errors == [f"orgrouter: error: {bad} (one word: letters, digits, -, _)"]
     if mode[0] == "--json":
         assert len(out.splitlines()) == 58  # one object per request routed
         changed = {name for name, data in files(pooled).items() if before.get(name) != data}
@@ -185,7 +184,7 @@ def test_second_pooled_run_changes_nothing(tree: Path, tmp_path: Path) -> None:
     code, out, err = again
     assert (code, out) == (3, b"")
     lines = err.decode().splitlines()
-    assert lines[0].startswith("error: notes/area-2/bad.org:1: ")
+    assert lines[0].startswith("orgrouter: error: notes/area-2/bad.org:1: ")
     assert lines[1:] == [
         "69 files scanned (68 unchanged since the last run), 0 requests routed, "
         "0 results written, 1 file failed."
@@ -203,7 +202,7 @@ def test_crashed_worker_is_reported_for_its_file(tree: Path, tmp_path: Path) -> 
     serial_code, serial_out, serial_err = route(tmp_path / "serial", 1, "--json", "-v")
     code, out, err = route(tmp_path / "pooled", 2, "--json", "-v")
     assert (serial_code, code) == (3, 3)
-    crash = f"error: notes/area-3/crash.org: {CRASHED}"
+    crash = f"orgrouter: error: notes/area-3/crash.org: {CRASHED}"
     lines = err.decode().splitlines()
     assert lines.count(crash) == 1
     # Everything else is what the serial run (where the skill never crashes) did.
@@ -286,7 +285,7 @@ def test_skill_load_warnings_show_once_as_serially(tmp_path: Path) -> None:
     assert (code, out, err.replace(b"/pooled/", b"/serial/")) == serial
     broken = tmp_path / "pooled" / "skills" / "broken.py"
     assert (code, out) == (0, b"")
-    assert err.decode().startswith(f"warning: {broken}:1: ")
+    assert err.decode().startswith(f"orgrouter: warning: {broken}:1: ")
     assert len(err.splitlines()) == 1
     assert pool_events(tmp_path / "pooled") == pool_run(1, routed=MIN_CANDIDATES + 2, returned=0)
 

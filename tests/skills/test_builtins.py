@@ -98,7 +98,7 @@ def test_todo_without_items_asks() -> None:
     [
         ("today", "<2026-11-30 Mon>"),
         ("tomorrow", "<2026-12-01 Tue>"),
-        ("monday", "<2026-11-30 Mon>"),
+        ("monday", "<2026-12-07 Mon>"),  # org-read-date: today's weekday is next week's
         ("next monday", "<2026-12-07 Mon>"),
         ("friday", "<2026-12-04 Fri>"),
         ("on Sunday", "<2026-12-06 Sun>"),
@@ -149,7 +149,7 @@ def test_tag_parent_headline() -> None:
     action = _run(TAG, "tag this as urgent and review", ctx)
     assert isinstance(action, Emit)
     assert action.retags == (Retag((2,), ("urgent", "review")),)
-    assert action.results[0].title == "Tagged Launch :urgent:review:"
+    assert action.results[0].title == "Tagged Launch with =urgent=, =review="
     again = _run(TAG, "tag :work:q4-plan:", ctx)
     assert isinstance(again, Emit)
     assert again.retags == (Retag((2,), ("work", "q4_plan")),)

@@ -52,3 +52,17 @@ def test_search_without_hits(tmp_path: Path) -> None:
         "Search: quantum",
         "No headline under the notes root mentions 'quantum'.",
     )
+
+
+def test_search_words_as_people_say_them(tmp_path: Path) -> None:
+    (tmp_path / "curries.org").write_text(
+        "#+TITLE: Curries\n* Chana masala\n* Thai green curry\n** @agent find curries\n"
+    )
+    (tmp_path / "baking.org").write_text("* Shortbread\n* @agent dig up my curry recipes\n")
+    (result,) = _search("dig up my curry recipes", tmp_path, tmp_path / "baking.org").results
+    # No headline says "recipes": those that say the most of the query are the hits;
+    # a top-level headline counts its file's title, and a plural matches its singular.
+    assert result.body == (
+        "- [[file:curries.org::*Chana masala][Chana masala]]\n"
+        "- [[file:curries.org::*Thai green curry][Thai green curry]]"
+    )

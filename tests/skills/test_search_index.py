@@ -83,7 +83,7 @@ def test_query_syntax_in_words_is_literal(tmp_path: Path) -> None:
     (notes / "a.org").write_text('* Plan NOT "done" (draft)\n')
     index = _index(tmp_path)
     index.refresh(_files(notes), _read, under=notes)
-    assert index.query(['NOT', '"done"', "(draft"], under=notes)[1] == 1
+    assert index.query(["NOT", '"done"', "(draft"], under=notes)[1] == 1
     assert index.query(["*", "OR"], under=notes)[1] == 0
 
 
@@ -131,3 +131,29 @@ def test_skill_uses_the_index_once_per_run(tmp_path: Path) -> None:
     os.utime(notes / "k8s.org")  # a touch re-reads the file; nothing changes
     db.run_memo.clear()
     assert "Cluster work" in body()
+
+
+def test_words_no_headline_holds_are_dropped_and_said(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "curries.org").write_text("* Chana masala\nChickpeas.\n* Thai green curry\nTofu.\n")
+    here = notes / "baking.org"
+    here.write_text("* @agent dig up my curry recipes\n")
+    db = StateDB.open(tmp_path / "state.db")
+    if not searchindex.available(db.conn):
+        pytest.skip("this SQLite has no FTS5")
+    text = "dig up my curry recipes"
+    ctx = Context(
+        Config(),
+        datetime(2026, 12, 1),
+        request=Request(here, 1, "@agent " + text, text, "agent"),
+        notes_root=notes,
+        state=db,
+    )
+    action = SEARCH.symbolic(delegation({"skill": "search", "text": text}), ctx)
+    assert isinstance(action, Emit)
+    assert action.results[0].title == "Search: curry recipes"
+    assert action.results[0].body == (
+        "- [[file:curries.org::*Thai green curry][Thai green curry]] — Tofu.\n\n"
+        "(No headline mentions 'recipes'; these mention the rest.)"
+    )

@@ -1,0 +1,97 @@
+"""Options every command shares: ``-q``/``-v``, and the checks that go with them.
+
+Every command takes ``-q`` (problems and the output asked for only: errors and
+warnings, no summaries, per-file lines or progress) and ``-v`` (more detail, and the
+traceback of an internal error); giving both is a usage error, as in git and ruff. A
+command that loads the configuration then calls :func:`warn_environment`: a misspelt
+``ORGROUTER_*`` variable is a warning, with ``-q`` too, as cron must mail a setting
+that is silently ignored.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from orgrouter.errors import UsageError
+
+if TYPE_CHECKING:
+    from orgrouter.config import Config
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+def verbosity(func: F) -> F:
+    """Add ``-q``/``-v`` to a command and reject both together.
+
+    The command receives ``quiet`` and ``verbose`` keyword arguments.
+    """
+
+    @functools.wraps(func)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("quiet") and kwargs.get("verbose"):
+            raise UsageError("-q and -v are opposites: give one of them")
+        return func(*args, **kwargs)
+
+    checked = click.option(
+        "-v", "--verbose", is_flag=True, help="Say more (and show tracebacks of internal errors)."
+    )(checked)
+    checked = click.option(
+        "-q", "--quiet", is_flag=True, help="Print only errors, warnings and the output asked for."
+    )(checked)
+    return checked  # type: ignore[return-value]
+
+
+def warn_environment(config: Config) -> None:
+    """Print a warning on stderr for each ``ORGROUTER_*`` variable no one reads."""
+    from orgrouter.configload import env_warnings
+
+    for warning in env_warnings(os.environ, config):
+        click.echo(f"orgrouter: warning: {warning}", err=True)
+
+
+
+def complete_agents(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Complete ``--agent`` with the names the configuration found from here defines."""
+    from pathlib import Path
+
+    from orgrouter.configload import load_config
+    from orgrouter.errors import OrgRouterError
+
+    try:
+        config = load_config(Path.cwd()).config
+    except OrgRouterError:
+        return []  # a broken config is reported when the command runs, not on TAB
+    names = [config.agent.name or "agent", *config.agent.sub_agents, *config.agents]
+    unique = dict.fromkeys(name.lstrip("@") for name in names)
+    return [name for name in unique if name.startswith(incomplete)]
+
+
+class ExistingPath(click.Path):
+    """``click.Path(exists=True)`` that names a symlink loop or a broken symlink as such.
+
+    click says "does not exist" of both, which sends a user looking for a file that is
+    there (as a link).
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(exists=True, **kwargs)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """Refuse a link that leads nowhere, with why; then check as click.Path does."""
+        name = os.fsdecode(value) if isinstance(value, str | bytes | os.PathLike) else value
+        if isinstance(name, str) and not (self.allow_dash and name == "-"):
+            try:
+                os.stat(name)
+            except OSError as error:
+                if os.path.islink(name):
+                    reason = (
+                        "is a symlink loop" if error.errno == errno.ELOOP
+                        else f"is a broken symlink (to {os.readlink(name)})"
+                    )  # fmt: skip
+                    self.fail(f"{name!r} {reason}", param, ctx)
+        return super().convert(value, param, ctx)

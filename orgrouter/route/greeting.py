@@ -1,0 +1,34 @@
+"""Greetings and courtesy: "hi there!", "thanks, that's perfect", "please and thank you"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from orgrouter.route.rules import Rules
+
+
+def is_greeting(
+    text: str, rules: Rules, selves: Iterable[str] = (), *, courtesy_only: bool = False
+) -> bool:
+    """Return whether ``text`` is only greetings and courtesy words ("hi there!").
+
+    ``selves`` (the agent's own names) count as courtesy ("hi otto"). With
+    ``courtesy_only``, courtesy alone is enough ("please", "ta"): a clause the
+    decomposer drops beside a real request.
+    """
+    rest, greeted, polite = text.strip().lower().replace("\u2019", "'"), False, False
+    words = sorted({*rules.courtesy, *(name.lower() for name in selves)}, key=lambda w: -len(w))
+    while rest:
+        found = rules.greetings.match(rest)
+        if found and found.end() and (found.end() == len(rest) or not rest[found.end()].isalnum()):
+            rest, greeted = rest[found.end() :].lstrip(), True
+            continue
+        for word in words:
+            if rest.startswith(word) and (
+                len(word) == len(rest) or not word[-1].isalnum() or not rest[len(word)].isalnum()
+            ):
+                rest, polite = rest[len(word) :].lstrip(), polite or word[-1].isalnum()
+                break
+        else:
+            return False
+    return greeted or (courtesy_only and polite)

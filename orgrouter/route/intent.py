@@ -1,0 +1,106 @@
+"""What the decomposer returns: atomic intents with their source spans, as JSON or Lisp."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FAILED_TEXT = "Router failed to classify."
+
+
+@dataclass(frozen=True)
+class Head:
+    """How a clause's first words were read: the verb, its skill and how sure we are."""
+
+    basis: str  # a key of the [confidence] table
+    verb: str
+    skill: str
+
+
+@dataclass
+class Intent:
+    """One atomic intent: what to do, with which skill, and where it was written."""
+
+    order: int
+    skill: str
+    verb: str
+    object: str
+    agent: str | None
+    start: int
+    end: int
+    text: str
+    basis: str
+    confidence: float
+    risk: str = "low"
+    needs_approval: bool = False
+    risk_reason: str | None = None
+    depends_on: list[int] = field(default_factory=list)
+    item: int | None = None  # index of the body list item it came from
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the intent as the JSON object of ``orgrouter decompose --json``."""
+        data: dict[str, Any] = {
+            "order": self.order,
+            "skill": self.skill,
+            "verb": self.verb,
+            "object": self.object,
+            "agent": self.agent,
+            "depends_on": list(self.depends_on),
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "basis": self.basis,
+            "confidence": self.confidence,
+            "risk": self.risk,
+            "needs_approval": self.needs_approval,
+            "risk_reason": self.risk_reason,
+        }
+        if self.item is not None:
+            data["item"] = self.item
+        return data
+
+    def to_plist(self) -> dict[str, Any]:
+        """Return the intent as the plist a ``:delegation`` stimulus carries."""
+        from orgrouter.sexp import Keyword  # Lisp output is for the CLI and the seed
+
+        data = {key.replace("_", "-"): value for key, value in self.to_json().items()}
+        data["skill"] = Keyword(self.skill)
+        data["risk"] = Keyword(self.risk)
+        return data
+
+
+@dataclass
+class Decomposition:
+    """An instruction's intents in order, and the shape they were written in."""
+
+    text: str
+    kind: str  # empty|greeting|compact|single|coordination|sequence|numbered|delegation|items
+    intents: list[Intent]
+    error: str | None = None  # why nothing could be read, when the grammar refused it
+    context: list[str] = field(default_factory=list)  # statements that are not intents
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the JSON of ``orgrouter decompose --json``."""
+        return {
+            "intents": [intent.to_json() for intent in self.intents],
+            "kind": self.kind,
+            "text": self.text,
+            "context": list(self.context),
+            "error": self.error,
+        }
+
+    def to_sexp(self) -> str:
+        """Return what the seed's ``verify-skill-router`` consumes, as Lisp text."""
+        from orgrouter.sexp import Keyword, dumps
+
+        if not self.intents:
+            log = {"type": Keyword("LOG"), "payload": {"text": FAILED_TEXT}}
+            return dumps(log)
+        if len(self.intents) == 1:
+            one = {"type": Keyword("DELEGATION"), "payload": self.intents[0].to_plist()}
+            return dumps(one)
+        many = {
+            "type": Keyword("MULTI-DELEGATION"),
+            "intents": [intent.to_plist() for intent in self.intents],
+        }
+        return dumps(many)

@@ -30,6 +30,7 @@ from typing import Any
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
 from orgrouter.org.edit import SetProperty, edit_bytes
+from orgrouter.org.scan import BOM
 from orgrouter.org.subtree import align_tags, at_level
 from orgrouter.skills.base import Context, Sensor, Stimulus
 from orgrouter.skills.executor import (
@@ -107,13 +108,16 @@ def _archive_keyword(data: bytes) -> str | None:
     """
     from orgrouter.org.settings import first_keyword
 
-    return first_keyword(data.decode("utf-8", "replace"), "ARCHIVE")
+    # Emacs drops a BOM as it visits the file: a first line after one is a keyword.
+    return first_keyword(data.removeprefix(BOM).decode("utf-8", "replace"), "ARCHIVE")
 
 
 @functools.lru_cache(maxsize=4)
 def _category_keyword(data: bytes) -> str | None:
     """Return the value of the note's last ``#+CATEGORY:`` line, if any."""
-    found = re.findall(rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", data, re.I | re.M)
+    found = re.findall(
+        rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", data.removeprefix(BOM), re.I | re.M
+    )
     return str(found[-1].decode("utf-8", "replace")) if found else None
 
 

@@ -115,6 +115,12 @@ ARCHIVE_CASES = {
         "o.org",
         2,
     ),
+    # Emacs drops the BOM: #+ARCHIVE on the first line after it is a keyword.
+    "bom-then-archive-keyword": (
+        {"q.org": "\ufeff#+ARCHIVE: ::* Arch\n#+CATEGORY: cat\n* B\n** C\n* Arch\n"},
+        "q.org",
+        4,
+    ),
     "deep-subtree-promoted": (
         {"f.org": "* A\n** B\n*** C  :long_tag_name:other:\n**** D :d:\nbody\n***** E\n* Z\n"},
         "f.org",

@@ -396,3 +396,14 @@ def test_a_named_headline_is_found_by_the_title_org_shows(tmp_path: Path) -> Non
     assert "- [[https://example.org][Site]] [1/2] (line 1) -> a.org_archive\n" in (
         notes / "a.org"
     ).read_text()
+
+
+def test_the_done_items_of_a_note_with_a_bom_follow_its_todo_line(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {})
+    note = notes / "a.org"
+    note.write_bytes(
+        b"\xef\xbb\xbf#+TODO: NEXT | SHIPPED\n* Sprint\n** SHIPPED One\n** NEXT Two\n"
+        b"** @agent archive the done items\n"
+    )
+    _route(tmp_path, notes)
+    assert "- One (line 3) -> a.org_archive\n" in note.read_text(encoding="utf-8-sig")

@@ -135,7 +135,7 @@ class WritePolicy:
         return self._existing(note, real)
 
     def _forbidden(self, note: Path, written: Path, real: Path) -> str | None:
-        if real == Path(os.path.realpath(note)):
+        if real == Path(os.path.realpath(note)) or _same_file(real, note):
             return "it is the note itself"
         for path, root in ((written, Path(os.path.abspath(self.root))), (real, _real(self.root))):
             hidden = _hidden_part(path, root)
@@ -182,6 +182,14 @@ def check_routed_write(
     """Return whether a routed request in ``note`` under ``root`` may write ``target``."""
     own = tuple(protected) if protected is not None else protected_paths(os.environ)
     return WritePolicy(root, tuple(allow), own, record).check(note, target)
+
+
+def _same_file(path: Path, note: Path) -> bool:
+    """Return whether ``path`` is ``note`` under another name (a hard link)."""
+    try:
+        return os.path.samefile(path, note)
+    except OSError:
+        return False
 
 
 def _real(path: Path) -> Path:

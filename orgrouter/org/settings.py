@@ -20,7 +20,13 @@ from orgrouter.org.headline import split_tags
 from orgrouter.org.scan import HEADLINE_TEXT_RE
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence, todo_keywords
 
-__all__ = ["InBufferSettings", "SettingKeyword", "read_settings", "setting_keywords"]
+__all__ = [
+    "InBufferSettings",
+    "SettingKeyword",
+    "first_keyword",
+    "read_settings",
+    "setting_keywords",
+]
 
 MAX_SETUP_BYTES = 16 * 1024 * 1024  # far beyond any real setup file
 MAX_SETUP_DEPTH = 32  # setup files including setup files; keeps recursion shallow
@@ -120,6 +126,21 @@ def _opaque_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def first_keyword(text: str, key: str) -> str | None:
+    """Return the value of the first ``#+KEY:`` line Org sees as a keyword, or None.
+
+    For keywords `org-collect-keywords' takes as unique (ARCHIVE, CATEGORY): the first
+    one counts, empty or not; lines inside src or example blocks are not keywords.
+    """
+    pattern = re.compile(r"^[ \t]*#\+" + re.escape(key) + r":(.*)$", re.IGNORECASE | re.MULTILINE)
+    spans: list[tuple[int, int]] | None = None
+    for match in pattern.finditer(text):
+        spans = _opaque_spans(text) if spans is None else spans
+        if not any(begin <= match.start() < end for begin, end in spans):
+            return match.group(1).strip(_TRIM)
+    return None
+
+
 def _keyword_lines(text: str, path: Path | None) -> Iterator[SettingKeyword]:
     """Yield the setting keywords of ``text`` that Org's parser sees as keywords."""
     candidates = list(_CANDIDATE_RE.finditer(text))
@@ -160,6 +181,7 @@ def setting_keywords(
     text: str, path: Path | None, *, _seen: tuple[Path, ...] = ()
 ) -> tuple[list[SettingKeyword], list[Path], list[str]]:
     """Return the setting keywords of ``text``, setup files spliced in where named."""
+    text = text.removeprefix("\ufeff")  # Emacs drops a BOM: a first line after it counts
     seen = _seen if path is None else (*_seen, path.resolve())
     found: list[SettingKeyword] = []
     read: list[Path] = []

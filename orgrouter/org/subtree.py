@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from orgrouter.org.scan import HeadlineLine, iter_headline_lines
+from orgrouter.org.scan import BOM, HeadlineLine, iter_headline_lines
 
 TAGS_COLUMN = 77  # -77, `org-tags-column': tags end at this column
 TAB_WIDTH = 8
@@ -41,26 +41,34 @@ def headlines(data: bytes) -> list[HeadlineLine]:
     return list(iter_headline_lines(data))
 
 
+_STARS = re.compile(rb"(\*+) ")
+
+
 def subtree_span(data: bytes, begin: int) -> Span:
     """Return the subtree whose headline starts at byte ``begin``."""
-    lines = headlines(data)
-    for index, line in enumerate(lines):
-        if line.begin == begin:
-            end = len(data)
-            for below in lines[index + 1 :]:
-                if below.level <= line.level:
-                    end = below.begin
-                    break
-            return Span(begin, end, line.level)
-    raise ValueError(f"no headline starts at byte {begin}")
+    stars = _STARS.match(data, begin)
+    at_line_start = begin == 0 or data[begin - 1 : begin] == b"\n" or data[:begin] == BOM
+    if stars is None or not at_line_start:
+        raise ValueError(f"no headline starts at byte {begin}")
+    level = len(stars.group(1))
+    newline = data.find(b"\n", begin)
+    if newline < 0:
+        return Span(begin, len(data), level)
+    # One search, not a scan of every headline: a move of many subtrees asks often.
+    below = re.compile(rb"^\*{1,%d} " % level, re.MULTILINE).search(data, newline + 1)
+    return Span(begin, len(data) if below is None else below.start(), level)
 
 
 def columns(text: str) -> int:
-    """Return the column Emacs reaches after ``text`` (tabs to 8, wide characters 2)."""
+    """Return the column Emacs reaches after ``text`` (tabs to 8, wide and control 2)."""
     column = 0
     for char in text:
         if char == "\t":
             column += TAB_WIDTH - column % TAB_WIDTH
+        elif char < " " or char == "\x7f":  # shown as ^M, ^?
+            column += 2
+        elif "\udc80" <= char <= "\udcff":  # a byte that is not UTF-8, shown as \377
+            column += 4
         elif unicodedata.east_asian_width(char) in "WF":
             column += 2
         else:

@@ -58,7 +58,7 @@ class Settled:
     """What recovering one journalled move did."""
 
     paths: tuple[str, ...]
-    outcome: str  # "completed" or "pending"
+    outcome: str  # "completed", "pending" or "dropped" (nothing was written; asked again)
     reason: str = ""
 
 
@@ -186,7 +186,12 @@ def recover(db: StateDB) -> list[Settled]:
 
 
 def _settle(db: StateDB, move: int, files: list[Planned]) -> Settled:
-    """Complete one journalled move if every file holds its old or its new bytes."""
+    """Complete one journalled move if every file holds its old or its new bytes.
+
+    The targets are written before the note (``commit_move``): while every target
+    still holds its old bytes, nothing of the move was written, so a note edited since
+    (the user went on writing) drops the record instead of holding the note forever.
+    """
     paths = tuple(f.path for f in files)
     states = []
     for planned in files:
@@ -198,13 +203,21 @@ def _settle(db: StateDB, move: int, files: list[Planned]) -> Settled:
         elif current == _sha(planned.before):
             states.append("before")
         else:
+            states.append("edited")
+    if "edited" in states:
+        if all(state == "before" for state in states[:-1]):
+            _forget(db, move)
             return Settled(
-                paths,
-                "pending",
-                f"{planned.path} was edited after an interrupted move; "
-                "check that the moved subtree is where you want it, then "
-                "`orgrouter state reset` clears the record",
+                paths, "dropped", f"nothing of it was written and {files[-1].path} was edited since"
             )
+        edited = files[states.index("edited")].path
+        return Settled(
+            paths,
+            "pending",
+            f"{edited} was edited after an interrupted move; "
+            "check that the moved subtree is where you want it, then "
+            "`orgrouter state reset` clears the record",
+        )
     finish = Transaction()
     for planned, state in zip(files, states, strict=True):
         if state == "before":

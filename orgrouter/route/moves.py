@@ -44,7 +44,7 @@ class _Targets:
     before: dict[str, bytes | None] = field(default_factory=dict)
     now: dict[str, bytes] = field(default_factory=dict)
 
-    def read(self, path: str, source: Path) -> bytes:
+    def read(self, path: str, source: Path, kind: str) -> bytes:
         if path not in self.now:
             try:
                 with open(path, "rb") as handle:
@@ -56,21 +56,34 @@ class _Targets:
                 from orgrouter.skills.archive import new_file_prefix
 
                 self.now[path] = new_file_prefix(Path(path), source)
+            elif not data and kind == "archive":
+                from orgrouter.skills.archive import empty_file_prefix
+
+                self.now[path] = empty_file_prefix(Path(path))
             else:
                 self.now[path] = data
         return self.now[path]
 
 
-def locate(data: bytes, subject: Subject) -> Span:
-    """Return ``subject``'s subtree in ``data`` (which the write-back may have changed)."""
-    seen = 0
-    for line in Document(data).lines:
-        text = data[line.begin : line.end].rstrip(b"\r\n")
-        if text == subject.headline:
-            if seen == subject.rank:
-                return without_local_variables(data, subtree_span(data, line.begin))
-            seen += 1
-    raise InputError(f"cannot find {subject.title!r} again to move it; nothing was moved")
+def locate(data: bytes, subjects: Sequence[Subject]) -> list[int]:
+    """Return where each subject's headline is in ``data`` (the write-back changed it)."""
+    from orgrouter.skills.executor import is_result
+
+    document = Document(data)
+    heads = {s.headline for s in subjects}
+    seen: dict[tuple[bytes, bool], list[int]] = {}
+    for entry in document.entries:
+        text = data[entry.begin : entry.end].rstrip(b"\r\n")
+        if text in heads:
+            key = (text, is_result(document, entry.index))
+            seen.setdefault(key, []).append(entry.begin)
+    begins = []
+    for subject in subjects:
+        found = seen.get((subject.headline, subject.result), [])
+        if subject.rank >= len(found):
+            raise InputError(f"cannot find {subject.title!r} again to move it; nothing was moved")
+        begins.append(found[subject.rank])
+    return begins
 
 
 def apply_moves(
@@ -81,9 +94,22 @@ def apply_moves(
         raise InputError("moves need the note's file (not text on stdin); nothing was moved")
     source = Path(os.path.abspath(path))
     targets = _Targets()
-    for move in _outermost(moves):
-        span = locate(data, move.subject)
+    chosen = _outermost(moves)
+    # Every subject is found before the first move: a move changes the note (a cut, a
+    # paste), and a subject found again by its rank among identical headline lines
+    # after that would be another one (or none). Each move's edits carry the others along.
+    begins = locate(data, [move.subject for move in chosen])
+    order = _dependency_order(data, chosen, begins, newline)
+    chosen, begins = [chosen[n] for n in order], [begins[n] for n in order]
+    for number, move in enumerate(chosen):
+        begin = begins[number]
+        if not data.startswith(move.subject.headline, begin):
+            raise InputError(
+                f"cannot find {move.subject.title!r} again to move it; nothing was moved"
+            )
+        span = without_local_variables(data, subtree_span(data, begin))
         text = data[span.begin : span.end]
+        before = data
         if not move.target:
             pasted, point = _paste(move, data, text, newline, source, span)
             pasted = add_tags(pasted, point, move.private) if move.private else pasted
@@ -91,17 +117,104 @@ def apply_moves(
             # Org cuts the subtree as it is after the paste: a heading appended right
             # after it (an archive heading not found) takes the blank lines before it.
             after = without_local_variables(pasted, subtree_span(pasted, begin))
+            if after.begin <= point < after.end:  # the cut would take the pasted copy too
+                raise InputError(
+                    f"{move.subject.title!r} would be pasted into itself; nothing was moved"
+                )
             data = pasted[: after.begin] + pasted[after.end :]
-            continue
-        target = targets.read(move.target, source)
-        target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
-        if target_newline != newline:  # Emacs decodes both files: lines take the target's
-            text = text.replace(b"\r\n", b"\n").replace(b"\n", target_newline)
-        pasted, point = _paste(move, target, text, target_newline, source, None)
-        targets.now[move.target] = add_tags(pasted, point, move.private) if move.private else pasted
-        data = data[: span.begin] + data[span.end :]
+            edits = [_splice(before, pasted, point), (after.begin, after.end, after.begin)]
+        else:
+            target = targets.read(move.target, source, move.kind)
+            target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
+            if target_newline != newline:  # Emacs decodes both files: lines take the target's
+                # A note of mixed line ends is decoded as LF, its \r kept as a ^M character.
+                lines = text.replace(b"\r\n", b"\n") if newline == b"\r\n" else text
+                text = lines.replace(b"\n", target_newline)
+            pasted, point = _paste(move, target, text, target_newline, source, None)
+            targets.now[move.target] = (
+                add_tags(pasted, point, move.private) if move.private else pasted
+            )
+            data = data[: span.begin] + data[span.end :]
+            edits = [(span.begin, span.end, span.begin)]
+        for edit in edits:
+            begins = [_follow(b, edit) for b in begins]
     writes = [FileWrite(p, targets.before[p], targets.now[p]) for p in targets.now]
     return data, writes
+
+
+def _splice(old: bytes, new: bytes, point: int) -> tuple[int, int, int]:
+    """Return the one region a paste at ``point`` replaced: (start, old end, new end).
+
+    Nothing before ``point`` but blanks changes (archive.paste, refile.paste), so the
+    region starts at ``point`` at the latest: a pasted subtree that begins like the
+    headline it goes before is not taken for that headline.
+    """
+    limit = min(len(old), len(new), point)
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    most = min(len(old), len(new)) - start
+    tail = 0
+    while tail < most and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    return start, len(old) - tail, len(new) - tail
+
+
+def _follow(position: int, edit: tuple[int, int, int]) -> int:
+    """Return where ``position`` is after ``edit`` (-1: in the region it replaced)."""
+    start, old_end, new_end = edit
+    if position < start:
+        return position
+    if position >= old_end:
+        return position + new_end - old_end
+    return -1
+
+
+def _dependency_order(
+    data: bytes, moves: Sequence[Move], begins: Sequence[int], newline: bytes
+) -> list[int]:
+    """Return the order to make ``moves`` in: a refile into a subtree another move takes first.
+
+    "refile X under B/Child" and "archive B", both approved, can both be done only in
+    that order (X then goes with B); the other way the target is gone and the file fails
+    every run, asking both again. Otherwise the moves keep their order.
+    """
+    from orgrouter.skills import refile
+    from orgrouter.skills.executor import Unclear
+
+    spans = [subtree_span(data, begin) for begin in begins]
+    first: dict[int, set[int]] = {n: set() for n in range(len(moves))}  # n after these
+    document: Document | None = None
+    for n, move in enumerate(moves):
+        if move.kind != "refile" or move.target or not move.olpath:
+            continue
+        document = document or Document(data, newline=newline)
+        try:
+            index, _ = refile.find_heading(document, "/".join(move.olpath), "", exact=True)
+        except Unclear:
+            continue  # the move says so when it is made
+        where = document.entries[index].begin
+        for other, span in enumerate(spans):
+            if other != n and span.begin <= where < span.end:
+                first[other].add(n)
+    order: list[int] = []
+    placed: set[int] = set()
+    for n in range(len(moves)):  # in order, each after the moves it waits for
+        if n in placed:
+            continue
+        stack = [n]
+        while stack:  # depth first over what ``stack[-1]`` waits for (a cycle: as it comes)
+            top = stack[-1]
+            due = [m for m in sorted(first[top]) if m not in placed and m not in stack]
+            ahead = due[0] if due else None
+            if ahead is None:
+                stack.pop()
+                if top not in placed:
+                    placed.add(top)
+                    order.append(top)
+            else:
+                stack.append(ahead)
+    return order
 
 
 def _outermost(moves: Sequence[Move]) -> list[Move]:

@@ -178,7 +178,8 @@ def _has_setting_line(data: bytes) -> bool:
     """Return whether a line of ``data`` starts (after blanks) with a routing setting."""
     for match in _SETTING_KEYWORD.finditer(data):
         line_start = data.rfind(b"\n", 0, match.start()) + 1
-        if not data[line_start : match.start()].strip(b" \t"):
+        before = data[line_start : match.start()]
+        if not (before.removeprefix(b"\xef\xbb\xbf") if line_start == 0 else before).strip(b" \t"):
             return True
     return False
 

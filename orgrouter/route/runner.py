@@ -420,6 +420,8 @@ def _settle_moves(state: Any, report: Report) -> set[str]:
             report.emit(f"completed an interrupted move: {names}")
         elif settled.outcome == "pending":
             report.emit(f"orgrouter: warning: an interrupted move waits: {settled.reason}")
+        elif settled.outcome == "dropped":
+            report.emit(f"an interrupted move was not made ({settled.reason}); it is asked again")
     return pending_paths(state)
 
 

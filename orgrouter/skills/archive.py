@@ -19,6 +19,7 @@ Facts of Org 9.5's org-archive.el it follows (and tests/executors checks live):
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -29,6 +30,7 @@ from typing import Any
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import locate_head
 from orgrouter.org.edit import SetProperty, edit_bytes
+from orgrouter.org.scan import BOM
 from orgrouter.org.subtree import align_tags, at_level
 from orgrouter.skills.base import Context, Sensor, Stimulus
 from orgrouter.skills.executor import (
@@ -39,6 +41,7 @@ from orgrouter.skills.executor import (
     Subject,
     Unclear,
     binding,
+    bound_name,
     index_at_line,
     inherited_privacy,
     relative_name,
@@ -56,7 +59,6 @@ _TAG_VARIANT = re.compile(
 )
 _COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
 _LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
-_PROPERTY_KEYWORD = re.compile(rb"^[ \t]*#\+ARCHIVE:[ \t]*(.*?)[ \t]*\r?$", re.I | re.M)
 
 
 def archive_time(now: datetime) -> str:
@@ -93,12 +95,30 @@ def location_of(document: Document, index: int) -> str:
     value = document.settings.property("ARCHIVE")
     if value is not None:
         return value
-    first = document.entries[0].begin if document.entries else len(document.data)
-    keywords = list(_PROPERTY_KEYWORD.finditer(document.data, 0, first))
-    keywords += list(_PROPERTY_KEYWORD.finditer(document.data, first))
-    if keywords:  # Org reads #+ARCHIVE: anywhere in the buffer; the last one wins
-        return max(keywords, key=lambda m: m.start()).group(1).decode("utf-8", "replace")
-    return DEFAULT_LOCATION
+    keyword = _archive_keyword(document.data)
+    return DEFAULT_LOCATION if keyword is None else keyword
+
+
+@functools.lru_cache(maxsize=4)  # once per note, not once per subject archived
+def _archive_keyword(data: bytes) -> str | None:
+    """Return the note's ``#+ARCHIVE:`` value, if any.
+
+    Org reads it anywhere in the buffer and the first one wins, empty or not
+    (`org-collect-keywords' lists ARCHIVE as unique).
+    """
+    from orgrouter.org.settings import first_keyword
+
+    # Emacs drops a BOM as it visits the file: a first line after one is a keyword.
+    return first_keyword(data.removeprefix(BOM).decode("utf-8", "replace"), "ARCHIVE")
+
+
+@functools.lru_cache(maxsize=4)
+def _category_keyword(data: bytes) -> str | None:
+    """Return the value of the note's last ``#+CATEGORY:`` line, if any."""
+    found = re.findall(
+        rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", data.removeprefix(BOM), re.I | re.M
+    )
+    return str(found[-1].decode("utf-8", "replace")) if found else None
 
 
 def split_location(location: str, source: Path) -> tuple[Path | None, str]:
@@ -141,7 +161,10 @@ def context_of(
     path: list[str] = []
     at = document.entries[index].parent
     while at is not None:
-        path.insert(0, outline_title(document.headline(at).raw))
+        above = document.headline(at)
+        # org-get-outline-path takes the title group of `org-complex-heading-regexp',
+        # which keeps a COMMENT keyword (unlike :raw-value).
+        path.insert(0, outline_title(f"COMMENT {above.raw}" if above.commented else above.raw))
         at = document.entries[at].parent
     own = set(headline.tags)
     inherited = [tag for tag in document.tags(index) if tag not in own]
@@ -162,9 +185,9 @@ def category_of(document: Document, index: int, source: Path) -> str:
     if found is not None:
         return found
     value = document.settings.property("CATEGORY")
-    keyword = re.findall(rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", document.data, re.I | re.M)
-    if keyword:
-        return str(keyword[-1].decode("utf-8", "replace"))
+    keyword = _category_keyword(document.data)
+    if keyword is not None:
+        return keyword
     if value is not None:
         return value
     name = source.name
@@ -173,8 +196,16 @@ def category_of(document: Document, index: int, source: Path) -> str:
 
 def new_file_prefix(target: Path, source: Path) -> bytes:
     """Return what Org writes into a new archive file before the first subtree."""
-    mode = "" if re.search(r"\.org$", target.name, re.IGNORECASE) else MODE_LINE
-    return (mode + HEADER.format(os.path.abspath(source))).encode("utf-8")
+    return empty_file_prefix(target) + HEADER.format(os.path.abspath(source)).encode("utf-8")
+
+
+def empty_file_prefix(target: Path) -> bytes:
+    """Return the mode line Org puts in an empty archive buffer not in Org mode by its name.
+
+    ``org-insert-mode-line-in-empty-file'' acts on an empty buffer, so an archive file
+    that exists but is empty gets it too (without the header, which is for new files).
+    """
+    return b"" if re.search(r"\.org$", target.name, re.IGNORECASE) else MODE_LINE.encode()
 
 
 def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[bytes, int]:
@@ -186,11 +217,7 @@ def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[byt
         point = len(target)
     else:
         level = len(re.match(r"\*+", heading).group(0)) + 1  # type: ignore[union-attr]
-        pattern = re.compile(
-            rb"^" + re.escape(heading.encode("utf-8")) + rb"(?:[ \t]+:(?:[\w@#%]+:)+)?[ \t]*\r?$",
-            re.MULTILINE | re.IGNORECASE,
-        )
-        found = pattern.search(target)
+        found = heading_line(target, heading)
         if found is None:
             if target and not target.endswith(b"\n"):
                 target += nl
@@ -217,6 +244,15 @@ def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[byt
     return target[:point] + block + target[point:], point
 
 
+def heading_line(data: bytes, heading: str) -> re.Match[bytes] | None:
+    """Return the line of ``data`` Org archives under for ``heading`` (the first, any case)."""
+    pattern = re.compile(
+        rb"^" + re.escape(heading.encode("utf-8")) + rb"(?:[ \t]+:(?:[\w@#%]+:)+)?[ \t]*\r?$",
+        re.MULTILINE | re.IGNORECASE,
+    )
+    return pattern.search(data)
+
+
 def _subtree_end(data: bytes, line_end: int, level: int) -> int:
     """Return the end of the subtree whose headline line ends at ``line_end``."""
     pattern = re.compile(rb"^\*{1,%d} " % level, re.MULTILINE)
@@ -233,8 +269,10 @@ def finish(target: bytes, point: int, move: Move, newline: bytes) -> bytes:
         line = target[point:content_end].decode("utf-8", "surrogateescape")
         retagged = align_tags(_with_tags(line, move.tags)).encode("utf-8", "surrogateescape")
         target = target[:point] + retagged + target[content_end:]
-    edits = [SetProperty(point, key, value) for key, value in move.context]
-    return edit_bytes(target, edits, newline=newline)
+    # The drawer goes under the headline at ``point``: only the text from there is
+    # edited (archiving many subtrees into one file would re-read it whole each time).
+    edits = [SetProperty(0, key, value) for key, value in move.context]
+    return target[:point] + edit_bytes(target[point:], edits, newline=newline)
 
 
 def _with_tags(line: str, tags: tuple[str, ...]) -> str:
@@ -284,26 +322,31 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
     moves: list[Move] = []
     lines: list[str] = []
     targets: set[str] = set()
+    checked: dict[Path, tuple[str | None, str]] = {}  # target: (problem, warning)
     for subject in subjects:
         index = _index_of(document, subject)
         target, heading = split_location(location_of(document, index), source)
         same = target is None or target == source
         if not same:
             assert target is not None
-            problem = write_problem(ctx, target)
+            if target not in checked:
+                checked[target] = (write_problem(ctx, target), where_note(ctx, target))
+            problem = checked[target][0]
             if problem is not None:
                 raise Unclear(
                     "Clarification needed: the archive file may not be written",
                     f"Archiving {subject.title!r} would write {target}: {problem}. "
                     "Set an ARCHIVE property or #+ARCHIVE: line naming an Org file in the notes.",
                 )
+        if same and heading:
+            _refuse_archiving_into_itself(document, subjects, heading)
         context = tuple(context_of(document, index, ctx.now, source))
         tags = tuple(document.tags(index)) if same and _inherits(document, index) else ()
         where = relative_name(target, ctx) if target is not None and not same else "this file"
         under = f" under {heading!r}" if heading else ""
-        warn = where_note(ctx, target) if target is not None and not same else ""
+        warn = checked[target][1] if target is not None and not same else ""
         lines.append(f"{subject.title} (line {subject.line}) -> {where}{under}{warn}")
-        targets.add(f"{'' if same or target is None else relative_name(target, ctx)}::{heading}")
+        targets.add(f"{'' if same or target is None else bound_name(target, ctx)}::{heading}")
         moves.append(
             Move(
                 subject,
@@ -320,6 +363,28 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
     count = len(subjects)
     title = f"Archived {count} subtrees" if count > 1 else f"Archived {subjects[0].title!r}"
     return Plan(tuple(moves), tuple(lines), digest, (), title)
+
+
+def _refuse_archiving_into_itself(
+    document: Document, subjects: list[Subject], heading: str
+) -> None:
+    """Raise Unclear when the in-file archive heading lies inside a subject.
+
+    Org 9.5 pastes the subtree under that heading, then cuts the subject, heading and
+    all: the text is gone from the file. orgrouter never destroys text, so it asks.
+    """
+    found = heading_line(document.data, heading) if re.match(r"\*+", heading) else None
+    if found is None:
+        return
+    for subject in subjects:
+        if subject.begin <= found.start() < subject.end:
+            raise Unclear(
+                "Clarification needed: the archive heading is inside what would be archived",
+                f"This note archives under {heading!r}, which is inside {subject.title!r}: "
+                "archiving it would paste it into itself and then cut both (Org loses the "
+                "text). Archive something else, or set an ARCHIVE property or #+ARCHIVE: "
+                "line naming another heading or file.",
+            )
 
 
 def _inherits(document: Document, index: int) -> bool:

@@ -82,6 +82,7 @@ class Subject:
     title: str  # its raw title (without TODO keyword, priority and tags)
     rank: int  # how many identical headline lines come before it (to find it again)
     headline: bytes  # the headline line's bytes, without its line end
+    result: bool = False  # one of orgrouter's results (ranked among those only)
 
 
 @dataclass(frozen=True)
@@ -177,10 +178,12 @@ def subject_at(document: Document, index: int) -> Subject:
     """Return headline ``index``'s subtree as a Subject."""
     entry = document.entries[index]
     line = document.data[entry.begin : entry.end].rstrip(b"\r\n")
+    result = is_result(document, index)
     rank = sum(
         1
         for other in document.entries[:index]
         if document.data[other.begin : other.end].rstrip(b"\r\n") == line
+        and is_result(document, other.index) == result
     )
     return Subject(
         entry.begin,
@@ -189,7 +192,19 @@ def subject_at(document: Document, index: int) -> Subject:
         document.headline(index).raw,
         rank,
         line,
+        result,
     )
+
+
+def is_result(document: Document, index: int) -> bool:
+    """Return whether headline ``index`` is one of orgrouter's results (it has the drawer).
+
+    A subject is found again among the headlines like it (results or not): results
+    written before it in the same run must not take its place.
+    """
+    entry = document.entries[index]
+    head = locate_head(document.data, entry.scan_line, newline=document.newline)
+    return head.drawer is not None and head.drawer.get("ORGROUTER_RESULT") is not None
 
 
 def clean_object(text: str) -> str:
@@ -229,33 +244,61 @@ def this_subject(document: Document, own: int, ctx: Context) -> Subject:
 
 
 def done_children(document: Document, own: int, ctx: Context) -> list[Subject]:
-    """Return the done children of the section the request sits in (in order)."""
+    """Return the done children of the section the request sits in (in order).
+
+    As ``org-archive-all-done``: a done child with an open TODO under it stays.
+    """
     parent = document.entries[own].parent
     todo = document.settings.todo
-    found = [
-        subject_at(document, entry.index)
+    done = [
+        entry
         for entry in document.entries
         if entry.parent == parent
         and entry.index != own
         and document.headline(entry.index).todo in todo.done
     ]
+    found = [subject_at(document, e.index) for e in done if not _open_below(document, e.index)]
     if not found:
         where = "the file's top level" if parent is None else document.headline(parent).raw
+        kept = " (the done ones hold an open TODO under them)" if done else ""
         raise Unclear(
             "Clarification needed: no done items here",
             f"No headline directly under {where!r} is in a done state "
-            f"({', '.join(todo.done)}); nothing to act on.",
+            f"({', '.join(todo.done)}){kept}; nothing to act on.",
         )
     return found
 
 
+def _open_below(document: Document, index: int) -> bool:
+    """Return whether a headline under headline ``index`` has a TODO state not done."""
+    entry = document.entries[index]
+    todo = document.settings.todo
+    return any(
+        entry.begin < other.begin < entry.subtree_end
+        and (state := document.headline(other.index).todo) is not None
+        and not todo.is_done(state)
+        for other in document.entries
+    )
+
+
 def named(document: Document, title: str, own: int) -> Subject:
-    """Return the headline titled ``title`` (case-insensitive), or raise Unclear."""
+    """Return the headline titled ``title`` (case-insensitive), or raise Unclear.
+
+    The title as written or as Org shows it (a link's description, no cookies): the
+    headline ``* [[https://example.org][Site]] [1/2]`` is "Site".
+    """
+    from orgrouter.skills.archive import outline_title
+
     wanted = title.casefold()
     matches = [
         entry.index
         for entry in document.entries
-        if entry.index != own and document.headline(entry.index).raw.casefold() == wanted
+        if entry.index != own
+        and wanted
+        in (
+            document.headline(entry.index).raw.casefold(),
+            outline_title(document.headline(entry.index).raw).casefold(),
+        )
     ]
     if len(matches) == 1:
         return subject_at(document, matches[0])
@@ -367,6 +410,23 @@ def relative_name(path: Path, ctx: Context) -> str:
         except ValueError:
             return os.fspath(path)
     return os.fspath(path)
+
+
+def bound_name(path: Path, ctx: Context) -> str:
+    """Return ``path`` as an approval binds it: its name, and where a symlink leads.
+
+    A symlink pointed elsewhere after the approval (a ``git pull`` can do that) is
+    another target, so the approval must not cover it.
+    """
+    name = relative_name(path, ctx)
+    real = os.path.realpath(path)
+    root = ctx.notes_root
+    # Only links met below the notes root count: a root reached through a link
+    # (~/notes -> /data/notes) names every target the same way on every run.
+    same = real == os.path.abspath(path) or (
+        root is not None and os.path.normpath(os.path.join(os.path.realpath(root), name)) == real
+    )
+    return name if same else f"{name} (-> {real})"
 
 
 ARCHIVE_TAG = "ARCHIVE"  # `org-archive-tag'

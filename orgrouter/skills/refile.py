@@ -27,6 +27,7 @@ from orgrouter.skills.executor import (
     Plan,
     Unclear,
     binding,
+    bound_name,
     document_of,
     inherited_privacy,
     relative_name,
@@ -234,7 +235,7 @@ class RefileSkill(ExecutorSkill):
         warn = "" if same else where_note(ctx, target)
         lines = tuple(f"{s.title} (line {s.line}) -> {where}{under}{warn}" for s in subjects)
         digest = binding(
-            "refile", document.data, subjects, f"{relative_name(target, ctx)}::{'/'.join(olpath)}"
+            "refile", document.data, subjects, f"{bound_name(target, ctx)}::{'/'.join(olpath)}"
         )
         moves = tuple(
             Move(

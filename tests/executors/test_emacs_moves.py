@@ -92,6 +92,35 @@ ARCHIVE_CASES = {
         "l.org",
         2,
     ),
+    # ARCHIVE_OLPATH keeps a COMMENT keyword (org-get-outline-path's title group).
+    "commented-parent-in-olpath": ({"h.org": "* COMMENT P\n** C\nx\n"}, "h.org", 2),
+    # #+ARCHIVE is unique to org-collect-keywords: the first line counts.
+    "first-archive-keyword-wins": (
+        {"k.org": "#+ARCHIVE: one.org::\n* A\n** a1\n#+ARCHIVE: two.org::\n* B\n** b1\n"},
+        "k.org",
+        3,
+    ),
+    "archive-keyword-in-src-block-is-no-keyword": (
+        {"k.org": "#+begin_src org\n#+ARCHIVE: x.org::\n#+end_src\n* P\n** C\n"},
+        "k.org",
+        5,
+    ),
+    # An archive file that exists but is empty gets the mode line (not the header).
+    "existing-empty-archive-file": ({"m.org": "* P\n** C\n", "m.org_archive": ""}, "m.org", 2),
+    # A control character is two columns (^M) when the tags are aligned.
+    "control-character-in-headline": ({"n.org": "* P\n** C\rD\x7f :t:\nx\n"}, "n.org", 2),
+    # Mixed line ends decode as LF, the \r a ^M kept: into a CRLF archive it stays.
+    "mixed-line-ends-into-crlf-archive": (
+        {"o.org": "* P\r\n** C\nx\r\n* Q\r\n", "o.org_archive": "* old\r\n"},
+        "o.org",
+        2,
+    ),
+    # Emacs drops the BOM: #+ARCHIVE on the first line after it is a keyword.
+    "bom-then-archive-keyword": (
+        {"q.org": "\ufeff#+ARCHIVE: ::* Arch\n#+CATEGORY: cat\n* B\n** C\n* Arch\n"},
+        "q.org",
+        4,
+    ),
     "deep-subtree-promoted": (
         {"f.org": "* A\n** B\n*** C  :long_tag_name:other:\n**** D :d:\nbody\n***** E\n* Z\n"},
         "f.org",

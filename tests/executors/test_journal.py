@@ -88,3 +88,18 @@ def test_recover_waits_on_hand_edits(tmp_path: Path) -> None:
     assert settled.outcome == "pending" and "edited" in settled.reason
     assert os.path.realpath(note) in pending_paths(db)
     assert note.read_bytes() == b"* Keep\n* Move\n"
+
+
+def test_a_note_edited_after_a_kill_before_any_write_is_let_go(tmp_path: Path) -> None:
+    # Killed once journalled, before the target was written; the user then typed in the
+    # note. Nothing of the move was written, so the record goes and the note is routed
+    # again (the approval is asked again), instead of being held until `state reset`.
+    db, note, target = _setup(tmp_path)
+    pending_paths(db)
+    _journal_only(db, note, target)
+    note.write_bytes(b"* Keep\n* Move\n* Typed after the kill\n")
+    (settled,) = recover(db)
+    assert settled.outcome == "dropped"
+    assert pending_paths(db) == set()
+    assert note.read_bytes() == b"* Keep\n* Move\n* Typed after the kill\n"
+    assert target.read_bytes() == b"* B\n"

@@ -130,3 +130,10 @@ def test_setup_file_chains_are_bounded(tmp_path: Path) -> None:
     assert settings.warnings == (
         f"{tmp_path / 's31.setup'}:1: setup file not read: more than 32 nested",
     )
+
+
+def test_a_keyword_first_after_a_bom_counts() -> None:
+    # Emacs drops the BOM as it visits the file; "archive the done items" in such a
+    # note took SHIPPED for no done state.
+    settings = read_settings("\ufeff#+TODO: NEXT | SHIPPED\n* NEXT x\n")
+    assert settings.todo.keywords == ("NEXT", "SHIPPED")

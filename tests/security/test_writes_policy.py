@@ -81,6 +81,14 @@ def test_a_symlink_into_a_hidden_directory_is_forbidden(tree: tuple[Path, Path])
     assert isinstance(check(root, note, "hooks/post-checkout"), Forbidden)
 
 
+def test_a_hard_link_to_the_note_is_the_note(tree: tuple[Path, Path]) -> None:
+    # A move "into" it would write the whole note twice (os.replace splits the link).
+    root, note = tree
+    os.link(note, note.parent / "same.org")
+    verdict = check(root, note, "same.org")
+    assert isinstance(verdict, Forbidden) and "the note itself" in verdict.reason
+
+
 def test_new_file_in_the_notes_tree_is_allowed(tree: tuple[Path, Path]) -> None:
     root, note = tree
     assert isinstance(check(root, note, "out/run.sh"), Allowed)

@@ -10,6 +10,13 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
+from orgrouter.errors import InputError
+from orgrouter.org.document import Document
+from orgrouter.route.moves import apply_moves
+from orgrouter.skills.executor import Move, subject_at
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "route"))
 
 from route_cli import run_cli
@@ -281,3 +288,122 @@ def test_route_stdin_leaves_a_move_across_files_to_a_file_route(tmp_path: Path) 
     assert (code, out) == (0, approved) and "waits: run `orgrouter route`" in err
     _route(tmp_path, notes)  # the same approval: no new question
     assert note.read_text() == "" and "\nx\n" in (notes / "a.org_archive").read_text()
+
+
+def test_two_moves_of_headlines_with_the_same_title_move_each_once(tmp_path: Path) -> None:
+    # Both subjects are "* Notes": once the first moved, the second used to be found
+    # again by its rank among identical lines, which named the wrong one (in-file
+    # archive: the first archived twice, the second left) or none (the file failed).
+    twin = "* Notes\n{0}-notes\n** @agent {1}\n"
+    in_file = "#+ARCHIVE: ::\n" + "".join(twin.format(n, "archive this") for n in "ab")
+    across = twin.format("a", "refile this to p.org") + twin.format("b", "refile this to p.org")
+    notes = _notes(
+        tmp_path,
+        {"i.org": in_file + "* Tail\n", "x.org": across + "* Tail\n", "p.org": "* W\n"},
+    )
+    _route(tmp_path, notes)
+    _approve(notes / "i.org")
+    _approve(notes / "x.org")
+    assert _route(tmp_path, notes)[0] == 0
+    kept = (notes / "i.org").read_text()
+    assert kept.startswith("#+ARCHIVE: ::\n* Tail\n\n* Notes\n")
+    assert kept.index("a-notes") < kept.index("b-notes")
+    assert kept.count("a-notes") == kept.count("b-notes") == 1
+    assert (notes / "x.org").read_text() == "* Tail\n"
+    moved = (notes / "p.org").read_text()
+    assert moved.count("* Notes\n") == 2 and moved.index("a-notes") < moved.index("b-notes")
+
+
+def test_an_in_file_archive_heading_inside_the_subject_is_refused(tmp_path: Path) -> None:
+    # Org pastes the subtree under the heading, then cuts the subject with the heading
+    # and the copy in it: the text is gone. orgrouter asks instead, and moves nothing.
+    files = {
+        "a.org": "#+ARCHIVE: ::* Archive\n* Work\n* Archive\n** old\nbody\n"
+        "** @agent archive this\n",
+        "b.org": "#+ARCHIVE: ::** Sub\n* Work\nw\n** Sub\n*** kept\n** @agent archive this\n",
+        "c.org": "#+ARCHIVE: ::*** Sub\n* B\n** DONE d3\n*** Sub\n** DONE d4\n"
+        "** @agent archive the done items\n",
+    }
+    notes = _notes(tmp_path, files)
+    assert _route(tmp_path, notes)[0] == 0
+    for name, text in files.items():
+        routed = (notes / name).read_text()
+        assert "the archive heading is inside what would be archived" in routed, name
+        assert "WAITING" not in routed and routed.startswith(text), name
+
+
+def test_apply_moves_never_pastes_a_subtree_into_itself() -> None:
+    # The plan refuses it; the move refuses it too, should the note change between.
+    data = b"* Work\nw\n** Sub\n*** kept\n* Tail\n"
+    subject = subject_at(Document(data), 0)
+    with pytest.raises(InputError, match="into itself"):
+        apply_moves(data, [Move(subject, "archive", "", "** Sub")], "a.org", b"\n")
+
+
+def test_a_done_item_with_an_open_todo_under_it_stays(tmp_path: Path) -> None:
+    # org-archive-all-done leaves a done child whose subtree still has an open TODO;
+    # archiving it would take that task out of the agenda without saying so.
+    text = (
+        "* Sprint\n** DONE One\n*** DONE nested\n** DONE Two\n*** TODO still open\n"
+        "** @agent archive the done items\n"
+    )
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    asked = (notes / "a.org").read_text()
+    assert "- One (line 2) -> a.org_archive\n" in asked and "- Two" not in asked
+    _approve(notes / "a.org")
+    _route(tmp_path, notes)
+    assert "** DONE Two\n*** TODO still open\n" in (notes / "a.org").read_text()
+    archived = (notes / "a.org_archive").read_text()
+    assert "* DONE One\n" in archived and "Two" not in archived
+
+
+def test_a_result_written_before_the_subject_in_the_same_run_is_not_moved(tmp_path: Path) -> None:
+    # A new request above answers "** Hello", the very line of the approved subject:
+    # found again by rank among identical lines, the result was archived instead.
+    notes = _notes(tmp_path, {"a.org": "* Stuff\n** Hello\nMine.\n*** @agent archive this\n"})
+    note = notes / "a.org"
+    _route(tmp_path, notes)
+    _approve(note)
+    note.write_text("* @agent greet\n" + note.read_text())
+    assert _route(tmp_path, notes)[0] == 0
+    kept = note.read_text()
+    assert kept.startswith("* @agent greet\n") and kept.count("** Hello\n") == 1
+    assert "Mine." not in kept and kept.endswith("* Stuff\n")
+    archived = (notes / "a.org_archive").read_text()
+    assert "* Hello\n" in archived and "Mine.\n" in archived
+
+
+def test_a_refile_into_a_subtree_another_move_archives_goes_first(tmp_path: Path) -> None:
+    # Both approved: archiving B first left no B/Child to refile into, so the file
+    # failed, both were asked again, and approving them again failed again.
+    text = "* B\n** Child\n** @agent archive this\n* X\nMine.\n"
+    text += "** @agent refile this under B/Child\n"
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    _approve(notes / "a.org")
+    assert _route(tmp_path, notes)[0] == 0
+    assert (notes / "a.org").read_text() == ""
+    archived = (notes / "a.org_archive").read_text()
+    assert archived.count("Mine.") == 1
+    assert archived.index("** Child\n") < archived.index("*** X\nMine.\n")
+
+
+def test_a_named_headline_is_found_by_the_title_org_shows(tmp_path: Path) -> None:
+    text = "* TODO [[https://example.org][Site]] [1/2] :web:\nS.\n* Notes\n** @agent archive Site\n"
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    assert "- [[https://example.org][Site]] [1/2] (line 1) -> a.org_archive\n" in (
+        notes / "a.org"
+    ).read_text()
+
+
+def test_the_done_items_of_a_note_with_a_bom_follow_its_todo_line(tmp_path: Path) -> None:
+    notes = _notes(tmp_path, {})
+    note = notes / "a.org"
+    note.write_bytes(
+        b"\xef\xbb\xbf#+TODO: NEXT | SHIPPED\n* Sprint\n** SHIPPED One\n** NEXT Two\n"
+        b"** @agent archive the done items\n"
+    )
+    _route(tmp_path, notes)
+    assert "- One (line 3) -> a.org_archive\n" in note.read_text(encoding="utf-8-sig")

@@ -160,6 +160,27 @@ def test_a_same_size_config_edit_is_seen(tmp_path: Path) -> None:
     assert call(server, "route", params)["changed"] is True
 
 
+def test_a_same_size_config_edit_in_the_same_mtime_tick_is_seen(tmp_path: Path) -> None:
+    # A coarse file system clock (or two saves within one tick) gives an in-place edit
+    # the same inode, size and mtime: only the bytes tell the versions apart.
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    config = notes / "orgrouter.toml"
+    config.write_text('[agent]\nname = "ann"\n')
+    server = make_server(tmp_path)
+    params = {"text": "* @bob create a todo\n", "path": str(notes / "a.org"), "now": NOW}
+    assert call(server, "route", params)["changed"] is False
+    before = config.stat()
+    with config.open("r+b") as handle:  # in place: the same inode
+        handle.write(b'[agent]\nname = "bob"\n')
+    os.utime(config, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = config.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino, before.st_size, before.st_mtime_ns
+    )  # fmt: skip
+    assert call(server, "route", params)["changed"] is True
+
+
 @pytest.mark.parametrize(
     "data",
     [

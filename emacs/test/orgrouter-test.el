@@ -165,6 +165,28 @@ In BODY, `path' is `server' or `process', the path that must answer."
         (widen)
         (should (equal (buffer-string) expected))))))
 
+(orgrouter-test-both orgrouter-test-route-in-an-indirect-buffer-edits-the-shared-text
+  (orgrouter-test--with-org-buffer orgrouter-test-request-text
+    (let ((expected (orgrouter-test--expected-output
+                     orgrouter-test-request-text
+                     (expand-file-name "notes.org<indirect>")))
+          (base (current-buffer))
+          (indirect (make-indirect-buffer (current-buffer) "notes.org<indirect>" t)))
+      (unwind-protect
+          (with-current-buffer indirect
+            (buffer-enable-undo)
+            (undo-boundary)
+            (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'changed))
+            (should (eq orgrouter-last-route-path path))
+            (should (equal (buffer-string) expected))
+            (should (equal (with-current-buffer base (buffer-string)) expected))
+            (undo-boundary)
+            (let ((last-command nil))
+              (undo))
+            (should (equal (with-current-buffer base (buffer-string))
+                           orgrouter-test-request-text)))
+        (kill-buffer indirect)))))
+
 (orgrouter-test-both orgrouter-test-route-buffer-with-nothing-to-do-says-so
   (orgrouter-test--with-org-buffer orgrouter-test-plain-text
     (should (eq (orgrouter-test--route-and-wait #'orgrouter-route-buffer) 'unchanged))

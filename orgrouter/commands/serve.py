@@ -37,11 +37,11 @@ def serve(agent: str | None, config_file: str | None, state_path: str | None) ->
         environ=dict(os.environ),
         cwd=Path.cwd(),
     )
-    # Replies go to the real stdout; anything a library prints by mistake to
-    # sys.stdout would corrupt the framing, so it goes to stderr instead.
-    reader, writer = sys.stdin.buffer, sys.stdout.buffer
-    from orgrouter.serve.pipes import widen_pipes
+    from orgrouter.serve.pipes import private_channel, widen_pipes
 
+    # The channel gets descriptors of its own, so a skill (or a program it runs)
+    # writing to stdout cannot corrupt the framing; a library's print goes to stderr.
+    reader, writer = private_channel(sys.stdin.buffer, sys.stdout.buffer)
     widen_pipes(reader, writer)
     sys.stdout = sys.stderr
     return Server(settings).serve(reader, writer)

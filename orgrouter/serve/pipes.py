@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import os
 from pathlib import Path
 from typing import BinaryIO
 
@@ -30,3 +31,31 @@ def widen_pipes(*streams: BinaryIO) -> None:
     for stream in streams:
         with contextlib.suppress(OSError, ValueError):
             fcntl.fcntl(stream.fileno(), setter, size)
+
+
+def private_channel(stdin: BinaryIO, stdout: BinaryIO) -> tuple[BinaryIO, BinaryIO]:
+    """Return the JSON-RPC reader and writer, moved off file descriptors 0 and 1.
+
+    Anything else in the process that writes to descriptor 1 (a user skill's
+    ``os.write``, or a program it runs, which inherits descriptor 1) would land
+    inside the reply stream and break its framing; anything that reads descriptor 0
+    would eat the next call. So the channel moves to descriptors of its own, 1
+    becomes a copy of stderr and 0 reads ``/dev/null``. Streams that are not the
+    process's descriptors 0 and 1 (a test's in-memory ones) are returned as they are.
+    """
+    try:
+        real = stdin.fileno() == 0 and stdout.fileno() == 1
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        real = False
+    if not real:
+        return stdin, stdout
+    stdout.flush()
+    reader = os.fdopen(os.dup(0), "rb")
+    writer = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    return reader, writer

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from orgrouter.serve.framing import read_message
 
@@ -60,26 +62,26 @@ def test_the_real_process_over_pipes(tmp_path: Path) -> None:
         {"jsonrpc": "2.0", "method": "exit"},
     ]  # fmt: skip
     stream = b"Content-Length: 3\r\n\r\n{x}" + b"".join(frame(m) for m in messages)
-    done = subprocess.run(
-        [sys.executable, "-m", "orgrouter", "serve"],
-        input=stream,
-        capture_output=True,
-        env={**clean_env(tmp_path), "PATH": "/usr/bin:/bin"},
-        cwd=tmp_path,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    import io
-
-    out = io.BytesIO(done.stdout)
-    replies = []
-    while (body := read_message(out)) is not None:
-        replies.append(json.loads(body))
+    replies, _ = serve_process(stream, tmp_path)
     assert [r.get("id") for r in replies] == [None, 1, 2, 3]
     assert replies[0]["error"]["code"] == -32700
     assert "** TODO buy milk\n" in replies[1]["result"]["text"]
     assert replies[2]["result"]["risk_level"] == "high"
     assert replies[3]["result"] is None
+
+
+def serve_process(stream: bytes, tmp: Path) -> tuple[list[dict[str, Any]], bytes]:
+    """Run the real ``orgrouter serve`` on ``stream``; return its replies and stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "orgrouter", "serve"], input=stream, capture_output=True,
+        env={**clean_env(tmp), "PATH": "/usr/bin:/bin"}, cwd=tmp, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = io.BytesIO(done.stdout)
+    replies = []
+    while (body := read_message(out)) is not None:
+        replies.append(json.loads(body))
+    return replies, done.stderr
 
 
 def test_end_of_input_without_shutdown_exits_1(tmp_path: Path) -> None:
@@ -99,3 +101,46 @@ def test_serve_is_a_command(tmp_path: Path) -> None:
     assert "serve" in listed.output
     helped = CliRunner().invoke(cli, ["serve", "--help"], env=clean_env(tmp_path))
     assert helped.exit_code == 0 and "Content-Length" in helped.output
+
+
+NOISY_SKILL = """
+import os
+import subprocess
+import sys
+
+from orgrouter.skills.base import BaseSkill
+
+class Noisy(BaseSkill):
+    name = "noisy"
+    priority = 99
+
+    def trigger(self, stimulus, ctx):
+        if "weather" in stimulus.text:
+            os.write(1, b"Content-Length: 5\\r\\n\\r\\nnoise")  # straight to descriptor 1
+            subprocess.run([sys.executable, "-c", "print('a child on stdout')"], check=True)
+        return False
+
+SKILLS = [Noisy()]
+"""
+
+
+def test_a_skill_writing_to_stdout_cannot_corrupt_the_replies(tmp_path: Path) -> None:
+    # A user skill (or a program it runs, which inherits file descriptor 1) that
+    # writes to stdout must not land in the JSON-RPC stream Emacs parses.
+    notes, skills = tmp_path / "notes", tmp_path / "skills"  # never skills from the notes
+    notes.mkdir()
+    skills.mkdir()
+    (skills / "noisy.py").write_text(NOISY_SKILL)
+    (notes / "orgrouter.toml").write_text(f"[skills]\npaths = [{json.dumps(str(skills))}]\n")
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "route",
+         "params": {"text": "* @agent create a todo to check the weather\n",
+                    "path": str(notes / "a.org"), "now": NOW}},
+        {"jsonrpc": "2.0", "id": 2, "method": "classify", "params": {"text": "hello"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]  # fmt: skip
+    replies, stderr = serve_process(b"".join(frame(m) for m in messages), tmp_path)
+    assert [r.get("id") for r in replies] == [1, 2, 3]
+    assert replies[0]["result"]["changed"] is True
+    assert b"a child on stdout" in stderr and b"noise" in stderr

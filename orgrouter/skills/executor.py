@@ -56,6 +56,9 @@ _DONE = re.compile(
     r"(?:items?|tasks?|entries|ones|todos?|headlines?|children)$",
     re.IGNORECASE,
 )
+_KIND_WORD = re.compile(
+    r"\s+(?:heading|headline|section|subtree|entry|item|project|task)$", re.IGNORECASE
+)
 _QUOTES = "\"'“”‘’"
 
 
@@ -224,7 +227,20 @@ def resolve_subjects(words: str, ctx: Context) -> tuple[Document, list[Subject],
         return document, [this_subject(document, own, ctx)], "this"
     if _DONE.match(phrase):
         return document, done_children(document, own, ctx), "done"
-    return document, [named(document, clean_object(phrase), own)], "named"
+    title = clean_object(phrase)
+    try:
+        return document, [named(document, title, own)], "named"
+    except Unclear:
+        # "clean out the 2023 receipts heading": people name a headline and say what
+        # it is; a headline really titled so was tried first.
+        bare = _KIND_WORD.sub("", title)
+        if bare == title or not bare:
+            raise
+        try:
+            return document, [named(document, bare, own)], "named"
+        except Unclear:
+            pass
+        raise
 
 
 def this_subject(document: Document, own: int, ctx: Context) -> Subject:

@@ -407,3 +407,19 @@ def test_the_done_items_of_a_note_with_a_bom_follow_its_todo_line(tmp_path: Path
     )
     _route(tmp_path, notes)
     assert "- One (line 3) -> a.org_archive\n" in note.read_text(encoding="utf-8-sig")
+
+
+def test_a_named_headline_followed_by_the_word_heading_is_that_headline(tmp_path: Path) -> None:
+    # "clean out the 2023 receipts heading" names the headline "2023 receipts", as a
+    # person reads it; a headline really titled "... heading" still wins.
+    text = (
+        "* Old receipts\n** 2023 receipts\nScanned.\n** 2024 receipts\n"
+        "** @agent clean out the 2023 receipts heading\n"
+        "* Style\n** Section heading\n** @agent archive the section heading\n"
+    )
+    notes = _notes(tmp_path, {"a.org": text})
+    _route(tmp_path, notes)
+    routed = (notes / "a.org").read_text()
+    assert "- 2023 receipts (line 2) -> a.org_archive" in routed
+    assert "- Section heading (line 7) -> a.org_archive\n" in routed
+    assert "Clarification needed" not in routed

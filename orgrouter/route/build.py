@@ -196,6 +196,8 @@ class Builder:
         words = [self.text[a:b].lower() for a, b in clause.words]
         if head.basis == "generic":
             head = self._by_noun(head, words)
+        if head.basis == "generic" and all(w.strip(".,;:!?") in self.rules.vague for w in words):
+            head = Head("unknown", head.verb, "ask")  # "do the usual": no task named
         head = self._by_target(head, words)
         if head.basis == "unknown":
             head = self._unknown(head, self.text[start:end], obj)

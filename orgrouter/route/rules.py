@@ -78,6 +78,7 @@ class Rules:
     time_openers: frozenset[str]  # "every tuesday at 8 schedule ...": a time before the verb
     statement_verbs: frozenset[str]  # "the meeting ran long": a statement, not a request
     dated_errands: frozenset[str]  # "fix the door next monday": with a date, a todo
+    vague: frozenset[str]  # "do the usual": a generic verb's object that names nothing
     adjectives: Mapping[str, str]  # "make this shorter": the adjective decides the skill
     courtesy_frames: re.Pattern[str]  # "would you mind", "it'd be lovely if you could"
     desire_frames: re.Pattern[str]  # "I need", "it would be great to have": a noun may follow
@@ -298,7 +299,7 @@ def _verbs(table: _Table) -> dict[str, Any]:
         words[key] = [*table.strings(words, key, "words"), *more]
     known = {"determiners", "prepositions", "targets", "subjects", "fillers", "sequence",
              "delegators", "particles", "joiners", "preparatory", "outputs", "languages",
-             "converters", "dated_errands", "statement_verbs", "time_openers"}
+             "converters", "dated_errands", "statement_verbs", "time_openers", "vague"}
     table.unknown_keys(words, known, "[words]")
     frames = table.section("frames", required=False)
     table.unknown_keys(frames, {"courtesy", "desire"}, "[frames]")
@@ -344,6 +345,7 @@ def _verbs(table: _Table) -> dict[str, Any]:
         "dated_errands": frozenset(" ".join(phrase(w)) for w in optional("dated_errands")),
         "statement_verbs": frozenset(optional("statement_verbs")),
         "time_openers": frozenset(optional("time_openers")),
+        "vague": frozenset(optional("vague")),
         "adjectives": adjectives,
         "courtesy_frames": patterns("courtesy"),
         "desire_frames": patterns("desire"),

@@ -281,3 +281,28 @@ def test_route_stdin_leaves_a_move_across_files_to_a_file_route(tmp_path: Path) 
     assert (code, out) == (0, approved) and "waits: run `orgrouter route`" in err
     _route(tmp_path, notes)  # the same approval: no new question
     assert note.read_text() == "" and "\nx\n" in (notes / "a.org_archive").read_text()
+
+
+
+def _routed(tmp: Path, text: str) -> str:
+    notes = _notes(tmp, {"a.org": text})
+    _route(tmp, notes)
+    return (notes / "a.org").read_text()
+
+
+def test_kind_and_position_words_are_not_part_of_the_subjects_title(tmp_path: Path) -> None:
+    note = _routed(
+        tmp_path,
+        "* Old\n** 2023 receipts\nScanned.\n** 2024 receipts\n"
+        "** @agent clean out the 2023 receipts heading\n",
+    )
+    assert "WAITING Approve: clean out the 2023 receipts heading" in note
+    assert "1. 2023 receipts" in note and "no headline called" not in note
+
+
+def test_a_line_of_the_text_named_for_deletion_is_named_not_moved(tmp_path: Path) -> None:
+    body = "* Subs\n- newspaper app: 4.99\n- cloud: 9.99\n"
+    note = _routed(tmp_path, body + "** @agent get rid of the newspaper line above\n")
+    assert "'newspaper' is a line of the text, not a headline" in note
+    assert "'- newspaper app: 4.99'" in note and "WAITING" not in note
+    assert note.startswith(body)

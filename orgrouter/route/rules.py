@@ -79,6 +79,8 @@ class Rules:
     statement_verbs: frozenset[str]  # "the meeting ran long": a statement, not a request
     dated_errands: frozenset[str]  # "fix the door next monday": with a date, a todo
     vague: frozenset[str]  # "do the usual": a generic verb's object that names nothing
+    listing: frozenset[str]  # "list the main ideas": the object's noun decides
+    containers: frozenset[str]  # "a list of todos": the noun after "of" decides
     adjectives: Mapping[str, str]  # "make this shorter": the adjective decides the skill
     courtesy_frames: re.Pattern[str]  # "would you mind", "it'd be lovely if you could"
     desire_frames: re.Pattern[str]  # "I need", "it would be great to have": a noun may follow
@@ -299,7 +301,8 @@ def _verbs(table: _Table) -> dict[str, Any]:
         words[key] = [*table.strings(words, key, "words"), *more]
     known = {"determiners", "prepositions", "targets", "subjects", "fillers", "sequence",
              "delegators", "particles", "joiners", "preparatory", "outputs", "languages",
-             "converters", "dated_errands", "statement_verbs", "time_openers", "vague"}
+             "converters", "dated_errands", "statement_verbs", "time_openers", "vague",
+             "listing", "containers"}
     table.unknown_keys(words, known, "[words]")
     frames = table.section("frames", required=False)
     table.unknown_keys(frames, {"courtesy", "desire"}, "[frames]")
@@ -346,6 +349,8 @@ def _verbs(table: _Table) -> dict[str, Any]:
         "statement_verbs": frozenset(optional("statement_verbs")),
         "time_openers": frozenset(optional("time_openers")),
         "vague": frozenset(optional("vague")),
+        "listing": frozenset(optional("listing")),
+        "containers": frozenset(optional("containers")),
         "adjectives": adjectives,
         "courtesy_frames": patterns("courtesy"),
         "desire_frames": patterns("desire"),

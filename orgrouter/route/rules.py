@@ -156,14 +156,19 @@ class _Table:
     def line_of(self, key: str, section: str | None = None) -> int | None:
         """Return the 1-based line where ``key`` is written, skipping comments."""
         lines = self.text.splitlines()
-        start = 0
+        start, stop = 0, len(lines)
         if section is not None:
             start = next((i for i, text in enumerate(lines) if text.strip() == section), 0)
-        for needle in (f'"{key}"', f"'{key}'", f"{key} =", f".{key}]", key):
-            for number in range(start, len(lines)):
-                text = lines[number]
-                if needle in text and not text.lstrip().startswith("#"):
-                    return number + 1
+            # Within the section first: its key may be a value of a later list too.
+            stop = next(
+                (i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), stop
+            )
+        for span in ((start, stop), (start, len(lines))):
+            for needle in (f'"{key}"', f"'{key}'", f"{key} =", f".{key}]", key):
+                for number in range(*span):
+                    text = lines[number]
+                    if needle in text and not text.lstrip().startswith("#"):
+                        return number + 1
         return None
 
     def section(self, key: str, *, required: bool = True) -> dict[str, Any]:
@@ -230,7 +235,9 @@ def _read(name: str, rules_dir: Path | None) -> _Table:
 
 def _skill(table: _Table, value: object, key: str) -> str:
     if not isinstance(value, str) or value not in SKILLS:
-        raise table.error(f"{key} = {value!r} is not a skill ({', '.join(SKILLS)})", key)
+        # The key's own table first: a word such as "set" is also a value of other lists.
+        where = f"[{key.rsplit('.', 1)[0]}]" if "." in key else None
+        raise table.error(f"{key} = {value!r} is not a skill ({', '.join(SKILLS)})", key, where)
     return value
 
 

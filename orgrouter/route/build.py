@@ -196,6 +196,12 @@ class Builder:
         words = [self.text[a:b].lower() for a, b in clause.words]
         if head.basis == "generic":
             head = self._by_noun(head, words)
+        if head.verb in self.rules.listing and head.basis == "verb":
+            listed = self._noun_in(words, stop=True)
+            if listed is not None:
+                head = Head("generic_noun", head.verb, listed)  # "list the main ideas"
+        if head.basis == "generic" and all(w.strip(".,;:!?") in self.rules.vague for w in words):
+            head = Head("unknown", head.verb, "ask")  # "do the usual": no task named
         head = self._by_target(head, words)
         if head.basis == "unknown":
             head = self._unknown(head, self.text[start:end], obj)
@@ -277,6 +283,8 @@ class Builder:
         for at, word in enumerate(words):
             if stop and word in self.rules.prepositions:
                 return None
+            if word in self.rules.containers and words[at + 1 : at + 2] == ["of"]:
+                return self._noun_in(words[at + 2 :], stop)  # "a list of todos"
             for size in range(min(self.rules.max_phrase, len(words) - at), 0, -1):
                 key = tuple(w.strip(".,;:!?") for w in words[at : at + size])
                 skill = self.rules.nouns.get(key)

@@ -22,6 +22,8 @@ def is_greeting(
         found = rules.greetings.match(rest)
         if found and found.end() and (found.end() == len(rest) or not rest[found.end()].isalnum()):
             rest, greeted = rest[found.end() :].lstrip(), True
+            if _thanks_for(found.group(0), rest, rules):
+                return True  # "thanks for the summary yesterday": what for is courtesy too
             continue
         for word in words:
             if rest.startswith(word) and (
@@ -32,3 +34,16 @@ def is_greeting(
         else:
             return False
     return greeted or (courtesy_only and polite)
+
+
+def _thanks_for(greeting: str, rest: str, rules: Rules) -> bool:
+    """Return whether ``rest`` only says what ``greeting`` thanks for ("for the help").
+
+    One phrase, no second clause: "thanks for the notes and tag it" is a request.
+    """
+    if not greeting.startswith(("thank", "thx", "cheers", "many thanks", "big thanks")):
+        return False
+    if not rest.startswith("for "):
+        return False
+    phrase = rest.rstrip(" .!")
+    return not any(mark in phrase for mark in ",;:?.") and not set(phrase.split()) & rules.joiners

@@ -78,6 +78,9 @@ class Rules:
     time_openers: frozenset[str]  # "every tuesday at 8 schedule ...": a time before the verb
     statement_verbs: frozenset[str]  # "the meeting ran long": a statement, not a request
     dated_errands: frozenset[str]  # "fix the door next monday": with a date, a todo
+    vague: frozenset[str]  # "do the usual": a generic verb's object that names nothing
+    listing: frozenset[str]  # "list the main ideas": the object's noun decides
+    containers: frozenset[str]  # "a list of todos": the noun after "of" decides
     adjectives: Mapping[str, str]  # "make this shorter": the adjective decides the skill
     courtesy_frames: re.Pattern[str]  # "would you mind", "it'd be lovely if you could"
     desire_frames: re.Pattern[str]  # "I need", "it would be great to have": a noun may follow
@@ -153,14 +156,19 @@ class _Table:
     def line_of(self, key: str, section: str | None = None) -> int | None:
         """Return the 1-based line where ``key`` is written, skipping comments."""
         lines = self.text.splitlines()
-        start = 0
+        start, stop = 0, len(lines)
         if section is not None:
             start = next((i for i, text in enumerate(lines) if text.strip() == section), 0)
-        for needle in (f'"{key}"', f"'{key}'", f"{key} =", f".{key}]", key):
-            for number in range(start, len(lines)):
-                text = lines[number]
-                if needle in text and not text.lstrip().startswith("#"):
-                    return number + 1
+            # Within the section first: its key may be a value of a later list too.
+            stop = next(
+                (i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), stop
+            )
+        for span in ((start, stop), (start, len(lines))):
+            for needle in (f'"{key}"', f"'{key}'", f"{key} =", f".{key}]", key):
+                for number in range(*span):
+                    text = lines[number]
+                    if needle in text and not text.lstrip().startswith("#"):
+                        return number + 1
         return None
 
     def section(self, key: str, *, required: bool = True) -> dict[str, Any]:
@@ -227,7 +235,9 @@ def _read(name: str, rules_dir: Path | None) -> _Table:
 
 def _skill(table: _Table, value: object, key: str) -> str:
     if not isinstance(value, str) or value not in SKILLS:
-        raise table.error(f"{key} = {value!r} is not a skill ({', '.join(SKILLS)})", key)
+        # The key's own table first: a word such as "set" is also a value of other lists.
+        where = f"[{key.rsplit('.', 1)[0]}]" if "." in key else None
+        raise table.error(f"{key} = {value!r} is not a skill ({', '.join(SKILLS)})", key, where)
     return value
 
 
@@ -298,7 +308,8 @@ def _verbs(table: _Table) -> dict[str, Any]:
         words[key] = [*table.strings(words, key, "words"), *more]
     known = {"determiners", "prepositions", "targets", "subjects", "fillers", "sequence",
              "delegators", "particles", "joiners", "preparatory", "outputs", "languages",
-             "converters", "dated_errands", "statement_verbs", "time_openers"}
+             "converters", "dated_errands", "statement_verbs", "time_openers", "vague",
+             "listing", "containers"}
     table.unknown_keys(words, known, "[words]")
     frames = table.section("frames", required=False)
     table.unknown_keys(frames, {"courtesy", "desire"}, "[frames]")
@@ -344,6 +355,9 @@ def _verbs(table: _Table) -> dict[str, Any]:
         "dated_errands": frozenset(" ".join(phrase(w)) for w in optional("dated_errands")),
         "statement_verbs": frozenset(optional("statement_verbs")),
         "time_openers": frozenset(optional("time_openers")),
+        "vague": frozenset(optional("vague")),
+        "listing": frozenset(optional("listing")),
+        "containers": frozenset(optional("containers")),
         "adjectives": adjectives,
         "courtesy_frames": patterns("courtesy"),
         "desire_frames": patterns("desire"),

@@ -349,8 +349,10 @@ class Segmenter:
             _, rest = self._sentence_rest(after)
             if rest and is_greeting(rest, self.rules, self.selves, courtesy_only=True):
                 return "_SEQ", after  # "..., thanks!": courtesy, its own clause
-            if self._noun_request(after):
-                return "_SEQ", after
+        if comma and self._noun_request(after):
+            return "_SEQ", after
+        if self.low[at] == "+" and self._noun(after) is not None:
+            return "_SEQ", after  # "recap + todos": terse notes join what they want by "+"
         start, desire = self._skip_fillers(after)
         if self._delegation(start) is not None:
             # "X and tell @writer to Y": a delegation after a plain clause is a new step.

@@ -56,10 +56,13 @@ _DONE = re.compile(
     r"(?:items?|tasks?|entries|ones|todos?|headlines?|children)$",
     re.IGNORECASE,
 )
-_KIND_WORD = re.compile(
-    r"\s+(?:heading|headline|section|subtree|entry|item|project|task)$", re.IGNORECASE
-)
 _QUOTES = "\"'“”‘’"
+_KINDS = r"(?:heading|headline|section|subtree|entry|item|tree|line|bullet|part)s?"
+_POSITION = re.compile(
+    r"\s+(?:(?:right|just|directly)\s+)?(?:above|below|up\s+there|down\s+there|here)$", re.I
+)
+_KIND_AFTER = re.compile(rf"\s+{_KINDS}$", re.IGNORECASE)
+_KIND_BEFORE = re.compile(rf"^{_KINDS}\s+(?:called\s+|named\s+|titled\s+)?", re.IGNORECASE)
 
 
 class Unclear(Exception):
@@ -210,11 +213,24 @@ def is_result(document: Document, index: int) -> bool:
     return head.drawer is not None and head.drawer.get("ORGROUTER_RESULT") is not None
 
 
-def clean_object(text: str) -> str:
-    """Return an intent's object without quotes, a leading article or final punctuation."""
+def literal_object(text: str) -> str:
+    """Return an intent's object as said: no quotes or leading article, nothing else dropped."""
     text = " ".join(text.split()).strip(" .!?;:,")
     text = text.strip(_QUOTES).strip()
     return re.sub(r"^(?:the|my|our)\s+(?=\S)", "", text, flags=re.IGNORECASE)
+
+
+def clean_object(text: str) -> str:
+    """Return an intent's object as a title: no quotes, article, kind word or position.
+
+    "the 2023 receipts heading", "the section Old quotes above": words that say what
+    kind of thing the subject is or where it sits are not part of its title.
+    """
+    text = literal_object(text)
+    bare = _POSITION.sub("", text).strip()
+    bare = _KIND_AFTER.sub("", bare).strip()
+    bare = _KIND_BEFORE.sub("", bare).strip().strip(_QUOTES).strip()
+    return bare or text
 
 
 def resolve_subjects(words: str, ctx: Context) -> tuple[Document, list[Subject], str]:
@@ -227,20 +243,17 @@ def resolve_subjects(words: str, ctx: Context) -> tuple[Document, list[Subject],
         return document, [this_subject(document, own, ctx)], "this"
     if _DONE.match(phrase):
         return document, done_children(document, own, ctx), "done"
-    title = clean_object(phrase)
-    try:
-        return document, [named(document, title, own)], "named"
-    except Unclear:
-        # "clean out the 2023 receipts heading": people name a headline and say what
-        # it is; a headline really titled so was tried first.
-        bare = _KIND_WORD.sub("", title)
-        if bare == title or not bare:
-            raise
+    # A headline really titled as said wins ("archive the section heading" over a
+    # headline "Section heading"); else the words that say what kind of thing it is or
+    # where it sits are dropped ("clean out the 2023 receipts heading").
+    titles = dict.fromkeys((literal_object(phrase), clean_object(phrase)))
+    for n, title in enumerate(titles):
         try:
-            return document, [named(document, bare, own)], "named"
+            return document, [named(document, title, own)], "named"
         except Unclear:
-            pass
-        raise
+            if n == len(titles) - 1:
+                raise
+    raise AssertionError("unreachable: the last title re-raises")
 
 
 def this_subject(document: Document, own: int, ctx: Context) -> Subject:
@@ -331,11 +344,30 @@ def named(document: Document, title: str, own: int) -> Subject:
         for e in document.entries
         if e.index != own and wanted and wanted in document.headline(e.index).raw.casefold()
     ]
+    line = _text_line(document, own, wanted)
+    if line is not None:
+        raise Unclear(
+            f"Clarification needed: {title!r} is a line of the text, not a headline",
+            f"The line {line!r} is part of a section's text. Delete, archive and refile "
+            "act on whole headlines and never edit the text you wrote: remove the line "
+            "yourself, or make it a headline of its own and ask again.",
+        )
     listed = "\n".join(f"- {t}" for t in near[:12]) or "- (none is close)"
     raise Unclear(
         f"Clarification needed: no headline called {title!r}",
         f"No headline of this note has that title. Headlines that come close:\n{listed}",
     )
+
+
+def _text_line(document: Document, own: int, wanted: str) -> str | None:
+    """Return the line of the request's section text (not a headline) holding ``wanted``."""
+    parent = document.entries[own].parent
+    entry = document.entries[own if parent is None else parent]
+    text = document.data[entry.begin : entry.subtree_end].decode("utf-8", "replace")
+    for line in text.splitlines()[1:]:
+        if wanted and not line.startswith("*") and wanted in line.casefold():
+            return line.strip()
+    return None
 
 
 def subject_text(data: bytes, subject: Subject) -> bytes:

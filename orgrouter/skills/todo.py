@@ -47,14 +47,20 @@ _RECORDING = re.compile(
     re.IGNORECASE,
 )
 _ACTION_CONTEXT = re.compile(r"action|todo|to do|next step|follow[- ]?up|tasks", re.I)
+_ASKING_NOUNS = (
+    r"(?:(?:a|an|some|one|des|une)\s+)?"
+    r"(?:(?:todos?|to-dos?|tasks?|action items?|tâches?|aufgaben|tareas?)\b)?\s*"
+    r"(?:(?:for each|for every|for|from|out of|of|to|about|per|pour|für|para)\b|:)?\s*"
+)
 _VERB_PREFIX = re.compile(
     r"^(?:please\s+)?(?:(?:create|make|add|write|turn|generate|"
     r"extract|list|pull|put|jot down|note down|set up|crée|créer|erstelle|crea)\b)?\s*"
-    r"(?:(?:a|an|some|one|des|une)\s+)?"
-    r"(?:(?:todos?|to-dos?|tasks?|action items?|tâches?|aufgaben|tareas?)\b)?\s*"
-    r"(?:(?:for each|for every|for|from|out of|of|to|about|per|pour|für|para)\b|:)?\s*",
+    + _ASKING_NOUNS,
     re.IGNORECASE,
 )
+# The same words once the request's verb is gone ("remind me to" + "turn the compost"):
+# a verb left at the start is the task's own ("turn the compost", "make dinner").
+_NOUN_PREFIX = re.compile("^" + _ASKING_NOUNS, re.IGNORECASE)
 
 
 class TodoSkill(BaseSkill):
@@ -72,10 +78,11 @@ class TodoSkill(BaseSkill):
         """
         stimulus = proposal_stimulus(proposal)
         named = _task(stimulus.payload, stimulus.text)
+        prefix = _NOUN_PREFIX if _verb_consumed(stimulus.payload) else _VERB_PREFIX
         named = REMIND.sub("", named, count=1)
         shared = find_date(named, ctx.now)
         pointing = strip_date(named, shared) if shared is not None else named
-        pointing = _VERB_PREFIX.sub("", pointing, count=1)
+        pointing = prefix.sub("", pointing, count=1)
         request = ctx.request
         outline = request.outline if request is not None else ()
         many = bool(_MANY.search(stimulus.text))
@@ -89,7 +96,7 @@ class TodoSkill(BaseSkill):
             items = _unique(_clean(item) for item in resolved.items)
         else:
             shared = None  # the named items carry their own dates
-            items = named_items(_VERB_PREFIX.sub("", named, count=1))
+            items = named_items(prefix.sub("", named, count=1))
         if not items:
             items = action_items(ctx.subject())
         if not items:
@@ -103,6 +110,12 @@ class TodoSkill(BaseSkill):
                 ),
             )
         return Emit(tuple(dated(item, ctx, shared) for item in items[:MAX_TODOS]))
+
+
+def _verb_consumed(payload: Mapping[str, object]) -> bool:
+    """Return whether the intent's object already lacks the verb that asked for a todo."""
+    verb = str(payload.get("verb") or "")
+    return bool(payload.get("object")) and bool(verb) and _RECORDING.match(verb) is not None
 
 
 def _task(payload: Mapping[str, object], text: str) -> str:

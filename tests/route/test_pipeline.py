@@ -58,7 +58,7 @@ def test_write_outside_root_waits_for_approval() -> None:
 def test_result_text_cannot_create_structure() -> None:
     env = _env()
     env.skills = [Verbatim(), *env.skills]
-    out = route_document(b"* @agent do the thing\n", "n.org", env).data.decode()
+    out = route_document(b"* @agent do the weekly report\n", "n.org", env).data.decode()
     assert "** Line one line two\n" in out
     assert out.endswith(
         ",* not a headline\n,#+begin_src sh\nrm -rf /\n,#+end_src\n  ,** nor this\n"
@@ -214,7 +214,7 @@ class Sloppy(Verbatim):
 def test_unwritable_results_become_errors_not_a_failed_file() -> None:
     env = _env()
     env.skills = [Sloppy(), *env.skills]
-    outcome = route_document(b"* @agent do it\n", "n.org", env)
+    outcome = route_document(b"* @agent do the chores\n", "n.org", env)
     text = outcome.data.decode()
     titles = re.findall(r"^\*\* (.*)$", text, re.MULTILINE)
     assert titles[0] == "fine"
@@ -222,5 +222,5 @@ def test_unwritable_results_become_errors_not_a_failed_file() -> None:
     assert "empty title (a headline needs one)" in text
     assert "invalid tag 'two words'" in text
     assert "invalid TODO keyword 'TO\\nDO'" in text
-    assert re.search(r"^\* @agent do it +:ok:$", text, re.MULTILINE)  # the bad tag left out
+    assert re.search(r"^\* @agent do the chores +:ok:$", text, re.MULTILINE)  # the bad tag left out
     assert outcome.requests[0].status == "error"

@@ -423,3 +423,27 @@ def test_a_named_headline_followed_by_the_word_heading_is_that_headline(tmp_path
     assert "- 2023 receipts (line 2) -> a.org_archive" in routed
     assert "- Section heading (line 7) -> a.org_archive\n" in routed
     assert "Clarification needed" not in routed
+
+
+def _routed(tmp: Path, text: str) -> str:
+    notes = _notes(tmp, {"a.org": text})
+    _route(tmp, notes)
+    return (notes / "a.org").read_text()
+
+
+def test_kind_and_position_words_are_not_part_of_the_subjects_title(tmp_path: Path) -> None:
+    note = _routed(
+        tmp_path,
+        "* Old\n** 2023 receipts\nScanned.\n** 2024 receipts\n"
+        "** @agent clean out the 2023 receipts heading\n",
+    )
+    assert "WAITING Approve: clean out the 2023 receipts heading" in note
+    assert "1. 2023 receipts" in note and "no headline called" not in note
+
+
+def test_a_line_of_the_text_named_for_deletion_is_named_not_moved(tmp_path: Path) -> None:
+    body = "* Subs\n- newspaper app: 4.99\n- cloud: 9.99\n"
+    note = _routed(tmp_path, body + "** @agent get rid of the newspaper line above\n")
+    assert "'newspaper' is a line of the text, not a headline" in note
+    assert "'- newspaper app: 4.99'" in note and "WAITING" not in note
+    assert note.startswith(body)

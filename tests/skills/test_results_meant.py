@@ -78,6 +78,24 @@ def test_todo_titles_lose_the_asking_and_the_date(text: str, title: str, plannin
 
 
 @pytest.mark.parametrize(
+    ("verb", "obj", "title", "planning"),
+    [
+        ("remind me to", "turn the compost every other sunday", "turn the compost",
+         "SCHEDULED: <2026-12-06 Sun +2w>"),
+        ("make", "a todo to put the bins out tomorrow", "put the bins out",
+         "SCHEDULED: <2026-12-02 Wed>"),
+        ("remind me to", "make dinner for the Ortegas on friday", "make dinner for the Ortegas",
+         "SCHEDULED: <2026-12-04 Fri>"),
+    ],
+)  # fmt: skip
+def test_a_verb_of_the_task_stays_once_the_asking_verb_is_gone(
+    verb: str, obj: str, title: str, planning: str
+) -> None:
+    result = _one(_run(TODO, f"{verb} {obj}", _ctx(), verb=verb, object=obj))
+    assert (result.todo, result.title, result.planning) == ("TODO", title, planning)
+
+
+@pytest.mark.parametrize(
     ("text", "title", "planning"),
     [
         ("block two hours for revision on saturday afternoon", "Revision",

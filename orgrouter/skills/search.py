@@ -148,7 +148,9 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
                     best, total = index.query(held, under=root, limit=MAX_HITS)
                     dropped = [word for word in query if word not in held]
                     note = f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)"
-            hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx)
+            memo = state.run_memo.setdefault("search_private", {})
+            assert isinstance(memo, dict)
+            hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx, memo)
             return Found(hits, total - (len(best) - len(hits)), unreadable, note)
         hits, unreadable = search(root, query, ctx)
         note = "(This SQLite has no FTS5, so headline titles were scanned instead of the index.)"
@@ -168,19 +170,30 @@ def _held_words(index: SearchIndex, query: list[str], root: Path) -> list[str]:
     return held
 
 
-def _public(hits: list[Hit], ctx: Context) -> list[Hit]:
-    """Return the hits that are not private now (each hit's file read once)."""
-    hidden: dict[Path, set[int]] = {}
+def _public(
+    hits: list[Hit], ctx: Context, memo: dict[object, set[int]] | None = None
+) -> list[Hit]:
+    """Return the hits that are not private now (each file read once per run and version).
+
+    ``memo`` (the run's) keeps each file's private headlines under its path, size and
+    mtime, so sixteen searches of one run that hit the same notes read each once.
+    """
+    hidden: dict[object, set[int]] = {} if memo is None else memo
     kept = []
     for hit in hits:
-        if hit.path not in hidden:
+        try:
+            st = os.stat(hit.path)
+            key: object = (hit.path, st.st_size, st.st_mtime_ns)
+        except OSError:
+            continue  # gone now: nothing to vouch for it
+        if key not in hidden:
             try:
                 data = _read(hit.path)
             except (OSError, InputError):
-                hidden[hit.path] = {hit.line}  # unreadable now: nothing to vouch for it
+                hidden[key] = {hit.line}  # unreadable now: nothing to vouch for it
             else:
-                hidden[hit.path] = private_headlines(data, hit.path, ctx.config.privacy.tags)
-        if hit.line not in hidden[hit.path]:
+                hidden[key] = private_headlines(data, hit.path, ctx.config.privacy.tags)
+        if hit.line not in hidden[key]:
             kept.append(hit)
     return kept
 

@@ -27,6 +27,16 @@ _BECOME = re.compile(
 _REMINDER_REST = frozenset({"on", "at", "by", "in", "the", "me", "about", "it", "of", "then",
                             "to", "do", "that", "this", "again", "around", "before", "until",
                             "next", "coming", "following", "every"})
+# What a follow-up clause's object may hold when it only points back at the previous
+# intent's answer and says where it goes ("link them here", "list those below").
+_POINTING = frozenset({"them", "it", "those", "these", "all", "results", "ones", "links"})
+_ANAPHORA = _POINTING | frozenset({"here", "there", "below", "above", "in", "into", "to",
+                                   "on", "under", "at", "the", "of", "this", "that", "note",
+                                   "section", "page", "heading", "entry", "me", "for"})
+_PLACE = frozenset({"here", "there", "below", "above", "in", "into", "under"})
+# Verbs that write an answer somewhere, never remove it ("drop them" deletes: not here).
+_PRESENTING = frozenset({"link", "list", "show", "put", "paste", "insert", "collect",
+                         "gather", "add", "bring"})
 _PAST = re.compile(r"(?i)\b(yesterday|last|ago|from|since)\b")  # not a date still to come
 
 
@@ -49,6 +59,7 @@ class Builder:
         self._drop_context()
         self._drop_preparatory()
         self._join_reminders()
+        self._join_follow_ups()
         return self._finish(parsed.numbered)
 
     def _join_reminders(self) -> None:
@@ -64,6 +75,36 @@ class Builder:
                     and _only_time(intent.object, self.rules)
                 ):
                     previous.object = f"{previous.object} {intent.object}".strip()
+                    self.context.append(intent.text)
+                    group.remove(intent)
+                    continue
+                previous = intent
+        self.groups = [group for group in self.groups if group]
+
+    def _join_follow_ups(self) -> None:
+        """Fold a clause that only says where the previous one's answer goes into it.
+
+        "find notes about budget and link them here", "search for X and list them
+        below": the second verb acts on "them" (what the first one found) and names no
+        new thing, so it is how the first intent's result is written, not a second
+        search for the words "them here".
+        """
+        previous: Intent | None = None
+        for group in self.groups:
+            for intent in list(group):
+                if (
+                    previous is not None
+                    and intent.object
+                    and _only_anaphora(intent.object)
+                    and (
+                        intent.skill == previous.skill
+                        or (
+                            previous.skill == "search"
+                            and intent.verb in _PRESENTING
+                            and bool(_PLACE & set(re.findall(r"[\w']+", intent.object.lower())))
+                        )
+                    )
+                ):
                     self.context.append(intent.text)
                     group.remove(intent)
                     continue
@@ -328,6 +369,14 @@ def _only_time(obj: str, rules: Rules) -> bool:
         return False
     rest = rules.retime_when.sub(" ", obj.lower())
     return all(word in _REMINDER_REST for word in re.findall(r"[\w']+", rest))
+
+
+def _only_anaphora(obj: str) -> bool:
+    """Return whether ``obj`` points back and says where, naming nothing ("them here")."""
+    words = re.findall(r"[\w']+", obj.lower())
+    return bool(words) and all(word in _ANAPHORA for word in words) and any(
+        word in _POINTING for word in words
+    )
 
 
 def _share_objects(intents: list[Intent]) -> list[Intent]:

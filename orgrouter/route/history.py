@@ -35,7 +35,7 @@ from orgrouter.org.drawer import Head, locate_head
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
 from orgrouter.route.request import RESULT_KEY, instruction_hash
-from orgrouter.route.results import CHECK_KEY, KIND_KEY, MARK, result_check
+from orgrouter.route.results import CHECK_KEY, KIND_KEY, MARK, find_mark, result_check
 
 if TYPE_CHECKING:
     from orgrouter.route.pipeline import RequestReport
@@ -111,7 +111,7 @@ def request_records(path: str, reports: Iterable[RequestReport]) -> list[RouteRe
 
 def corrections(path: str, data: bytes, newline: bytes) -> list[RouteRecord]:
     """Return a ``corrected`` record for each result in ``data`` the user has edited."""
-    position = data.find(MARK)
+    position = find_mark(data)
     if position < 0:
         return []  # no result at all: the common case costs one search
     # One linear headline scan; each result drawer belongs to the headline above it.
@@ -121,7 +121,7 @@ def corrections(path: str, data: bytes, newline: bytes) -> list[RouteRecord]:
     seen: set[int] = set()
     while position >= 0:
         index = bisect_right(begins, position) - 1
-        position = data.find(MARK, position + len(MARK))
+        position = find_mark(data, position + len(MARK))
         if index < 0 or index in seen:
             continue
         seen.add(index)

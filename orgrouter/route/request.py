@@ -27,15 +27,25 @@ HASH_KEY = "ORGROUTER_HASH"
 STATUS_KEY = "ORGROUTER_STATUS"
 DEFAULT_ADDRESS = "agent"
 
-# Spans of a title where an @ is not an address: inline code/verbatim, whole bracket
-# links (target and description, as org-link-bracket-re reads them: a description is
-# the link's text, "[[file:x.org][@agent docs]]" names a file, it asks nothing), and
+# Org 9.5's default link types (org-link-parameters): "TYPE:PATH" is a plain link and
+# "<TYPE:PATH>" an angle link (org-link-plain-re, org-link-angle-re), so an @ inside
+# "https://x.org/@agent" is part of an address on the web, not one to the agent.
+_LINK_TYPES = (
+    "https?|ftp|file|mailto|news|shell|elisp|doi|id|info|irc|help|attachment"
+    "|docview|eww|bbdb|gnus|mhe|rmail|w3m"
+)
+# Spans of a title where an @ is not an address: inline code/verbatim, plain and angle
+# links, whole bracket links (target and description, as org-link-bracket-re reads
+# them: a description is the link's text, "[[file:x.org][@agent docs]]" names a file,
+# it asks nothing), and
 # the target of a link that is not closed. A backslash in a target escapes the next
 # character, one way only (Org's three-way alternation backtracks exponentially here).
 _OPAQUE_SPAN = re.compile(
     r"(?<![^\s\-(\'\"{])([~=])(?=\S)(?:.*?\S)?\1(?=[\s\-.,;:!?\')}\"\[]|$)"
     r"|\[\[(?:[^\]\[\\]|\\.)+\](?:\[.+?\])?\]"
-    r"|\[\[[^\]]*\](?=\]|\[)"
+    r"|\[\[(?:[^\]\[\\]|\\.)*\](?=\]|\[)"
+    rf"|<(?:{_LINK_TYPES}):[^<>\n]*>"  # no "<" inside, unlike Org: linear on long lines
+    rf"|\b(?:{_LINK_TYPES}):[^\]\[\s()<>]+"
 )
 # A block as written: "#+begin_KIND" at a line start (after blanks) up to the first
 # later line starting with "#+end_KIND". Found from the literal "#+", so a large file

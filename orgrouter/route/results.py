@@ -26,6 +26,9 @@ RUN_KEY = "ORGROUTER_RUN"
 CHECK_KEY = "ORGROUTER_CHECK"
 APPROVAL_KEY = "ORGROUTER_APPROVAL"  # on approval results: the held intent, as JSON
 MARK = b":" + RESULT_KEY.encode("ascii") + b":"
+# Org reads property keys case-insensitively (org-entry-get), so ":orgrouter_result:"
+# written by a user who reformatted the drawer still names a result.
+_MARK_RE = re.compile(re.escape(MARK), re.IGNORECASE)
 _STARS = re.compile(rb"(\*+) ")
 
 
@@ -50,16 +53,22 @@ class Written:
         return None if found is None else found.value
 
 
+def find_mark(data: bytes, start: int = 0, end: int | None = None) -> int:
+    """Return the offset of the next ``:ORGROUTER_RESULT:``, in any case, or -1."""
+    found = _MARK_RE.search(data, start, len(data) if end is None else end)
+    return -1 if found is None else found.start()
+
+
 def written_results(document: Document, request: FoundRequest) -> list[Written]:
     """Return the result headlines that are direct children of ``request``."""
     entry = request.entry
     found: list[Written] = []
     data = document.data
-    position = data.find(MARK, entry.end, entry.subtree_end)
+    position = find_mark(data, entry.end, entry.subtree_end)
     seen: set[int] = set()
     while position >= 0:
         index = document.find(position)
-        position = data.find(MARK, position + len(MARK), entry.subtree_end)
+        position = find_mark(data, position + len(MARK), entry.subtree_end)
         if index is None or index in seen or document.entries[index].parent != entry.index:
             continue
         seen.add(index)
@@ -128,11 +137,11 @@ def locate_results(
     begin, end = within if within is not None else (0, len(data))
     found: dict[str, Head] = {}
     walked = _Walk()
-    position = data.find(MARK, begin, end)
+    position = find_mark(data, begin, end)
     while position >= 0 and len(found) < len(wanted):
         mark = position
         headline = walked.owner(data, mark)
-        position = data.find(MARK, mark + len(MARK), end)
+        position = find_mark(data, mark + len(MARK), end)
         if headline is None or headline.begin < begin:
             continue
         if level is not None and headline.level != level:

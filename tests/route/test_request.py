@@ -27,6 +27,10 @@ NAMES = address_names("Coder", ["writer", "coder"])
         ("[[file:x.org][docs]] @agent summarize", "agent"),
         ("see [[@agent][the docs]], then @coder review", "coder"),
         ("[[a][b @agent", "agent"),  # not closed: no link, so its text counts
+        ("see <https://x.org> then @agent summarize", "agent"),
+        ("https://x.org @agent summarize", "agent"),
+        ("<remind @agent> later", "agent"),  # no link type: not an angle link
+        ("nohttps://x.org/@agent", "agent"),  # a type only counts at a word start
     ],
 )
 def test_addresses(title: str, agent: str) -> None:
@@ -49,6 +53,10 @@ def test_addresses(title: str, agent: str) -> None:
         "[[file:x.org::*Tasks][notes for @coder]] and [[id:1][@writer]]",
         "[[x\\]y][@agent]] escaped bracket in the target",
         "@nobody do it",
+        "see <https://x.org/@agent> now",
+        "see <mailto:team@example.org?cc=x/@agent>",
+        "see https://example.com/@agent/foo today",
+        "see file:notes/@agent.org first",
     ],
 )
 def test_not_addresses(title: str) -> None:
@@ -161,3 +169,11 @@ def test_a_link_description_is_no_request_and_the_prefilter_still_sees_real_ones
     # The bytes prefilter never reads links: it says yes to both (a superset).
     prefilter = make_prefilter(["coder", "writer"], ["APPROVED", "REJECTED"])
     assert prefilter.matches(linked) and prefilter.matches(both)
+
+
+def test_long_titles_of_link_openers_are_linear() -> None:
+    # An unclosed "[[" target scanned to the line's end from each opener was quadratic:
+    # a 200 KB title of "[[" took minutes.
+    assert find_address("[[" * 100_000 + " @agent x", NAMES) is not None
+    assert find_address("<https:" * 100_000 + " @agent x", NAMES) is not None
+    assert find_address("https:" * 100_000 + " @agent x", NAMES) is not None

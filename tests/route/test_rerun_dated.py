@@ -65,3 +65,19 @@ def test_a_result_is_found_by_its_own_drawer_wherever_the_key_sits() -> None:
     crlf += b":ORGROUTER_RESULT: h/4\r\n:END:\r\n"
     (head,) = locate_results(crlf, b"\r\n", ["h/4"], level=2).values()
     assert (head.headline.begin, head.headline.end, head.headline.line) == (5, 11, 2)
+
+
+def test_a_result_whose_keys_the_user_lower_cased_is_still_replaced(tmp_path: Path) -> None:
+    # Org reads property keys case-insensitively: a reformatted drawer names the same result.
+    path = tmp_path / "tasks.org"
+    path.write_text(NOTE)
+    route(tmp_path, path)
+    text = path.read_text().replace(
+        ":PROPERTIES:\n:ORGROUTER_RESULT:", ":properties:\n:orgrouter_result:"
+    )
+    path.write_text(text.replace("appointment for friday", "appointment for tuesday"))
+    route(tmp_path, path)
+    routed = path.read_text()
+    assert routed.count("TODO Dentist appointment") == 1
+    assert "*** TODO Dentist appointment\nSCHEDULED: <2026-12-01 Tue>\n" in routed
+    assert "SCHEDULED: <2026-12-04 Fri>" not in routed

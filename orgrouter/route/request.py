@@ -116,11 +116,31 @@ def _address_re(names: Sequence[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.])@({alternatives})(?!\w)", re.IGNORECASE)
 
 
+# Over this length a title's code and link spans are read only near each address: the
+# verbatim and link-description patterns scan to the line's end from every opener that
+# nothing closes, which is quadratic on a 300 KB title of "~a " or "[[a][b". No person
+# writes a span of code or a link that long around an address.
+LONG_TITLE = 1 << 16
+SPAN_WINDOW = 2048
+MAX_WINDOWS = 64  # addresses looked at in a long title; the rest are not requests
+
+
 def find_address(title: str, names: Sequence[str]) -> Address | None:
     """Return the first address in ``title`` outside code and link targets, or None."""
-    hidden = [(m.start(), m.end()) for m in _OPAQUE_SPAN.finditer(title)]
-    for match in _address_re(names).finditer(title):
-        if not any(start <= match.start() < end for start, end in hidden):
+    pattern = _address_re(names)
+    if len(title) <= LONG_TITLE:
+        hidden = [(m.start(), m.end()) for m in _OPAQUE_SPAN.finditer(title)]
+        for match in pattern.finditer(title):
+            if not any(start <= match.start() < end for start, end in hidden):
+                return Address(match.group(1).lower(), match.start(), match.end())
+        return None
+    for seen, match in enumerate(pattern.finditer(title)):
+        if seen == MAX_WINDOWS:
+            break
+        low = max(0, match.start() - SPAN_WINDOW)
+        piece = title[low : match.end() + SPAN_WINDOW]
+        at = match.start() - low
+        if not any(m.start() <= at < m.end() for m in _OPAQUE_SPAN.finditer(piece)):
             return Address(match.group(1).lower(), match.start(), match.end())
     return None
 

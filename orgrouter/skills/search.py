@@ -266,7 +266,7 @@ def _file_hits(
         if not score:
             continue
         section_end = lines[index + 1].begin if index + 1 < len(lines) else len(data)
-        if RESULT_MARK in data[headline.end : section_end]:
+        if RESULT_MARK in data[headline.end : section_end].upper():  # Org reads keys in any case
             continue
         hits.append((score, Hit(path, headline.line, parsed.raw)))
     return hits

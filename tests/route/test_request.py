@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from orgrouter.org.document import Document
@@ -177,3 +180,26 @@ def test_long_titles_of_link_openers_are_linear() -> None:
     assert find_address("[[" * 100_000 + " @agent x", NAMES) is not None
     assert find_address("<https:" * 100_000 + " @agent x", NAMES) is not None
     assert find_address("https:" * 100_000 + " @agent x", NAMES) is not None
+
+
+@pytest.mark.parametrize("opener", ["[[a][b", "[[a][[", "~a ", "=a "])
+def test_long_titles_of_unclosed_spans_are_linear(opener: str) -> None:
+    # A link description or verbatim span that nothing closes was scanned to the end of
+    # the line from each opener: 50,000 of them took two minutes. Run in a process of
+    # its own with a guard, so a regression fails instead of hanging the suite.
+    code = (
+        "from orgrouter.route.request import find_address\n"
+        f"title = {opener!r} * 100_000 + ' @agent x'\n"
+        "print(find_address(title, ['agent']) is not None)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "True"
+
+
+def test_a_long_title_still_hides_code_near_the_address() -> None:
+    filler = "word " * 20_000
+    assert find_address(filler + "~@agent~ x", NAMES) is None
+    assert find_address(filler + "[[https://x.org][@agent x]]", NAMES) is None
+    assert find_address(filler + "@agent x", NAMES) is not None

@@ -64,7 +64,7 @@ _NOT_TEXT = re.compile(
 )
 _WORD = re.compile(r"\w+")
 _SETTING = re.compile(
-    r"^[ \t]*#\+(?:FILETAGS|SETUPFILE|TODO|SEQ_TODO|TYP_TODO|INCLUDE):",
+    r"^\ufeff?[ \t]*#\+(?:FILETAGS|SETUPFILE|TODO|SEQ_TODO|TYP_TODO|INCLUDE):",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -223,7 +223,7 @@ def sections(
 ) -> Iterable[tuple[int, str, str]]:
     """Yield (line, title, section text) for each headline the index may hold."""
     from orgrouter.neuro.privacy import is_private
-    from orgrouter.org.headline import parse_headline
+    from orgrouter.org.headline import line_tags, parse_headline
     from orgrouter.org.settings import read_settings
     from orgrouter.org.todo import DEFAULT_TODO
 
@@ -247,7 +247,7 @@ def sections(
             hidden_below = None
         if hidden_below is not None:
             continue
-        if is_private(headline.tags, privacy_tags):
+        if is_private(line_tags(head.group(0), todo), privacy_tags):
             hidden_below = level
             continue
         end = heads[index + 1].start() if index + 1 < len(heads) else len(text)

@@ -143,7 +143,7 @@ def context_of(
     while at is not None:
         path.insert(0, outline_title(document.headline(at).raw))
         at = document.entries[at].parent
-    own = set(headline.tags)
+    own = set(document.own_tags(index))
     inherited = [tag for tag in document.tags(index) if tag not in own]
     pairs = [
         ("ARCHIVE_TIME", archive_time(now)),
@@ -324,7 +324,7 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
 
 def _inherits(document: Document, index: int) -> bool:
     """Return whether headline ``index`` inherits any tag (Org adds them in-file)."""
-    own = set(document.headline(index).tags)
+    own = set(document.own_tags(index))
     return any(tag not in own for tag in document.tags(index))
 
 

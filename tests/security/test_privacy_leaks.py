@@ -175,3 +175,28 @@ def test_the_rule_reads_tags_as_org_get_tags_does() -> None:
     assert private_headlines(b"* TODO [#A] :x:@personal:\n", None, tags) == {1}
     assert private_headlines("\ufeff#+FILETAGS: @personal\n* a\n".encode(), None, tags) == {2}
     assert shareable("x\n** TODO :@personal:\nsecret\n** d\n", tags) == "x\n** d\n"
+
+
+def test_a_refile_clarification_lists_no_private_headline(tmp_path: Path) -> None:
+    """'No such headline' and 'which one?' list headlines: never the private ones."""
+    (tmp_path / "orgrouter.toml").write_text("")
+    (tmp_path / "projects.org").write_text(
+        "* Website SECRETA :@personal:\n** Website\n* Health :@personal:\n** Website\n"
+        "* Website public\n* Team\n** Website\n"
+    )
+    (tmp_path / "diary.org").write_text("#+FILETAGS: :@personal:\n* Website SECRETD\n")
+    inbox = tmp_path / "inbox.org"
+    inbox.write_text(
+        "* Mine SECRETE :@personal:\n* Idea\n** @agent refile this to projects.org under Nothing\n"
+        "* Other\n** @agent refile this to diary.org under Nothing\n"
+        "* Third\n** @agent refile this to projects.org under Website\n"
+        "* Fourth\n** @agent refile this under Nothing\n"
+    )
+    done = run_orgrouter(tmp_path, "route", ".", *NOW)
+    assert done.returncode == 0, done.stderr
+    text = inbox.read_text()
+    assert text.count("Clarification needed") == 4
+    assert "- Website public\n- Team\n" in text  # the public candidates are still listed
+    assert "- Team/Website (line 7)\n" in text
+    for secret in ("SECRETA", "SECRETD", "SECRETE", "Health"):
+        assert secret not in text.replace("* Mine SECRETE :@personal:", "")

@@ -56,7 +56,9 @@ TITLE_WEIGHT = 5.0  # bm25 column weight: a word in a title counts five times on
 SNIPPET_TOKENS = 12
 RESULT_MARK = ":ORGROUTER_RESULT:"
 
-_HEADLINE = re.compile(r"^(\*+) (.*?)[ \t]*$", re.MULTILINE)
+# The title without trailing blanks; not "(.*?)[ \t]*$", which is quadratic in a line
+# of blanks (tests/security/test_hostile_lines.py).
+_HEADLINE = re.compile(r"^(\*+) ((?:.*[^ \t\n])?)[ \t]*$", re.MULTILINE)
 _ADDRESS = re.compile(r"(?<![\w.])@\w")
 # Lines of a section that are structure, not text: drawers, planning, keywords, blocks.
 _NOT_TEXT = re.compile(

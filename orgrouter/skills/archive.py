@@ -56,7 +56,11 @@ _TAG_VARIANT = re.compile(
 )
 _COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
 _LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
-_PROPERTY_KEYWORD = re.compile(rb"^[ \t]*#\+ARCHIVE:[ \t]*(.*?)[ \t]*\r?$", re.I | re.M)
+# A keyword's value without trailing blanks, in linear time ("(.*?)[ \t]*$" is
+# quadratic in a line of blanks: tests/security/test_hostile_lines.py).
+_VALUE = rb"[ \t]*((?:.*[^ \t\r\n])?)[ \t]*\r?$"
+_PROPERTY_KEYWORD = re.compile(rb"^[ \t]*#\+ARCHIVE:" + _VALUE, re.I | re.M)
+_CATEGORY_KEYWORD = re.compile(rb"^[ \t]*#\+CATEGORY:" + _VALUE, re.I | re.M)
 
 
 def archive_time(now: datetime) -> str:
@@ -162,7 +166,7 @@ def category_of(document: Document, index: int, source: Path) -> str:
     if found is not None:
         return found
     value = document.settings.property("CATEGORY")
-    keyword = re.findall(rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", document.data, re.I | re.M)
+    keyword = _CATEGORY_KEYWORD.findall(document.data)
     if keyword:
         return str(keyword[-1].decode("utf-8", "replace"))
     if value is not None:

@@ -56,7 +56,9 @@ TITLE_WEIGHT = 5.0  # bm25 column weight: a word in a title counts five times on
 SNIPPET_TOKENS = 12
 RESULT_MARK = ":ORGROUTER_RESULT:"
 
-_HEADLINE = re.compile(r"^(\*+) (.*?)[ \t]*$", re.MULTILINE)
+# The title without trailing blanks; not "(.*?)[ \t]*$", which is quadratic in a line
+# of blanks (tests/security/test_hostile_lines.py).
+_HEADLINE = re.compile(r"^(\*+) ((?:.*[^ \t\n])?)[ \t]*$", re.MULTILINE)
 _ADDRESS = re.compile(r"(?<![\w.])@\w")
 # Lines of a section that are structure, not text: drawers, planning, keywords, blocks.
 _NOT_TEXT = re.compile(
@@ -64,7 +66,7 @@ _NOT_TEXT = re.compile(
 )
 _WORD = re.compile(r"\w+")
 _SETTING = re.compile(
-    r"^[ \t]*#\+(?:FILETAGS|SETUPFILE|TODO|SEQ_TODO|TYP_TODO|INCLUDE):",
+    r"^\ufeff?[ \t]*#\+(?:FILETAGS|SETUPFILE|TODO|SEQ_TODO|TYP_TODO|INCLUDE):",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -223,7 +225,7 @@ def sections(
 ) -> Iterable[tuple[int, str, str]]:
     """Yield (line, title, section text) for each headline the index may hold."""
     from orgrouter.neuro.privacy import is_private
-    from orgrouter.org.headline import parse_headline
+    from orgrouter.org.headline import line_tags, parse_headline
     from orgrouter.org.settings import read_settings
     from orgrouter.org.todo import DEFAULT_TODO
 
@@ -247,7 +249,7 @@ def sections(
             hidden_below = None
         if hidden_below is not None:
             continue
-        if is_private(headline.tags, privacy_tags):
+        if is_private(line_tags(head.group(0), todo), privacy_tags):
             hidden_below = level
             continue
         end = heads[index + 1].start() if index + 1 < len(heads) else len(text)

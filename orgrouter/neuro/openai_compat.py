@@ -216,7 +216,7 @@ class OpenAIBackend:
             )
         try:
             data = json.loads(reply.text)
-        except ValueError:
+        except (ValueError, RecursionError):  # '[[[[...' nests past json's C stack guard
             raise self._error(
                 f"endpoint answered with something that is not JSON: {reply.text[:80]!r}"
             ) from None
@@ -304,7 +304,7 @@ def server_message(body: str) -> str:
     """Return the error message inside an OpenAI-shaped error body, else its start."""
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return body.strip()[:200] or "(empty body)"
     if isinstance(data, dict):
         error = data.get("error")

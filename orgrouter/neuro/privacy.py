@@ -20,13 +20,16 @@ import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-from orgrouter.org.headline import parse_headline
+from orgrouter.org.headline import line_tags
 from orgrouter.org.scan import iter_headline_lines
 
 _HEADLINE = re.compile(r"^(\*+) ")
 _RESULT_PROPERTY = re.compile(r"^[ \t]*:ORGROUTER_RESULT:", re.IGNORECASE)
 _DRAWER_END = re.compile(r"^[ \t]*:END:[ \t]*$", re.IGNORECASE)
-_FILE_SETTING = re.compile(rb"^[ \t]*#\+(?:FILETAGS|SETUPFILE):", re.IGNORECASE | re.MULTILINE)
+# A first line after a BOM counts: Emacs drops the BOM when it visits the file.
+_FILE_SETTING = re.compile(
+    rb"^(?:\xef\xbb\xbf)?[ \t]*#\+(?:FILETAGS|SETUPFILE):", re.IGNORECASE | re.MULTILINE
+)
 
 
 def is_private(tags: Iterable[str], privacy_tags: Collection[str]) -> bool:
@@ -39,8 +42,8 @@ def is_private(tags: Iterable[str], privacy_tags: Collection[str]) -> bool:
 
 
 def headline_tags(line: str) -> list[str]:
-    """Return the tags written at the end of a headline line, as Org reads them."""
-    return parse_headline(line.rstrip("\r\n")).tags
+    """Return the tags written at the end of a headline line, as `org-get-tags` reads them."""
+    return line_tags(line.rstrip("\r\n"))
 
 
 def file_tags(text: str, path: Path | None) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from orgrouter.org.scan import HEADLINE_TEXT_RE
 SRC_BEGIN_RE = re.compile(
     r"[ \t]*#\+BEGIN_SRC(?: +(\S+))?"
     r"((?: +(?:-(?:l \".+\"|[ikr])|[-+]n(?: *[0-9]+)?))+)?"
-    r"(.*?)[ \t]*$",
+    r"((?:.*[^ \t\n])?)[ \t]*$",
     re.IGNORECASE,
 )
 _BLOCK_BEGIN_RE = re.compile(r"^[ \t]*#\+BEGIN_(\S+)", re.IGNORECASE | re.MULTILINE)
@@ -30,7 +30,7 @@ _LESSER = frozenset({"SRC", "EXAMPLE", "EXPORT", "COMMENT", "VERSE"})
 _AFFILIATED_RE = re.compile(
     r"[ \t]*#\+(?:(CAPTION|RESULTS)(?:\[.*\])?|"
     r"(DATA|HEADERS?|LABEL|NAME|PLOT|RESNAME|RESULT|SOURCE|SRCNAME|TBLNAME)|"
-    r"(ATTR_[-_A-Za-z0-9]+)):[ \t]*(.*?)[ \t]*$",
+    r"(ATTR_[-_A-Za-z0-9]+)):[ \t]*((?:.*[^ \t\n])?)[ \t]*$",
     re.IGNORECASE,
 )
 _NAME_KEYWORDS = frozenset({"NAME", "DATA", "LABEL", "RESNAME", "SOURCE", "SRCNAME", "TBLNAME"})

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from orgrouter.errors import InputError
 from orgrouter.io.text import detect_newline
-from orgrouter.org.headline import Headline, parse_headline
+from orgrouter.org.headline import Headline, line_tags, parse_headline
 from orgrouter.org.scan import BOM, HeadlineLine, iter_headline_lines
 from orgrouter.org.settings import InBufferSettings, read_settings
 
@@ -200,6 +200,10 @@ class Document:
         """Return every headline's parsed parts, in order."""
         return [self.headline(index) for index in range(len(self.entries))]
 
+    def own_tags(self, index: int) -> list[str]:
+        """Return headline ``index``'s own tags as `org-get-tags' reads them (see line_tags)."""
+        return line_tags(self.line_text(index), self.settings.todo)
+
     def tags(self, index: int) -> tuple[str, ...]:
         """Return headline ``index``'s tags with inheritance, in Org's order."""
         if self._tags is None:
@@ -214,7 +218,7 @@ class Document:
         result: list[tuple[str, ...]] = []
         for entry in self.entries:
             inherited = filetags if entry.parent is None else result[entry.parent]
-            own = self.headline(entry.index).tags
+            own = self.own_tags(entry.index)
             result.append(_dedupe_keep_last((*inherited, *own)) if own else inherited)
         return result
 

@@ -40,7 +40,9 @@ _STRUCTURAL_RE = re.compile(
 _DRAWER_RE = re.compile(r"^([ \t]*)(:[\w-]*:[ \t]*$|:ORGROUTER_)", re.MULTILINE | re.IGNORECASE)
 # files.el: (search-forward "Local Variables:") with case-fold-search t.
 _LOCAL_VARIABLES_RE = re.compile(r"local variables:", re.IGNORECASE)
-_COOKIE = "-*-"
+# Every "-*" followed by "-", overlaps included: replacing "-*-" left to right turns
+# "-*-*-" into "-\\*-*-", which still holds a cookie Emacs reads (checked in Emacs 28.2).
+_COOKIE_RE = re.compile(r"-\*(?=-)")
 # C0 controls but tab and newline, DEL, and C1 controls (U+009B is a CSI to terminals).
 _CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -62,7 +64,7 @@ def defuse_settings(text: str) -> str:
     Emacs looks for those exact strings, and a reader still sees what was written.
     """
     text = _LOCAL_VARIABLES_RE.sub(lambda m: m.group(0).replace(" ", "-", 1), text)
-    return text.replace(_COOKIE, "-\\*-")
+    return _COOKIE_RE.sub(r"-\\*", text)
 
 
 def escape_code(text: str) -> str:

@@ -20,7 +20,14 @@ from functools import lru_cache
 
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords
 
-__all__ = ["Headline", "TodoKeywords", "is_tag_char", "parse_headline", "split_tags"]
+__all__ = [
+    "Headline",
+    "TodoKeywords",
+    "is_tag_char",
+    "line_tags",
+    "parse_headline",
+    "split_tags",
+]
 
 ARCHIVE_TAG = "ARCHIVE"  # `org-archive-tag'
 COMMENT_WORD = "COMMENT"  # `org-comment-string'
@@ -89,6 +96,25 @@ def _find_tags(line: str, start: int) -> tuple[int, list[str]] | None:
     while blank > start and line[blank - 1] in " \t":
         blank -= 1
     return blank, split_tags(line[first:end])
+
+
+def line_tags(line: str, todo: TodoKeywords = DEFAULT_TODO) -> list[str]:
+    """Return a headline's own tags as `org-get-tags' reads them (tag inheritance, agenda).
+
+    Org 9.5 reads them with `org-tag-line-re' (a tag group after any blank of the
+    line), not with the element parser: ``* TODO :a:`` and ``* [#A] :a:`` have no tags to
+    `org-element-headline-parser' (the blank before the group went with the keyword)
+    but tag ``a`` to `org-get-tags'. The parser's tags are kept for writing; these
+    decide inheritance and privacy, where missing a tag Org sees is a leak.
+    """
+    if line.endswith("\n"):
+        line = line[:-1]
+    tags = parse_headline(line, todo).tags
+    if tags:
+        return tags
+    stars = len(line) - len(line.lstrip("*"))
+    found = _find_tags(line, stars) if line.startswith(" ", stars) else None
+    return [] if found is None else found[1]
 
 
 def parse_headline(line: str, todo: TodoKeywords = DEFAULT_TODO) -> Headline:

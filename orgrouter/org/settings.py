@@ -181,7 +181,8 @@ def setting_keywords(
     text: str, path: Path | None, *, _seen: tuple[Path, ...] = ()
 ) -> tuple[list[SettingKeyword], list[Path], list[str]]:
     """Return the setting keywords of ``text``, setup files spliced in where named."""
-    text = text.removeprefix("\ufeff")  # Emacs drops a BOM: a first line after it counts
+    # Emacs drops a BOM when it visits a file, so a first-line #+FILETAGS still counts.
+    text = text.removeprefix("\ufeff")
     seen = _seen if path is None else (*_seen, path.resolve())
     found: list[SettingKeyword] = []
     read: list[Path] = []

@@ -12,7 +12,7 @@ import re
 AFFILIATED_RE = re.compile(
     r"[ \t]*#\+(?:(CAPTION|RESULTS)(?:\[(.*)\])?|"
     r"(DATA|HEADERS?|LABEL|NAME|PLOT|RESNAME|RESULT|SOURCE|SRCNAME|TBLNAME)|"
-    r"(ATTR_[-_A-Za-z0-9]+)):[ \t]*(.*?)[ \t]*$",
+    r"(ATTR_[-_A-Za-z0-9]+)):[ \t]*((?:.*[^ \t\n])?)[ \t]*$",
     re.IGNORECASE,
 )
 COMMENT_RE = re.compile(r"[ \t]*#(?: |$)")
@@ -27,7 +27,7 @@ HASH_PLUS_RE = re.compile(r"[ \t]*#\+")
 BLOCK_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_(\S+)", re.IGNORECASE)
 EXPORT_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_EXPORT(?:[ \t]+(\S+))?[ \t]*$", re.IGNORECASE)
 EXAMPLE_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN_EXAMPLE(?: +(.*))?", re.IGNORECASE)
-CALL_RE = re.compile(r"[ \t]*#\+CALL:[ \t]*(.*?)[ \t]*$", re.IGNORECASE)
+CALL_RE = re.compile(r"[ \t]*#\+CALL:[ \t]*((?:.*[^ \t\n])?)[ \t]*$", re.IGNORECASE)
 DYNAMIC_BEGIN_RE = re.compile(r"[ \t]*#\+BEGIN:? ", re.IGNORECASE)
 DYNAMIC_NAME_RE = re.compile(r"[ \t]*#\+BEGIN:[ \t]+(\S+)(?:[ \t]+(.*))?", re.IGNORECASE)
 DYNAMIC_END_RE = re.compile(r"[ \t]*#\+END:?[ \t]*$", re.IGNORECASE)
@@ -37,7 +37,7 @@ FOOTNOTE_RE = re.compile(r"\[fn:([-_\w]+)\]")
 RULE_RE = re.compile(r"[ \t]*-{5,}[ \t]*$")
 TABLE_RE = re.compile(r"[ \t]*\|")
 TABLE_EL_RULE_RE = re.compile(r"[ \t]*\+(?:-+\+)+[ \t]*$")
-TBLFM_RE = re.compile(r"[ \t]*#\+TBLFM: +(.*?)[ \t]*$", re.IGNORECASE)
+TBLFM_RE = re.compile(r"[ \t]*#\+TBLFM: +((?:.*[^ \t\n])?)[ \t]*$", re.IGNORECASE)
 # `org-item-re' with Org's defaults: no alphabetical bullets; "*" needs indentation.
 ITEM_RE = re.compile(r"(?:[ \t]*(?:[-+]|[0-9]+[.)])|[ \t]+\*)(?:[ \t]+|$)")
 # `org-list-full-item-re': bullet, counter, checkbox, description tag.

@@ -145,7 +145,7 @@ def inherited_tags(document: Document, index: int) -> tuple[str, ...]:
     chain: list[str] = []
     at: int | None = index
     while at is not None:
-        chain[:0] = document.headline(at).tags
+        chain[:0] = document.own_tags(at)
         at = document.entries[at].parent
     ordered = [*document.settings.filetags, *chain]
     kept = [tag for n, tag in enumerate(ordered) if tag not in ordered[n + 1 :]]

@@ -20,6 +20,7 @@ from orgrouter.config import AgentConfig
 from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.org.document import Document
 from orgrouter.org.edit import Splice
+from orgrouter.org.scan import BOM
 from orgrouter.org.settings import InBufferSettings
 from orgrouter.route import kernel
 from orgrouter.route.binding import DIGEST_KEY, withdraw
@@ -178,8 +179,8 @@ def _has_setting_line(data: bytes) -> bool:
     """Return whether a line of ``data`` starts (after blanks) with a routing setting."""
     for match in _SETTING_KEYWORD.finditer(data):
         line_start = data.rfind(b"\n", 0, match.start()) + 1
-        before = data[line_start : match.start()]
-        if not (before.removeprefix(b"\xef\xbb\xbf") if line_start == 0 else before).strip(b" \t"):
+        # Emacs drops a BOM, so a first line after one counts (a #+FILETAGS there too).
+        if not data[line_start : match.start()].removeprefix(BOM).strip(b" \t"):
             return True
     return False
 

@@ -59,6 +59,10 @@ _TAG_VARIANT = re.compile(
 )
 _COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
 _LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
+# A keyword's value without trailing blanks, in linear time ("(.*?)[ \t]*$" is
+# quadratic in a line of blanks: tests/security/test_hostile_lines.py).
+_VALUE = rb"[ \t]*((?:.*[^ \t\r\n])?)[ \t]*\r?$"
+_CATEGORY_KEYWORD = re.compile(rb"^[ \t]*#\+CATEGORY:" + _VALUE, re.I | re.M)
 
 
 def archive_time(now: datetime) -> str:
@@ -115,9 +119,7 @@ def _archive_keyword(data: bytes) -> str | None:
 @functools.lru_cache(maxsize=4)
 def _category_keyword(data: bytes) -> str | None:
     """Return the value of the note's last ``#+CATEGORY:`` line, if any."""
-    found = re.findall(
-        rb"^[ \t]*#\+CATEGORY:[ \t]*(.*?)[ \t]*\r?$", data.removeprefix(BOM), re.I | re.M
-    )
+    found = _CATEGORY_KEYWORD.findall(data.removeprefix(BOM))
     return str(found[-1].decode("utf-8", "replace")) if found else None
 
 
@@ -166,7 +168,7 @@ def context_of(
         # which keeps a COMMENT keyword (unlike :raw-value).
         path.insert(0, outline_title(f"COMMENT {above.raw}" if above.commented else above.raw))
         at = document.entries[at].parent
-    own = set(headline.tags)
+    own = set(document.own_tags(index))
     inherited = [tag for tag in document.tags(index) if tag not in own]
     pairs = [
         ("ARCHIVE_TIME", archive_time(now)),
@@ -389,7 +391,7 @@ def _refuse_archiving_into_itself(
 
 def _inherits(document: Document, index: int) -> bool:
     """Return whether headline ``index`` inherits any tag (Org adds them in-file)."""
-    own = set(document.headline(index).tags)
+    own = set(document.own_tags(index))
     return any(tag not in own for tag in document.tags(index))
 
 

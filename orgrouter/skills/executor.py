@@ -444,7 +444,7 @@ def inherited_privacy(document: Document, subject: Subject, ctx: Context) -> tup
     subtree must stay private wherever it goes, so these go onto its headline.
     """
     index = index_at_line(document, subject.line)
-    own = set(document.headline(index).tags)
+    own = set(document.own_tags(index))
     private = ctx.config.privacy.tags
     return tuple(t for t in document.tags(index) if is_private((t,), private) and t not in own)
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.subtree import at_level, realign_first
 from orgrouter.skills.archive import outline_title
@@ -137,11 +138,18 @@ def _listing(names: list[str]) -> str:
 
 
 def find_heading(
-    document: Document, path: str, label: str, *, exact: bool = False
+    document: Document,
+    path: str,
+    label: str,
+    *,
+    exact: bool = False,
+    private_tags: Collection[str] = (),
 ) -> tuple[int, tuple[str, ...]]:
     """Return the headline whose outline path ends with ``path`` ("A/B"), and its path.
 
     ``exact``: the whole outline path from the top (what an approved plan recorded).
+    ``private_tags``: headlines these make private are never listed in a clarification
+    (it is written under a request that is not private itself).
     """
     wanted = [p.strip().casefold() for p in path.split("/") if p.strip()]
     matches: list[tuple[int, tuple[str, ...]]] = []
@@ -157,15 +165,22 @@ def find_heading(
         matches = [m for m in matches if len(m[1]) == len(wanted)]
     if len(matches) == 1:
         return matches[0]
+    def shown(index: int) -> bool:
+        return not private_tags or not is_private(document.tags(index), private_tags)
+
     if matches:
         listing = _listing(
-            ["/".join(p) + f" (line {document.entries[i].line})" for i, p in matches]
+            ["/".join(p) + f" (line {document.entries[i].line})" for i, p in matches if shown(i)]
         )
         raise Unclear(
             f"Clarification needed: several headlines match {path!r} in {label}",
             f"Which one? Give more of its outline path (Parent/{path}):\n{listing}",
         )
-    tops = [document.headline(e.index).raw for e in document.entries if e.parent is None]
+    tops = [
+        document.headline(e.index).raw
+        for e in document.entries
+        if e.parent is None and shown(e.index)
+    ]
     raise Unclear(
         f"Clarification needed: no headline {path!r} in {label}",
         f"{label} has no headline with that outline path. Its top-level headlines:\n"
@@ -220,7 +235,8 @@ class RefileSkill(ExecutorSkill):
         if path:
             label = "this file" if same else relative_name(target, ctx)
             holder = document if same else Document.from_file(target)
-            index, olpath = find_heading(holder, path, label)
+            hide = () if ctx.private else ctx.config.privacy.tags
+            index, olpath = find_heading(holder, path, label, private_tags=hide)
             if same:
                 begin = holder.entries[index].begin
                 for subject in subjects:

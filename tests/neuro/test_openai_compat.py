@@ -93,6 +93,20 @@ def test_unusable_replies_are_clear_errors(
     assert len(chat_server.received) == 1  # not retried
 
 
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [(200, "endpoint answered with something that is not JSON"), (400, "HTTP 400: [[[[")],
+)
+def test_json_nested_past_the_parsers_depth_is_a_clear_error(
+    chat_server: ChatServer, status: int, message: str
+) -> None:
+    """A hostile server's '[[[[...' makes json.loads raise RecursionError, not ValueError."""
+    chat_server.queue.append({"status": status, "body_text": "[" * 200_000})
+    with pytest.raises(ModelError) as caught:
+        backend(chat_server.url).complete(ASK, purpose="ask")
+    assert str(caught.value).startswith(message)
+
+
 def test_unauthorized_names_the_key_setting_and_never_the_key(chat_server: ChatServer) -> None:
     chat_server.play("unauthorized")
     with pytest.raises(ModelError) as caught:

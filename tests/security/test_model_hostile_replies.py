@@ -174,6 +174,8 @@ def test_escaped_reply_is_stable_and_readable(tmp_path: Path) -> None:
         (":smile: ok", ":smile: ok", ":smile: ok"),
         ("-*- mode: org; eval: (x) -*-", "-\\*- mode: org; eval: (x) -\\*-", None),
         ("% Local Variables: %", "% Local-Variables: %", "% Local-Variables: %"),
+        # Overlapping cookies: escaping the first "-*-" must not leave a second one.
+        ("-*-*- x: 1 -*-*-", "-\\*-\\*- x: 1 -\\*-\\*-", None),
         ("a\x1b[31mb\x07c\x0cd\x00e\rf", "a[31mbcd\ufffde\nf", "a[31mbcd\ufffde\nf"),
     ],
 )

@@ -9,6 +9,7 @@ recorded requests are checked.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -36,6 +37,18 @@ def _tree(root: Path) -> None:
     for name, text in {**PRIVATE_NOTES, "public.org": PUBLIC}.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(text.encode())
+
+
+def _route_with_model(root: Path, reply: str) -> tuple[subprocess.CompletedProcess[str], str, int]:
+    """Route ``root`` with a real model server answering ``reply``; return what it got."""
+    with serve() as server:
+        server.always(reply)
+        (root / "orgrouter.toml").write_text(
+            f'[neuro]\nbackend = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n'
+            "timeout_s = 10\nmax_retries = 0\n"
+        )
+        done = run_orgrouter(root, "route", ".", *NOW)
+        return done, "\n".join(r.body for r in server.received), len(server.received)
 
 
 def test_search_lists_no_private_headline(tmp_path: Path) -> None:
@@ -98,16 +111,9 @@ def test_no_model_request_holds_private_text(tmp_path: Path) -> None:
     }
     for name, text in notes.items():
         (tmp_path / name).write_text(text)
-    with serve() as server:
-        server.always("A summary.")
-        (tmp_path / "orgrouter.toml").write_text(
-            f'[neuro]\nbackend = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n'
-            "timeout_s = 10\nmax_retries = 0\n"
-        )
-        done = run_orgrouter(tmp_path, "route", ".", *NOW)
-        sent = "\n".join(r.body for r in server.received)
+    done, sent, received = _route_with_model(tmp_path, "A summary.")
     assert done.returncode == 0, done.stderr
-    assert server.received  # the public request did go to the model
+    assert received  # the public request did go to the model
     for secret in ("PRIVATE-CHILD", "4711", "PRIVATE-FILE", "PRIVATE-SETUP", *SECRETS):
         assert secret not in sent
     for name in ("whole.org", "viasetup.org"):  # answered offline, saying why
@@ -127,3 +133,70 @@ def test_one_rule_decides() -> None:
     assert is_private(("work", "@personal"), tags) and is_private(("@Personal",), tags)
     assert not is_private(("personal", "work"), tags)
     assert shareable("x\n** b :@personal:\nsecret\n** d\ny\n", tags) == "x\n** d\ny\n"
+
+
+# Org's `org-get-tags' (what tag inheritance and agenda matching use) reads tags with
+# `org-tag-line-re', so a tag group right after a TODO keyword or a priority cookie is a
+# tag; Emacs drops a BOM before `#+FILETAGS' on the first line (checked in Emacs 28.2).
+ODD_PRIVATE = {
+    "todo.org": "* TODO :@personal:\nTODO-SECRET\n** @agent explain this\n",
+    "priority.org": "* [#A] :@personal:\nPRIORITY-SECRET\n** @agent explain this\n",
+    "bom.org": "\ufeff#+FILETAGS: :@personal:\n* Diary\nBOM-SECRET\n** @agent explain this\n",
+}
+
+
+def test_tags_org_sees_after_a_keyword_or_a_bom_keep_a_note_private(tmp_path: Path) -> None:
+    (tmp_path / "orgrouter.toml").write_text("")
+    for name, text in ODD_PRIVATE.items():
+        (tmp_path / name).write_bytes(text.encode())
+    (tmp_path / "hits.org").write_text(
+        "* TODO :@personal:\n** Kubernetes TODOHIT\n* [#B] :@personal:\n** Kubernetes PRIOHIT\n"
+    )
+    (tmp_path / "bomhits.org").write_bytes(
+        "\ufeff#+FILETAGS: :@personal:\n* Kubernetes BOMHIT\n".encode()
+    )
+    (tmp_path / "public.org").write_text("* Kubernetes upgrade\n")
+    (tmp_path / "ops.org").write_text("* Ops\n** @agent find notes about kubernetes\n")
+    done, sent, _ = _route_with_model(tmp_path, "An answer.")
+    assert done.returncode == 0, done.stderr
+    for secret in ("TODO-SECRET", "PRIORITY-SECRET", "BOM-SECRET"):
+        assert secret not in sent
+    listed = (tmp_path / "ops.org").read_text()
+    assert "Kubernetes upgrade" in listed
+    for secret in ("TODOHIT", "PRIOHIT", "BOMHIT"):
+        assert secret not in listed
+
+
+def test_the_rule_reads_tags_as_org_get_tags_does() -> None:
+    from orgrouter.neuro.privacy import private_headlines, shareable
+
+    tags = ["@personal"]
+    assert private_headlines(b"* TODO :@personal:\n** c\n* d\n", None, tags) == {1, 2}
+    assert private_headlines(b"* TODO [#A] :x:@personal:\n", None, tags) == {1}
+    assert private_headlines("\ufeff#+FILETAGS: @personal\n* a\n".encode(), None, tags) == {2}
+    assert shareable("x\n** TODO :@personal:\nsecret\n** d\n", tags) == "x\n** d\n"
+
+
+def test_a_refile_clarification_lists_no_private_headline(tmp_path: Path) -> None:
+    """'No such headline' and 'which one?' list headlines: never the private ones."""
+    (tmp_path / "orgrouter.toml").write_text("")
+    (tmp_path / "projects.org").write_text(
+        "* Website SECRETA :@personal:\n** Website\n* Health :@personal:\n** Website\n"
+        "* Website public\n* Team\n** Website\n"
+    )
+    (tmp_path / "diary.org").write_text("#+FILETAGS: :@personal:\n* Website SECRETD\n")
+    inbox = tmp_path / "inbox.org"
+    inbox.write_text(
+        "* Mine SECRETE :@personal:\n* Idea\n** @agent refile this to projects.org under Nothing\n"
+        "* Other\n** @agent refile this to diary.org under Nothing\n"
+        "* Third\n** @agent refile this to projects.org under Website\n"
+        "* Fourth\n** @agent refile this under Nothing\n"
+    )
+    done = run_orgrouter(tmp_path, "route", ".", *NOW)
+    assert done.returncode == 0, done.stderr
+    text = inbox.read_text()
+    assert text.count("Clarification needed") == 4
+    assert "- Website public\n- Team\n" in text  # the public candidates are still listed
+    assert "- Team/Website (line 7)\n" in text
+    for secret in ("SECRETA", "SECRETD", "SECRETE", "Health"):
+        assert secret not in text.replace("* Mine SECRETE :@personal:", "")

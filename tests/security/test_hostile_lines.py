@@ -37,7 +37,6 @@ def test_a_headline_of_blanks_in_another_note_does_not_stall_search(tmp_path: Pa
         ("orgrouter.searchindex", "_HEADLINE", "** Title"),
         ("orgrouter.org.syntax", "CALL_RE", "#+CALL: Title"),
         ("orgrouter.org.syntax", "TBLFM_RE", "#+TBLFM: Title"),
-        ("orgrouter.skills.archive", "_PROPERTY_KEYWORD", "#+ARCHIVE: Title"),
         ("orgrouter.skills.archive", "_CATEGORY_KEYWORD", "#+CATEGORY: Title"),
         ("orgrouter.org.blocks", "SRC_BEGIN_RE", "#+begin_src sh -n Title"),
         ("orgrouter.org.blocks", "_AFFILIATED_RE", "#+NAME: Title"),

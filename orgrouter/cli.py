@@ -67,7 +67,9 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="orgrouter")
-def cli() -> None:
+@click.option("-q", "--quiet", is_flag=True, help="As the command's own -q (orgrouter -q route).")
+@click.option("-v", "--verbose", is_flag=True, help="As the command's own -v.")
+def cli(quiet: bool, verbose: bool) -> None:
     """Route @agent requests in Org notes to skills and write the results back."""
 
 

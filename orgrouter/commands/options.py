@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
 def verbosity(func: F) -> F:
     """Add ``-q``/``-v`` to a command and reject both together.
 
@@ -33,6 +34,11 @@ def verbosity(func: F) -> F:
 
     @functools.wraps(func)
     def checked(*args: Any, **kwargs: Any) -> Any:
+        # `orgrouter -q route` as `orgrouter route -q`: scripts put the flag either side.
+        context = click.get_current_context(silent=True)
+        given = {} if context is None else context.find_root().params
+        for name in ("quiet", "verbose"):
+            kwargs[name] = bool(kwargs.get(name) or given.get(name))
         if kwargs.get("quiet") and kwargs.get("verbose"):
             raise UsageError("-q and -v are opposites: give one of them")
         return func(*args, **kwargs)

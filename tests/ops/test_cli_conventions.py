@@ -185,6 +185,14 @@ def test_quiet_everywhere_and_never_with_verbose(
     assert all(line.startswith("orgrouter: error: ") for line in err.splitlines()), err
 
 
+def test_quiet_and_verbose_before_the_command_are_the_commands_own(tmp_path: Path) -> None:
+    # Scripts write `orgrouter -q route ...` as often as `orgrouter route -q ...`.
+    code, _, err = invoke(["-q", "route", "--stdin"], tmp_path, stdin=REQUEST)
+    assert (code, err) == (0, "")
+    code, _, err = invoke(["-q", "route", "--stdin", "-v"], tmp_path, stdin=REQUEST)
+    assert (code, err) == (2, "orgrouter: error: -q and -v are opposites: give one of them\n")
+
+
 def test_plurals_in_messages(notes: Path, tmp_path: Path) -> None:
     (notes / "lit.org").write_bytes(
         b"#+begin_src python :tangle (expand-file-name \"x\")\nprint(1)\n#+end_src\n"

@@ -30,6 +30,7 @@ from orgrouter.io.text import read_org_file
 from orgrouter.neuro.privacy import private_headlines
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
+from orgrouter.route.results import find_mark
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
     from orgrouter.searchindex import SearchIndex
 
 MAX_HITS = 25
-RESULT_MARK = b":ORGROUTER_RESULT:"
 _VERB = re.compile(
     r"^(?:please\s+)?(?:search|find|look\s+up|look\s+for|locate|grep|show\s+me|dig\s+up|"
     r"pull\s+up|bring\s+up|fetch|where\s+are|where\s+is)"
@@ -131,7 +131,10 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
     if isinstance(state, StateDB):
         from orgrouter import searchindex
 
-        if searchindex.available(state.conn):
+        fts5 = state.run_memo.get("fts5")
+        if not isinstance(fts5, bool):
+            fts5 = state.run_memo["fts5"] = searchindex.available(state.conn)
+        if fts5:
             index = searchindex.SearchIndex(state, ctx.config.privacy.tags)
             key = f"search_index:{root}"
             unreadable = state.run_memo.get(key)
@@ -266,7 +269,7 @@ def _file_hits(
         if not score:
             continue
         section_end = lines[index + 1].begin if index + 1 < len(lines) else len(data)
-        if RESULT_MARK in data[headline.end : section_end].upper():  # Org reads keys in any case
+        if find_mark(data, headline.end, section_end) >= 0:
             continue
         hits.append((score, Hit(path, headline.line, parsed.raw)))
     return hits

@@ -702,21 +702,13 @@ The echo area gets a summary; the buffer *orgrouter classify* the JSON."
                    (list :text text :path file))))
     (when (and (string-empty-p text) (null items))
       (user-error "Orgrouter: the request at point asks nothing"))
-    (orgrouter--call
-     :classify params
-     (lambda (result)
-       (orgrouter--show-classification (orgrouter--json-encode result)))
-     (lambda (error)
-       (setq orgrouter-last-error
-             (format "orgrouter: classify failed: %s" (orgrouter--error-text error)))
-       (orgrouter--message orgrouter-last-error))
-     (lambda ()
-       (orgrouter--classify-process
-        (if items
-            (apply #'append (list "classify") orgrouter-arguments
-                   (mapcar (lambda (item) (list "--item" item)) items))
-          (append (list "classify") orgrouter-arguments (list "-")))
-        (and (null items) text))))))
+    (orgrouter--classify
+     params
+     (if items
+         (apply #'append (list "classify") orgrouter-arguments
+                (mapcar (lambda (item) (list "--item" item)) items))
+       (append (list "classify") orgrouter-arguments (list "-")))
+     (and (null items) text))))
 
 ;;;###autoload
 (defun orgrouter-classify-region (beg end)
@@ -724,17 +716,23 @@ The echo area gets a summary; the buffer *orgrouter classify* the JSON."
 The JSON goes to the buffer *orgrouter classify*, which is displayed."
   (interactive "r")
   (let ((text (buffer-substring-no-properties beg end)))
-    (orgrouter--call
-     :classify (list :text text :path (orgrouter--file-name))
-     (lambda (result)
-       (orgrouter--show-classification (orgrouter--json-encode result)))
-     (lambda (error)
-       (setq orgrouter-last-error
-             (format "orgrouter: classify failed: %s" (orgrouter--error-text error)))
-       (orgrouter--message orgrouter-last-error))
-     (lambda ()
-       (orgrouter--classify-process
-        (append (list "classify") orgrouter-arguments (list "-")) text)))))
+    (orgrouter--classify
+     (list :text text :path (orgrouter--file-name))
+     (append (list "classify") orgrouter-arguments (list "-"))
+     text)))
+
+(defun orgrouter--classify (params command input)
+  "Classify PARAMS over the server, else run orgrouter COMMAND on INPUT.
+Either way the sensor gate's JSON is shown; a failure is a message."
+  (orgrouter--call
+   :classify params
+   (lambda (result)
+     (orgrouter--show-classification (orgrouter--json-encode result)))
+   (lambda (error)
+     (setq orgrouter-last-error
+           (format "orgrouter: classify failed: %s" (orgrouter--error-text error)))
+     (orgrouter--message orgrouter-last-error))
+   (lambda () (orgrouter--classify-process command input))))
 
 (defun orgrouter--classify-process (command input)
   "Run orgrouter COMMAND, sending INPUT (if non-nil), and show its JSON."

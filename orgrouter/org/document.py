@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orgrouter.errors import InputError
-from orgrouter.io.text import detect_newline
+from orgrouter.io.text import CR, detect_newline
 from orgrouter.org.headline import Headline, line_tags, parse_headline
 from orgrouter.org.scan import BOM, HeadlineLine, iter_headline_lines
 from orgrouter.org.settings import InBufferSettings, read_settings
@@ -86,11 +86,14 @@ class Document:
 
         ``lines`` (for ``Document.around``) indexes those headlines instead of all.
         """
-        self.data = data
         self.path = None if path is None else Path(path)
         # When None, decide as Emacs does when visiting the file. Emacs reading the
         # file as utf-8-unix (as the conformance oracle does) corresponds to b"\n".
         self.newline = detect_newline(data) if newline is None else newline
+        # A CR-only file, visited with mac EOL: each CR ends a line. CR and LF are one
+        # byte each, so the LF view keeps every offset (routing refuses such files).
+        self.data = data.replace(CR, b"\n") if self.newline == CR else data
+        data = self.data
         self.complete = lines is None  # False: only some headlines are indexed
         self.lines = list(iter_headline_lines(data)) if lines is None else lines
         self.entries = _outline(self.lines, len(data))

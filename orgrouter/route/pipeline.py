@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from orgrouter.config import AgentConfig
+from orgrouter.io.text import CR, LF
 from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.org.document import Document
 from orgrouter.org.edit import Splice
@@ -125,6 +126,15 @@ def route_document(
     data: bytes, path: str | None, env: RouteEnv, *, newline: bytes = b"\n"
 ) -> DocumentOutcome:
     """Return ``data`` with every request in it routed, and a report per request."""
+    if newline == CR:
+        # Emacs visits a CR-only note with mac EOL. CR and LF are one byte each, so the
+        # note's LF view has the same offsets: route it, then give every line end back
+        # as a CR. The user's bytes (no LF among them) come back exactly, and each line
+        # written ends as theirs do (inserted text holds no CR: controls are stripped).
+        routed = route_document(data.replace(CR, LF), path, env, newline=LF)
+        stages = [[_mac(splice) for splice in stage] for stage in routed.stages]
+        back = routed.data.replace(LF, CR)
+        return dataclasses.replace(routed, data=back, stages=stages)
     names = env.names()
     # Only the addressed headlines' subtrees and ancestors: a note of thousands of
     # headlines with one request is not indexed whole.
@@ -173,6 +183,11 @@ def route_document(
 
     moved, writes = apply_moves(routed, moves, path, newline)
     return DocumentOutcome(moved, reports, deferred, writes, stages)
+
+
+def _mac(splice: Splice) -> Splice:
+    """Return ``splice`` with its LF line ends written as CR (a CR-only note's)."""
+    return Splice(splice.begin, splice.end, splice.text.replace(LF, CR))
 
 
 def _has_setting_line(data: bytes) -> bool:

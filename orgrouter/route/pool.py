@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, OrgRouterError
-from orgrouter.route.runner import Router, RunOptions, WriteMode
+from orgrouter.route.runner import Router, RunOptions
+from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor

@@ -127,23 +127,15 @@ def route_document(
 ) -> DocumentOutcome:
     """Return ``data`` with every request in it routed, and a report per request."""
     if newline == CR:
-        # Emacs visits a CR-only note with mac EOL. CR and LF are one byte each, so the
-        # note's LF view has the same offsets: route it, then give every line end back
-        # as a CR. The user's bytes (no LF among them) come back exactly, and each line
-        # written ends as theirs do (inserted text holds no CR: controls are stripped).
-        routed = route_document(data.replace(CR, LF), path, env, newline=LF)
-        stages = [[_mac(splice) for splice in stage] for stage in routed.stages]
-        back = routed.data.replace(LF, CR)
-        return dataclasses.replace(routed, data=back, stages=stages)
+        return _route_mac(data, path, env)
     names = env.names()
     # Only the addressed headlines' subtrees and ancestors: a note of thousands of
     # headlines with one request is not indexed whole.
     offsets = address_offsets(data, names)
-    document = Document.around(data, offsets, path, newline=newline)
-    if not _has_setting_line(data):
-        # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
-        # settings, so skip decoding and scanning the whole file to find none.
-        vars(document)["settings"] = InBufferSettings()
+    # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
+    # settings, so skip decoding and scanning the whole file to find none.
+    settings = None if _has_setting_line(data) else InBufferSettings()
+    document = Document.around(data, offsets, path, newline=newline, settings=settings)
     found = find_requests(document, names, offsets)
     plans: list[RequestPlan] = []
     reports: list[RequestReport] = []
@@ -185,9 +177,17 @@ def route_document(
     return DocumentOutcome(moved, reports, deferred, writes, stages)
 
 
-def _mac(splice: Splice) -> Splice:
-    """Return ``splice`` with its LF line ends written as CR (a CR-only note's)."""
-    return Splice(splice.begin, splice.end, splice.text.replace(LF, CR))
+def _route_mac(data: bytes, path: str | None, env: RouteEnv) -> DocumentOutcome:
+    """Route a CR-only note (Emacs visits it with mac EOL) in its own line ends."""
+    # CR and LF are one byte each, so the note's LF view has the same offsets: route
+    # it, then give every line end back as a CR. The user's bytes (no LF among them)
+    # come back exactly, and each line written ends as theirs do (inserted text holds
+    # no CR: control characters are stripped from it).
+    routed = route_document(data.replace(CR, LF), path, env, newline=LF)
+    stages = [
+        [Splice(s.begin, s.end, s.text.replace(LF, CR)) for s in stage] for stage in routed.stages
+    ]
+    return dataclasses.replace(routed, data=routed.data.replace(LF, CR), stages=stages)
 
 
 def _has_setting_line(data: bytes) -> bool:

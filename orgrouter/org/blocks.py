@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from orgrouter.org.escape import escape_code
+from orgrouter.org.lines import Offsets
 from orgrouter.org.scan import HEADLINE_TEXT_RE
 
 # org-element-src-block-parser's begin-line regexp: language, switches, parameters.
@@ -163,28 +164,6 @@ def _lisp_escape(match: re.Match[str]) -> str:
     return _LISP_ESCAPES.get(code, code)
 
 
-class _ByteIndex:
-    """Convert character offsets to UTF-8 byte offsets (cheap for ASCII text)."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._ascii = text.isascii()
-        self._cache_char = 0
-        self._cache_byte = 0
-
-    def byte(self, char: int) -> int:
-        if self._ascii:
-            return char
-        # Offsets are asked for in increasing order; count only the new stretch.
-        if char < self._cache_char:
-            self._cache_char = 0
-            self._cache_byte = 0
-        chunk = self._text[self._cache_char : char]
-        self._cache_byte += len(chunk.encode("utf-8", "surrogatepass"))
-        self._cache_char = char
-        return self._cache_byte
-
-
 def _line_end(text: str, pos: int) -> int:
     """Return the offset just past the line containing ``pos`` (or len(text))."""
     newline = text.find("\n", pos)
@@ -211,7 +190,7 @@ def find_src_blocks(text: str) -> list[SrcBlock]:
     if "#+" not in text:
         return []
     headlines = [m.start() for m in HEADLINE_TEXT_RE.finditer(text)]
-    index = _ByteIndex(text)
+    index = Offsets(text)
     blocks: list[SrcBlock] = []
     pos = 0
     heading_i = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -19,24 +19,6 @@ from typing import Any
 from orgrouter.errors import ConfigError
 
 TABLES = ("verbs.toml", "intents.toml", "domains.toml", "risk.toml", "chains.toml", "personas.toml")
-SKILLS = (
-    "todo",
-    "schedule",
-    "tag",
-    "summarize",
-    "search",
-    "greet",
-    "compact",
-    "ask",
-    "tangle",
-    "translate",
-    "draft",
-    "rewrite",
-    "explain",
-    "archive",
-    "refile",
-    "delete",
-)
 LEVELS = ("low", "medium", "high")
 
 Phrase = tuple[str, ...]
@@ -135,6 +117,7 @@ class _Table:
         self.source = source
         self.text = text
         self.packaged = packaged  # the package's own table (the test suite checks it)
+        self.targets: Collection[str] = ()  # the skills intents may be sent to
         try:
             self.data: dict[str, Any] = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
@@ -234,10 +217,11 @@ def _read(name: str, rules_dir: Path | None) -> _Table:
 
 
 def _skill(table: _Table, value: object, key: str) -> str:
-    if not isinstance(value, str) or value not in SKILLS:
+    if not isinstance(value, str) or value not in table.targets:
         # The key's own table first: a word such as "set" is also a value of other lists.
         where = f"[{key.rsplit('.', 1)[0]}]" if "." in key else None
-        raise table.error(f"{key} = {value!r} is not a skill ({', '.join(SKILLS)})", key, where)
+        known = ", ".join(table.targets)
+        raise table.error(f"{key} = {value!r} is not a skill ({known})", key, where)
     return value
 
 
@@ -486,13 +470,22 @@ _LOADERS: dict[str, Callable[[_Table], dict[str, Any]]] = {
 }
 
 
-def load_rules(rules_dir: Path | None = None) -> Rules:
-    """Load every routing table, each from ``rules_dir`` if there, else the package's."""
+def load_rules(rules_dir: Path | None = None, targets: Collection[str] | None = None) -> Rules:
+    """Load every routing table, each from ``rules_dir`` if there, else the package's.
+
+    ``targets`` are the skills an intent may be sent to (``registry.targets``: with a
+    run's user skills); by default the built-ins'.
+    """
+    if targets is None:
+        from orgrouter.skills.registry import ROUTABLE
+
+        targets = ROUTABLE
     fields: dict[str, Any] = {}
     sources: dict[str, str] = {}
     tables: dict[str, _Table] = {}
     for name in TABLES:
         table = tables[name] = _read(name, rules_dir)
+        table.targets = targets
         sources[name] = table.source
         fields.update(_LOADERS[name](table))
     for persona in fields["personas"]:
@@ -538,8 +531,13 @@ def default_rules() -> Rules:
     return _DEFAULT[0]
 
 
-def configured_rules(rules_dir: str | None, *, base: Path | None = None) -> Rules:
-    """Return the rules for a ``[rules] dir`` setting (None: the package's own tables)."""
+def configured_rules(
+    rules_dir: str | None, *, base: Path | None = None, targets: Collection[str] | None = None
+) -> Rules:
+    """Return the rules for a ``[rules] dir`` setting (None: the package's own tables).
+
+    ``targets``: the skills an intent may be sent to, when a run has user skills.
+    """
     if rules_dir is None:
         return default_rules()
     path = Path(rules_dir).expanduser()
@@ -547,4 +545,4 @@ def configured_rules(rules_dir: str | None, *, base: Path | None = None) -> Rule
         path = base / path
     if not path.is_dir():
         raise ConfigError("rules.dir is not a directory", path=path)
-    return load_rules(path)
+    return load_rules(path, targets)

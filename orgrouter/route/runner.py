@@ -11,7 +11,6 @@ processes (``route/pool.py``); everything else happens here, in file order.
 from __future__ import annotations
 
 import contextlib
-import enum
 import functools
 import hashlib
 import os
@@ -25,6 +24,7 @@ from orgrouter.config import Config
 from orgrouter.errors import ConfigError, ConflictError, InputError, OrgRouterError, StateError
 from orgrouter.progress import Progress, progress_for
 from orgrouter.report import Report
+from orgrouter.writemode import WriteMode, unified_diff
 
 if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds work
     from orgrouter.eventlog import EventLog
@@ -37,20 +37,6 @@ if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds w
 
 WORKERS_ENV = "ORGROUTER_WORKERS"
 MAX_PROCESSES = 8  # the default's ceiling; ORGROUTER_WORKERS may ask for more
-
-
-class WriteMode(enum.Enum):
-    """What a run does with the routed bytes (black's ``WriteBack``)."""
-
-    WRITE = "write"
-    DIFF = "diff"  # print a unified diff, write nothing
-    CHECK = "check"  # write nothing; exit 1 when something would change
-    DRY_RUN = "dry-run"  # write nothing; report what would change
-
-    @property
-    def writes(self) -> bool:
-        """Return whether this mode writes files."""
-        return self is WriteMode.WRITE
 
 
 @dataclass
@@ -94,7 +80,7 @@ class Router:
         """Return the route environment, loading skills and limiter on first use."""
         if self._env is None:
             from orgrouter.route.pipeline import RouteEnv
-            from orgrouter.skills.registry import load_skills
+            from orgrouter.skills.registry import load_skills, targets
 
             roots = [self.root] if self.root is not None else []
             loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
@@ -115,7 +101,9 @@ class Router:
 
             # A broken rules table is the run's configuration error (exit 2), found
             # before any note is touched, never an error result written into one.
-            rules = configured_rules(self.config.rules.dir, base=self.options.config_dir)
+            rules = configured_rules(
+                self.config.rules.dir, base=self.options.config_dir, targets=targets(loaded.skills)
+            )
             self._env = RouteEnv(
                 config=self.config,
                 skills=loaded.skills,
@@ -492,20 +480,3 @@ def _record_history(
         )
     except StateError as error:  # the note is written; only refine's history is short
         report.emit(f"orgrouter: warning: {error}")
-
-
-def unified_diff(old: bytes, new: bytes, path: str) -> str:
-    """Return the unified diff from ``old`` to ``new`` as ``diff -u`` prints it."""
-    import difflib  # only --diff needs it; every route (Emacs's --stdin too) imports this
-
-    label = Path(path).as_posix()
-    lines = difflib.unified_diff(
-        old.decode("utf-8", "replace").splitlines(keepends=True),
-        new.decode("utf-8", "replace").splitlines(keepends=True),
-        fromfile=f"a/{label}",
-        tofile=f"b/{label}",
-    )
-    out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)

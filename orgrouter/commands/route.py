@@ -20,7 +20,7 @@ from orgrouter.commands.options import (
 from orgrouter.config import Config
 from orgrouter.errors import UsageError
 from orgrouter.report import plural
-from orgrouter.route.runner import RunOptions, WriteMode
+from orgrouter.route.router import RunOptions, WriteMode
 
 if TYPE_CHECKING:
     from orgrouter.route.pipeline import RequestReport

@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, OrgRouterError
-from orgrouter.route.runner import Router, RunOptions, WriteMode
+from orgrouter.route.kernel import NotHere
+from orgrouter.route.router import Router, RunOptions, WriteMode
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -141,10 +142,6 @@ class Answer:
     warnings: tuple[str, ...] | None = None  # the skills' load warnings, if it used them
 
 
-class GiveBack(BaseException):
-    """Hand the file back to the parent (a BaseException: the kernel catches Exception)."""
-
-
 class _ParentOnly:
     """A skill that must not act in a worker: acting gives the file back instead."""
 
@@ -162,11 +159,11 @@ class _ParentOnly:
 
     def neuro(self, stimulus: Stimulus, ctx: Context) -> object:
         """Give the file back: the skill would act."""
-        raise GiveBack(self.name)
+        raise NotHere(self.name)
 
     def symbolic(self, proposal: object, ctx: Context) -> None:
         """Give the file back: the skill would act."""
-        raise GiveBack(self.name)
+        raise NotHere(self.name)
 
 
 class WorkerRouter(Router):
@@ -251,7 +248,7 @@ def route_in_worker(task: Task) -> Answer:
     router.used_env = False
     try:
         outcome = router.route(task.data, task.path, task.newline)
-    except GiveBack:
+    except NotHere:
         return Answer(HERE)
     except ConfigError:
         return Answer(HERE)  # the parent meets it again and stops the run, as serially

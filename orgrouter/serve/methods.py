@@ -65,7 +65,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     """
     from orgrouter.clock import NOW_ENV, parse_now
     from orgrouter.route.filter import route_stdin, stdin_root
-    from orgrouter.route.runner import RunOptions
+    from orgrouter.route.router import RunOptions
     from orgrouter.serve.splices import editor_splices, text_edits
     from orgrouter.state import resolve_state_path
 

@@ -20,7 +20,8 @@ from orgrouter.commands.options import (
 from orgrouter.config import Config
 from orgrouter.errors import UsageError
 from orgrouter.report import plural
-from orgrouter.route.router import RunOptions, WriteMode
+from orgrouter.route.router import RunOptions
+from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
     from orgrouter.route.pipeline import RequestReport

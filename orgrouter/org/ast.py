@@ -28,7 +28,6 @@ __all__ = [
     "Node",
     "build_document",
     "build_section",
-    "build_subtree",
     "to_json",
     "to_plain",
     "to_sexp",
@@ -110,7 +109,7 @@ class _Builder:
         )
         section_limit = self._line_limit(following)
         subtree_limit = min(self._line_limit(entry.subtree_end), limit)
-        head = locate_head(document.data, entry.scan_line, newline=document.newline)
+        head = document.head(index)
         start = self.parser.skip_blank(line_index + 1, section_limit)
         subtree_start = self.parser.skip_blank(line_index + 1, subtree_limit)
         empty = subtree_start >= subtree_limit
@@ -227,22 +226,6 @@ def build_document(document: Document) -> Node:
         root.contents.append(section)
     _attach_headlines(builder, 0, len(entries), root.contents, len(lines))
     return root
-
-
-def build_subtree(document: Document, index: int) -> Node:
-    """Return the ``headline`` node of headline ``index`` with its whole subtree."""
-    entry = document.entries[index]
-    text = document.decode(entry.begin, entry.subtree_end)
-    lines = Lines(
-        text, byte_begin=entry.begin, first_line=entry.line, crlf=document.newline == CRLF
-    )
-    builder = _Builder(document, lines)
-    stop = index + 1
-    while stop < len(document.entries) and document.entries[stop].begin < entry.subtree_end:
-        stop += 1
-    top: list[Node] = []
-    _attach_headlines(builder, index, stop, top, len(lines))
-    return top[0]
 
 
 def build_section(document: Document, index: int) -> Node | None:

@@ -36,7 +36,7 @@ from orgrouter.org.escape import (
     safe_line,
     strip_controls,
 )
-from orgrouter.org.scan import HeadlineLine, iter_headline_lines
+from orgrouter.org.outline import Outline, OutlineEntry
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
@@ -209,11 +209,6 @@ def child_level(level: int, odd_levels: bool = False) -> int:
     return 1 + 2 * ((level + 1) // 2) if odd_levels else level + 1
 
 
-def headline_lines(data: bytes) -> list[HeadlineLine]:
-    """Return the headline lines of a file's bytes, a first line after a BOM included."""
-    return list(iter_headline_lines(data))
-
-
 def _width(text: str) -> int:
     """Return the columns ``text`` takes in Emacs (wide East Asian characters take two)."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
@@ -228,39 +223,20 @@ class _Document:
     heads: dict[int, Head] = field(default_factory=dict)
 
     @cached_property
-    def headlines(self) -> list[HeadlineLine]:
-        return headline_lines(self.data)
+    def outline(self) -> Outline:
+        return Outline(self.data)
 
-    @cached_property
-    def index(self) -> dict[int, int]:
-        return {h.begin: i for i, h in enumerate(self.headlines)}
-
-    def headline(self, begin: int) -> HeadlineLine:
-        try:
-            return self.headlines[self.index[begin]]
-        except KeyError:
-            raise ValueError(f"no headline starts at byte {begin}") from None
+    def headline(self, begin: int) -> OutlineEntry:
+        return self.outline.at(begin)
 
     def head(self, begin: int) -> Head:
         if begin not in self.heads:
             self.heads[begin] = locate_head(self.data, self.headline(begin), newline=self.newline)
         return self.heads[begin]
 
-    def subtree(self, begin: int) -> list[HeadlineLine]:
+    def subtree(self, begin: int) -> list[OutlineEntry]:
         """Return the headlines below ``begin`` in its subtree."""
-        start = self.index[begin]
-        level = self.headlines[start].level
-        below = []
-        for line in self.headlines[start + 1 :]:
-            if line.level <= level:
-                break
-            below.append(line)
-        return below
-
-    def subtree_end(self, begin: int) -> int:
-        below = self.subtree(begin)
-        nxt = self.index[begin] + len(below) + 1
-        return self.headlines[nxt].begin if nxt < len(self.headlines) else len(self.data)
+        return self.outline.below(self.headline(begin).index)
 
     def content_end(self, pos: int) -> int:
         """Return the end of the line starting at ``pos``, before its line end."""
@@ -455,12 +431,7 @@ class _Planner:
 
     def _append_point(self, begin: int) -> int:
         """Return where a child goes: after the subtree's last non-blank line."""
-        data = self.doc.data
-        line = self.doc.headline(begin)
-        end = self.doc.subtree_end(begin)
-        last = line.begin + len(data[line.begin : end].rstrip(b" \t\r\n"))
-        newline = data.find(b"\n", last, end)
-        return end if newline < 0 else newline + 1
+        return self.doc.outline.content_end(self.doc.headline(begin).index)
 
     def finish(self) -> list[Splice]:
         doc = self.doc

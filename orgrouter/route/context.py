@@ -19,7 +19,6 @@ from orgrouter.config import Config
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
-from orgrouter.org.drawer import locate_head
 from orgrouter.org.headline import parse_headline
 from orgrouter.route.guardian import SELF_BINDING
 from orgrouter.route.request import RESULT_KEY, FoundRequest, address_names, find_address
@@ -80,7 +79,7 @@ def request_context(
 ) -> Context:
     """Return the context skills see for ``request``."""
     entry = request.entry
-    tags = inherited_tags(document, request.index)
+    tags = document.tags(request.index)
     private = is_private(tags, env.config.privacy.tags)
     parent = entry.parent
     results = tuple(_ref(w, request.line) for w in written)
@@ -133,23 +132,6 @@ def request_context(
         s.name for s in env.skills if getattr(s, "binds_approvals", False)
     )
     return ctx
-
-
-def inherited_tags(document: Document, index: int) -> tuple[str, ...]:
-    """Return a headline's tags with inheritance (file tags, ancestors, its own).
-
-    ``Document.tags`` computes every headline's tags at once; a route needs the few
-    requests' only, so this walks their ancestors (the same order: the most local
-    place of a repeated tag wins).
-    """
-    chain: list[str] = []
-    at: int | None = index
-    while at is not None:
-        chain[:0] = document.own_tags(at)
-        at = document.entries[at].parent
-    ordered = [*document.settings.filetags, *chain]
-    kept = [tag for n, tag in enumerate(ordered) if tag not in ordered[n + 1 :]]
-    return tuple(kept)
 
 
 def outline(
@@ -226,6 +208,4 @@ def _parent_section(document: Document, parent: int | None) -> str:
         first = document.entries[0].begin if document.entries else len(document.data)
         text = document.data[:first].decode("utf-8", "replace")
         return "\n".join(prose_lines(text))
-    entry = document.entries[parent]
-    head = locate_head(document.data, entry.scan_line, newline=document.newline)
-    return _own_section(document, parent, head.body_begin)
+    return _own_section(document, parent, document.head(parent).body_begin)

@@ -129,11 +129,10 @@ def route_document(
     # Only the addressed headlines' subtrees and ancestors: a note of thousands of
     # headlines with one request is not indexed whole.
     offsets = address_offsets(data, names)
-    document = Document.around(data, offsets, path, newline=newline)
-    if not _has_setting_line(data):
-        # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
-        # settings, so skip decoding and scanning the whole file to find none.
-        vars(document)["settings"] = InBufferSettings()
+    # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
+    # settings, so skip decoding and scanning the whole file to find none.
+    settings = None if _has_setting_line(data) else InBufferSettings()
+    document = Document.around(data, offsets, path, newline=newline, settings=settings)
     found = find_requests(document, names, offsets)
     plans: list[RequestPlan] = []
     reports: list[RequestReport] = []

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, OrgRouterError
 from orgrouter.route.kernel import NotHere
-from orgrouter.route.router import Router, RunOptions, WriteMode
+from orgrouter.route.router import Router, RunOptions
+from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from orgrouter.org.document import Document, OutlineEntry
-from orgrouter.org.drawer import Head, locate_head
+from orgrouter.org.drawer import Head
 from orgrouter.prefilter import caseless_bytes
 
 RESULT_KEY = "ORGROUTER_RESULT"
@@ -165,7 +165,7 @@ def find_requests(
         offsets = address_offsets(data, names)
     for entry in _addressed_lines(document, offsets):
         headline = document.headline(entry.index)
-        if not pattern.search(headline.raw) or _commented(document, entry):
+        if not pattern.search(headline.raw) or document.commented(entry.index):
             continue
         if headline.todo is not None and document.settings.todo.is_done(headline.todo):
             # A closed headline (DONE, or any done state of the file's #+TODO) asks for
@@ -178,7 +178,7 @@ def find_requests(
             blocks = _Blocks(data)
         if blocks.holds(entry.begin):
             continue
-        head = locate_head(data, entry.scan_line, newline=document.newline)
+        head = document.head(entry.index)
         if is_result(document, head):
             continue
         instruction = _LEADING_PUNCT.sub("", headline.raw[address.end :]).strip()
@@ -307,16 +307,6 @@ def _address_bytes_re(names: tuple[str, ...]) -> re.Pattern[bytes]:
     ordered = sorted(names, key=len, reverse=True)
     alternatives = b"|".join(caseless_bytes(n) for n in ordered)
     return re.compile(rb"@(?:" + alternatives + rb")(?!\w)", re.IGNORECASE)
-
-
-def _commented(document: Document, entry: OutlineEntry) -> bool:
-    """Return whether a headline or one of its ancestors is ``COMMENT``ed out."""
-    index: int | None = entry.index
-    while index is not None:
-        if document.headline(index).commented:
-            return True
-        index = document.entries[index].parent
-    return False
 
 
 def body_instruction(

@@ -15,9 +15,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from orgrouter.org.document import Document, subtree_end
+from orgrouter.org.document import Document
 from orgrouter.org.drawer import PLANNING_RE, Head, locate_head
-from orgrouter.org.scan import BOM, HeadlineLine
+from orgrouter.org.outline import content_end, subtree_end
+from orgrouter.org.scan import HeadlineLine, headline_at
 from orgrouter.route.request import RESULT_KEY, FoundRequest
 
 KIND_KEY = "ORGROUTER_KIND"
@@ -29,7 +30,6 @@ MARK = b":" + RESULT_KEY.encode("ascii") + b":"
 # Org reads property keys case-insensitively (org-entry-get), so ":orgrouter_result:"
 # written by a user who reformatted the drawer still names a result.
 _MARK_RE = re.compile(re.escape(MARK), re.IGNORECASE)
-_STARS = re.compile(rb"(\*+) ")
 
 
 @dataclass(frozen=True)
@@ -81,11 +81,11 @@ def written_results(document: Document, request: FoundRequest) -> list[Written]:
 def _written(document: Document, index: int) -> Written | None:
     """Return headline ``index`` as a result, or None when it is not one."""
     entry = document.entries[index]
-    head = locate_head(document.data, entry.scan_line, newline=document.newline)
+    head = document.head(index)
     identity = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
     if identity is None or head.drawer is None:
         return None
-    end = content_end(document.data, entry.begin, entry.subtree_end)
+    end = document.outline.content_end(index)
     recorded = head.drawer.get(CHECK_KEY)
     check = result_check(document.data, head)
     headline = document.headline(index)
@@ -102,13 +102,6 @@ def _written(document: Document, index: int) -> Written | None:
         head=head,
         edited=recorded is None or recorded.value != check,
     )
-
-
-def content_end(data: bytes, begin: int, end: int) -> int:
-    """Return the end of the last non-blank line in ``data[begin:end]``, newline included."""
-    last = begin + len(data[begin:end].rstrip(b" \t\r\n"))
-    newline = data.find(b"\n", last, end)
-    return end if newline < 0 else newline + 1
 
 
 def result_check(data: bytes, head: Head) -> str:
@@ -201,28 +194,19 @@ class _Walk:
         if drawer == 0:
             return None
         start = data.rfind(b"\n", 0, drawer - 1) + 1
-        if _headline_at(data, start) is None:
+        if headline_at(data, start) is None:
             if start == 0 or PLANNING_RE.match(data, start) is None:
                 return None
             start = data.rfind(b"\n", 0, start - 1) + 1
-        found = _headline_at(data, start)
+        found = headline_at(data, start)
         if found is None:
             return None
-        begin, level = found
         offset, line = self.counted
-        if begin < offset:
+        if found.begin < offset:
             offset, line = 0, 1
-        line += data.count(b"\n", offset, begin)
-        self.counted = (begin, line)
-        return HeadlineLine(begin, data.find(b"\n", begin) + 1, level, line)
-
-
-def _headline_at(data: bytes, start: int) -> tuple[int, int] | None:
-    """Return (first star, level) of a headline on the line at ``start``, or None."""
-    if start == 0 and data.startswith(BOM):
-        start = len(BOM)  # Emacs drops a BOM: a first line after it is a headline
-    match = _STARS.match(data, start)
-    return None if match is None else (start, len(match.group(1)))
+        line += data.count(b"\n", offset, found.begin)
+        self.counted = (found.begin, line)
+        return HeadlineLine(found.begin, found.end, found.level, line)
 
 
 def _line_end(data: bytes, start: int) -> int:

@@ -1,6 +1,6 @@
 """The Router: the routing machinery one run builds lazily and shares across its files.
 
-``WriteMode`` and ``RunOptions`` are what a run was asked to do. The Router loads the
+``RunOptions`` are what a run was asked to do. The Router loads the
 skills, the routing tables, the rate limiter and the model backends only when a file
 first holds work, then routes each document's bytes (``route_document``). Directory
 runs (``route/runner.py``), worker processes (``route/pool.py``) and ``--stdin``
@@ -10,7 +10,6 @@ runs (``route/runner.py``), worker processes (``route/pool.py``) and ``--stdin``
 from __future__ import annotations
 
 import contextlib
-import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,24 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, InputError
+from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
     from orgrouter.neuro.backend import NeuroBackend
     from orgrouter.route.pipeline import DocumentOutcome, RequestReport, RouteEnv
-
-
-class WriteMode(enum.Enum):
-    """What a run does with the routed bytes (black's ``WriteBack``)."""
-
-    WRITE = "write"
-    DIFF = "diff"  # print a unified diff, write nothing
-    CHECK = "check"  # write nothing; exit 1 when something would change
-    DRY_RUN = "dry-run"  # write nothing; report what would change
-
-    @property
-    def writes(self) -> bool:
-        """Return whether this mode writes files."""
-        return self is WriteMode.WRITE
 
 
 @dataclass

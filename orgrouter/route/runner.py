@@ -21,7 +21,8 @@ from orgrouter.config import Config
 from orgrouter.errors import ConfigError, ConflictError, OrgRouterError, StateError
 from orgrouter.progress import Progress, progress_for
 from orgrouter.report import Report
-from orgrouter.route.router import Router, RunOptions, WriteMode
+from orgrouter.route.router import Router, RunOptions
+from orgrouter.writemode import WriteMode, unified_diff
 
 if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds work
     from orgrouter.eventlog import EventLog
@@ -362,20 +363,3 @@ def _record_history(
         )
     except StateError as error:  # the note is written; only refine's history is short
         report.emit(f"orgrouter: warning: {error}")
-
-
-def unified_diff(old: bytes, new: bytes, path: str) -> str:
-    """Return the unified diff from ``old`` to ``new`` as ``diff -u`` prints it."""
-    import difflib  # only --diff needs it; every route (Emacs's --stdin too) imports this
-
-    label = Path(path).as_posix()
-    lines = difflib.unified_diff(
-        old.decode("utf-8", "replace").splitlines(keepends=True),
-        new.decode("utf-8", "replace").splitlines(keepends=True),
-        fromfile=f"a/{label}",
-        tofile=f"b/{label}",
-    )
-    out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)

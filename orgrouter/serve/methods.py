@@ -173,7 +173,7 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     ``mode`` (write, dry-run, check, diff) says whether to write at all.
     """
     from orgrouter.babel.record import TargetRecord
-    from orgrouter.babel.run import Tangler, TangleReport, WriteMode
+    from orgrouter.babel.run import Tangler, TangleReport
     from orgrouter.clock import parse_now
     from orgrouter.discover import find_notes_root
     from orgrouter.errors import OrgRouterError
@@ -181,6 +181,7 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     from orgrouter.skills.base import Context
     from orgrouter.skills.tangle_skill import write_policy
     from orgrouter.state import StateDB, resolve_state_path
+    from orgrouter.writemode import WriteMode
 
     text = params.text("text")
     path = params.required_str("path")
@@ -205,11 +206,11 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
             policy = write_policy(ctx, note, record)
             tangler = Tangler([policy.root], mode, record=record, display_base=root,
                               policy=policy)  # fmt: skip
-            report = TangleReport()
+            report = TangleReport.for_mode(mode)
             tangler.tangle_bytes(note, data, report)
     finally:
         lock.release()
-    return {**report.to_json(), "exit_code": report.exit_code(mode)}
+    return {**report.to_json(), "exit_code": report.exit_code}
 
 
 def pending(params: Params, settings: Settings) -> dict[str, Any]:

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from orgrouter.org.document import Document
-from orgrouter.org.drawer import locate_head
 from orgrouter.org.edit import SetProperty, edit_bytes
+from orgrouter.org.outline import subtree_end_after
 from orgrouter.org.scan import BOM
 from orgrouter.org.subtree import align_tags, at_level
 from orgrouter.skills.base import Context, Sensor, Stimulus
@@ -82,7 +82,7 @@ def inherited_property(document: Document, index: int, key: str) -> str | None:
     at: int | None = index
     while at is not None:
         entry = document.entries[at]
-        head = locate_head(document.data, entry.scan_line, newline=document.newline)
+        head = document.head(at)
         found = head.drawer.get(key) if head.drawer is not None else None
         if found is not None:
             return found.value
@@ -220,7 +220,7 @@ def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[byt
         else:
             line_end = found.end() - (1 if target[found.end() - 1 : found.end()] == b"\r" else 0)
         head_level = level - 1
-        end = _subtree_end(target, line_end, head_level)
+        end = subtree_end_after(target, line_end, head_level)
         back = end
         while back > line_end and target[back - 1 : back] in (b" ", b"\t", b"\r", b"\n"):
             back -= 1
@@ -245,13 +245,6 @@ def heading_line(data: bytes, heading: str) -> re.Match[bytes] | None:
         re.MULTILINE | re.IGNORECASE,
     )
     return pattern.search(data)
-
-
-def _subtree_end(data: bytes, line_end: int, level: int) -> int:
-    """Return the end of the subtree whose headline line ends at ``line_end``."""
-    pattern = re.compile(rb"^\*{1,%d} " % level, re.MULTILINE)
-    found = pattern.search(data, line_end)
-    return len(data) if found is None else found.start()
 
 
 def finish(target: bytes, point: int, move: Move, newline: bytes) -> bytes:

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
-from orgrouter.org.drawer import locate_head
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -211,8 +210,7 @@ def is_result(document: Document, index: int) -> bool:
     A subject is found again among the headlines like it (results or not): results
     written before it in the same run must not take its place.
     """
-    entry = document.entries[index]
-    head = locate_head(document.data, entry.scan_line, newline=document.newline)
+    head = document.head(index)
     return head.drawer is not None and head.drawer.get("ORGROUTER_RESULT") is not None
 
 
@@ -392,7 +390,7 @@ def subject_text(data: bytes, subject: Subject) -> bytes:
     for entry in document.entries:
         if entry.begin < skip_until:
             continue
-        head = locate_head(text, entry.scan_line, newline=document.newline)
+        head = document.head(entry.index)
         if head.drawer is not None and head.drawer.get("ORGROUTER_RESULT") is not None:
             kept.append(text[position : entry.begin])
             position = skip_until = entry.subtree_end

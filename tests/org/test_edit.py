@@ -14,11 +14,11 @@ from orgrouter.org.edit import (
     edit_bytes,
     escape_body,
     escape_safe_body,
-    headline_lines,
     one_line,
     plan_edits,
     shift_offset,
 )
+from orgrouter.org.scan import iter_headline_lines
 
 
 def test_apply_splices_in_reverse_safe_order() -> None:
@@ -173,9 +173,9 @@ def test_child_moved_deeper_by_the_user_is_still_found() -> None:
 
 def test_five_hundred_levels_deep() -> None:
     data = b"".join(b"*" * n + b" level %d\n" % n for n in range(1, 501))
-    deepest = headline_lines(data)[-1]
+    deepest = list(iter_headline_lines(data))[-1]
     out = edit_bytes(data, [AppendChild(deepest.begin, "r", ("ID", "1"))])
-    assert headline_lines(out)[-1].level == 501
+    assert list(iter_headline_lines(out))[-1].level == 501
     assert out.startswith(data)
 
 

@@ -7,7 +7,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orgrouter.org.edit import AppendChild, edit_bytes, escape_safe_body, headline_lines
+from orgrouter.org.edit import AppendChild, edit_bytes, escape_safe_body
+from orgrouter.org.scan import iter_headline_lines
 
 LINES = [
     "text",
@@ -54,4 +55,4 @@ def test_only_commas_are_added_and_no_headline_or_setting_is_left(body: str) -> 
 def test_a_safe_child_is_one_headline(body: str) -> None:
     child = AppendChild(0, "R", ("ORGROUTER_RESULT", "r"), body=body, org_safe=True)
     out = edit_bytes(b"* a\n", [child])
-    assert [h.level for h in headline_lines(out)] == [1, 2]
+    assert [h.level for h in list(iter_headline_lines(out))] == [1, 2]

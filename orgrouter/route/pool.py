@@ -185,10 +185,16 @@ class WorkerRouter(Router):
 
 def guard(skills: Sequence[Skill]) -> list[Skill]:
     """Return ``skills`` with every one not known to be pure made parent-only."""
+    from orgrouter.skills.lazy import LazySkill
     from orgrouter.skills.registry import load_builtin
 
     pure = {id(load_builtin(name)) for name in IN_WORKER}
-    return [skill if id(skill) in pure else _ParentOnly(skill) for skill in skills]
+    return [
+        skill
+        if id(skill) in pure or (isinstance(skill, LazySkill) and id(skill.skill) in pure)
+        else _ParentOnly(skill)
+        for skill in skills
+    ]
 
 
 _router: WorkerRouter | None = None

@@ -10,7 +10,8 @@ runs (``route/runner.py``), worker processes (``route/pool.py``) and ``--stdin``
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -82,12 +83,14 @@ class Router:
                 limiter = RateLimiter(
                     self.state, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
                 )
-            from orgrouter.route.rules import configured_rules
+            from orgrouter.route.rulecache import configured_rules
             from orgrouter.skills.router import RULES
 
             # A broken rules table is the run's configuration error (exit 2), found
             # before any note is touched, never an error result written into one.
-            rules = configured_rules(self.config.rules.dir, base=self.options.config_dir)
+            rules = configured_rules(
+                self.config.rules.dir, rules_cache(), base=self.options.config_dir
+            )
             self._env = RouteEnv(
                 config=self.config,
                 skills=loaded.skills,
@@ -133,3 +136,10 @@ class Router:
         env = self.env(file_agent)
         self.used = True
         return route_document(data, path, env, newline=newline)
+
+
+def rules_cache(env: Mapping[str, str] = os.environ) -> Path:
+    """Return where compiled routing tables are cached: the state directory's ``cache``."""
+    from orgrouter.xdg import state_dir
+
+    return state_dir(env) / "cache"

@@ -9,9 +9,9 @@ when it is there, else the package's own (an overlay). A malformed table is a
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -135,13 +135,19 @@ class _Table:
         self.source = source
         self.text = text
         self.packaged = packaged  # the package's own table (the test suite checks it)
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        """Return the table's TOML, parsed (only on a cache miss: see route/rulecache.py)."""
+        import tomllib
+
         try:
-            self.data: dict[str, Any] = tomllib.loads(text)
+            return tomllib.loads(self.text)
         except tomllib.TOMLDecodeError as error:
             found = re.search(r"line (\d+)", str(error))
             raise ConfigError(
                 f"invalid TOML in routing table: {error}",
-                path=source,
+                path=self.source,
                 line=int(found.group(1)) if found else None,
             ) from error
 
@@ -488,11 +494,20 @@ _LOADERS: dict[str, Callable[[_Table], dict[str, Any]]] = {
 
 def load_rules(rules_dir: Path | None = None) -> Rules:
     """Load every routing table, each from ``rules_dir`` if there, else the package's."""
+    return build_rules(read_tables(rules_dir))
+
+
+def read_tables(rules_dir: Path | None = None) -> dict[str, _Table]:
+    """Return every table's text (unparsed), each from ``rules_dir`` if there."""
+    return {name: _read(name, rules_dir) for name in TABLES}
+
+
+def build_rules(tables: Mapping[str, _Table]) -> Rules:
+    """Return the ``Rules`` of ``tables`` (parsed, validated and compiled)."""
     fields: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    tables: dict[str, _Table] = {}
     for name in TABLES:
-        table = tables[name] = _read(name, rules_dir)
+        table = tables[name]
         sources[name] = table.source
         fields.update(_LOADERS[name](table))
     for persona in fields["personas"]:
@@ -540,11 +555,17 @@ def default_rules() -> Rules:
 
 def configured_rules(rules_dir: str | None, *, base: Path | None = None) -> Rules:
     """Return the rules for a ``[rules] dir`` setting (None: the package's own tables)."""
+    path = rules_path(rules_dir, base=base)
+    return default_rules() if path is None else load_rules(path)
+
+
+def rules_path(rules_dir: str | None, *, base: Path | None = None) -> Path | None:
+    """Return the directory a ``[rules] dir`` setting names (relative to ``base``), checked."""
     if rules_dir is None:
-        return default_rules()
+        return None
     path = Path(rules_dir).expanduser()
     if not path.is_absolute() and base is not None:
         path = base / path
     if not path.is_dir():
         raise ConfigError("rules.dir is not a directory", path=path)
-    return load_rules(path)
+    return path

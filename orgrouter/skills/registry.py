@@ -38,6 +38,29 @@ BUILTINS: dict[str, str] = {
     "refile": "orgrouter.skills.refile:SKILL",
     "delete": "orgrouter.skills.delete:SKILL",
 }
+# What the kernel may learn without importing a built-in (skills/lazy.py): its
+# priority, whether it takes requests (else delegations), the intent skills its
+# trigger can accept (None: any), and whether it binds its own approvals.
+# tests/skills/test_lazy_skills.py holds each against the skill itself.
+FACTS: dict[str, tuple[int, bool, tuple[str, ...] | None, bool]] = {
+    "router": (10, True, None, False),
+    "guardian": (100, False, None, False),
+    "approved": (
+        70, False, ("ask", "draft", "explain", "rewrite", "summarize", "translate"), False
+    ),
+    "todo": (50, False, ("todo",), False),
+    "schedule": (50, False, ("schedule",), False),
+    "tag": (50, False, ("tag",), False),
+    "summarize": (20, False, ("summarize",), False),
+    "search": (50, False, ("search",), False),
+    "greet": (50, False, ("greet",), False),
+    "compact": (50, False, ("compact",), False),
+    "ask": (20, False, ("ask", "translate", "draft", "rewrite", "explain"), False),
+    "tangle": (60, False, None, True),  # a "tangle" verb or text, whatever the skill
+    "archive": (60, False, ("archive", "tag"), True),  # "tag it archived" too
+    "refile": (60, False, ("refile",), True),
+    "delete": (60, False, ("delete",), True),
+}
 # Modules whose SKILLS list adds built-ins: the model-backed skills (which answer
 # offline themselves, or defer to the offline skill of the same intent).
 BUILTIN_LISTS: tuple[str, ...] = ("orgrouter.skills.llm:SKILLS",)
@@ -61,7 +84,7 @@ def dispatch_order(skills: Iterable[Skill]) -> list[Skill]:
 
 
 def load_builtin(name: str) -> Skill:
-    """Return the built-in skill called ``name``."""
+    """Return the built-in skill called ``name`` (imported now, not a ``LazySkill``)."""
     module_name, attribute = BUILTINS[name].split(":")
     skill = getattr(importlib.import_module(module_name), attribute)
     if not isinstance(skill, Skill):
@@ -81,7 +104,14 @@ def builtin_skills(*, models: bool = True) -> list[Skill]:
     Model skills act only when a backend may be used, so a configuration without
     one leaves them out and spares their imports.
     """
-    skills = [load_builtin(name) for name in BUILTINS]
+    from orgrouter.skills.lazy import LazySkill
+
+    skills: list[Skill] = []
+    for name, target in BUILTINS.items():
+        priority, requests, wants, binds = FACTS[name]
+        skills.append(
+            LazySkill(name, target, priority, requests=requests, wants=wants, binds_approvals=binds)
+        )
     for target in BUILTIN_LISTS if models else ():
         module_name, attribute = target.split(":")
         for skill in getattr(importlib.import_module(module_name), attribute):

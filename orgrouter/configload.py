@@ -66,6 +66,11 @@ class LoadedConfig:
     files: list[Path] = field(default_factory=list)  # read, lowest precedence first
     ignored_env: list[str] = field(default_factory=list)  # ORGROUTER_* that are not keys
 
+    @property
+    def directory(self) -> Path | None:
+        """Return the directory the last file read is in (relative paths start there)."""
+        return self.files[-1].parent if self.files else None
+
     def source(self, key: str) -> Source:
         """Return where ``key`` (dotted, e.g. ``neuro.backend``) got its value."""
         return self.sources.get(key, Source("default"))

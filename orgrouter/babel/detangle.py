@@ -22,7 +22,7 @@ from orgrouter.babel.plan import TargetPlan, plan_document
 from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.errors import ConflictError, InputError
 from orgrouter.io.transaction import Transaction
-from orgrouter.org.blocks import escape
+from orgrouter.org.escape import escape_code
 
 _BEGIN_RE = re.compile(
     r"^(?P<lead>.*?)\[\[(?P<link>(?:[^][\\]|\\.)+)\]\[(?P<name>[^]]+)\]\](?P<tail>.*)$"
@@ -150,7 +150,7 @@ def _detangle_into(
         body = "".join((indent + line if line.strip() else "") + "\n" for line in lines)
         newline = "\r\n" if begin_line.endswith("\r\n") else "\n"
         edits.append(
-            (block.contents_begin, block.contents_end, escape(body).replace("\n", newline))
+            (block.contents_begin, block.contents_end, escape_code(body).replace("\n", newline))
         )
         messages.append(f"detangled: {region.name} -> {org}:{block.line}")
     if not edits:

@@ -110,7 +110,7 @@ def route(
         log_path=Path(log_path) if log_path else None,
         on_request=printer,
         on_diff=lambda text: click.echo(text, nl=False),
-        config_dir=loaded.files[-1].parent if loaded.files else None,
+        config_dir=loaded.directory,
     )
     if use_stdin:
         return _stdin(file_name, config, options, state_path, quiet)

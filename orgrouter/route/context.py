@@ -27,6 +27,7 @@ from orgrouter.skills import router
 from orgrouter.skills.base import NOTE_BYTES, Context, Heading, Request, ResultRef, Skill
 from orgrouter.skills.executor import DOCUMENT
 from orgrouter.skills.orgtext import prose_lines
+from orgrouter.skills.registry import targets
 
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
 _HEADLINE_LINE = re.compile(r"^(\*+) ", re.MULTILINE)
@@ -127,7 +128,7 @@ def request_context(
     # Specialists are model calls: without a model nothing spawns, so nothing counts
     # against the session's rate window (and the gate handles the request directly).
     ctx.extra[router.LIMITER] = env.limiter if ctx.backend is not None else None
-    ctx.extra[router.SKILL_NAMES] = [s.name for s in env.skills if s.name != "router"]
+    ctx.extra[router.SKILL_NAMES] = targets(env.skills)
     ctx.extra[SELF_BINDING] = frozenset(
         s.name for s in env.skills if getattr(s, "binds_approvals", False)
     )

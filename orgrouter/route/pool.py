@@ -54,24 +54,10 @@ if TYPE_CHECKING:
     from orgrouter.scancache import Scanned
     from orgrouter.skills.base import Context, Skill, Stimulus
 
-MIN_CANDIDATES = 48  # measured: see the note below IN_WORKER
+MIN_CANDIDATES = 48  # measured: see the note below
 PER_WORKER = 16  # files in flight per worker: keeps it busy, bounds the parent's memory
 MAX_WAITING_BYTES = 8 * 1024 * 1024  # of candidates waiting (each held as bytes and text)
 CRASHED = "internal error: the worker process routing it stopped abruptly (killed, out of memory?)"
-# The built-in skills that read nothing but the request's document and context and
-# write nothing: the only ones that act in a worker.
-IN_WORKER = (
-    "router",
-    "guardian",
-    "approved",
-    "todo",
-    "schedule",
-    "tag",
-    "summarize",
-    "greet",
-    "compact",
-    "ask",
-)
 # MIN_CANDIDATES: on 2 CPUs, cold routes of trees of notes of ~15 kB, one in five with a
 # request (median of 5): 16 candidates 0.28 s serial / 0.29 s pooled, 32: 0.33 / 0.34,
 # 64: 0.35 / 0.35 to 0.43 / 0.40, 400: 1.38 / 1.10. The pool's fixed cost is the fork
@@ -184,17 +170,10 @@ class WorkerRouter(Router):
 
 
 def guard(skills: Sequence[Skill]) -> list[Skill]:
-    """Return ``skills`` with every one not known to be pure made parent-only."""
-    from orgrouter.skills.lazy import LazySkill
-    from orgrouter.skills.registry import load_builtin
+    """Return ``skills`` with every one the registry does not know to be pure made parent-only."""
+    from orgrouter.skills.registry import in_worker
 
-    pure = {id(load_builtin(name)) for name in IN_WORKER}
-    return [
-        skill
-        if id(skill) in pure or (isinstance(skill, LazySkill) and id(skill.skill) in pure)
-        else _ParentOnly(skill)
-        for skill in skills
-    ]
+    return [skill if in_worker(skill) else _ParentOnly(skill) for skill in skills]
 
 
 _router: WorkerRouter | None = None

@@ -67,7 +67,7 @@ class Router:
         """Return the route environment, loading skills and limiter on first use."""
         if self._env is None:
             from orgrouter.route.pipeline import RouteEnv
-            from orgrouter.skills.registry import load_skills
+            from orgrouter.skills.registry import load_skills, targets
 
             roots = [self.root] if self.root is not None else []
             loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
@@ -89,7 +89,10 @@ class Router:
             # A broken rules table is the run's configuration error (exit 2), found
             # before any note is touched, never an error result written into one.
             rules = configured_rules(
-                self.config.rules.dir, rules_cache(), base=self.options.config_dir
+                self.config.rules.dir,
+                rules_cache(),
+                base=self.options.config_dir,
+                targets=targets(loaded.skills),
             )
             self._env = RouteEnv(
                 config=self.config,

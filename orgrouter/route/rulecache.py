@@ -17,7 +17,7 @@ import marshal
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,27 +31,36 @@ _CODE = (Path(__file__).with_name("rules.py"), Path(__file__))
 KEEP = 8  # entries kept: a few rules dirs (and the package's tables) in use at once
 
 
-def configured_rules(rules_dir: str | None, directory: Path, *, base: Path | None = None) -> Rules:
+def configured_rules(
+    rules_dir: str | None,
+    directory: Path,
+    *,
+    base: Path | None = None,
+    targets: Collection[str] | None = None,
+) -> Rules:
     """Return the rules for a ``[rules] dir`` setting, cached in ``directory``."""
-    return cached_rules(read_tables(rules_path(rules_dir, base=base)), directory)
+    return cached_rules(read_tables(rules_path(rules_dir, base=base)), directory, targets)
 
 
-def cached_rules(tables: Mapping[str, _Table], directory: Path) -> Rules:
-    """Return the ``Rules`` of ``tables``, from ``directory`` when built before."""
-    path = directory / f"rules-{cache_key(tables)}.marshal"
+def cached_rules(
+    tables: Mapping[str, _Table], directory: Path, targets: Collection[str] | None = None
+) -> Rules:
+    """Return the ``Rules`` of ``tables`` (as ``build_rules``), from ``directory`` if built."""
+    path = directory / f"rules-{cache_key(tables, targets)}.marshal"
     try:
         return _thaw(marshal.loads(path.read_bytes()))
     except (OSError, ValueError, EOFError, TypeError, KeyError, re.error):
         pass  # absent, unreadable or not ours: build it again
-    rules = build_rules(tables)
+    rules = build_rules(tables, targets)
     _store(path, marshal.dumps(_freeze(vars(rules))))
     _prune(directory)
     return rules
 
 
-def cache_key(tables: Mapping[str, _Table]) -> str:
+def cache_key(tables: Mapping[str, _Table], targets: Collection[str] | None = None) -> str:
     """Return the hash of everything the compiled tables are built from."""
     digest = hashlib.sha256(sys.version.encode())  # marshal's format follows Python's
+    digest.update(repr(None if targets is None else sorted(targets)).encode())
     for code in _CODE:
         digest.update(code.read_bytes())
     for name, table in sorted(tables.items()):

@@ -237,10 +237,12 @@ def _text_or_items(params: Params) -> tuple[str, list[str]]:
 def _rules(settings: Settings, path: str | None) -> tuple[Any, Any]:
     """Return the configuration and routing tables for a note at ``path``."""
     from orgrouter.route.rules import configured_rules
+    from orgrouter.skills.registry import configured_targets
 
     loaded = settings.load(path)
-    base = loaded.files[-1].parent if loaded.files else settings.start_of(path)
-    return loaded.config, configured_rules(loaded.config.rules.dir, base=base)
+    base = loaded.directory or settings.start_of(path)
+    targets = configured_targets(loaded.config, base_dir=loaded.directory)
+    return loaded.config, configured_rules(loaded.config.rules.dir, base=base, targets=targets)
 
 
 METHODS: dict[str, Method] = {

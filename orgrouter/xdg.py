@@ -20,3 +20,8 @@ def xdg_state_home(env: Mapping[str, str]) -> Path:
 def state_dir(env: Mapping[str, str]) -> Path:
     """Return orgrouter's directory under the XDG state home."""
     return xdg_state_home(env) / "orgrouter"
+
+
+def cache_dir(env: Mapping[str, str]) -> Path:
+    """Return where orgrouter keeps caches it can rebuild (the compiled routing tables)."""
+    return state_dir(env) / "cache"

@@ -90,6 +90,7 @@ class Setup:
     state_path: Path | None
     config_dir: Path | None
     parent: int = 0  # the run's pid: a worker dies with it
+    rules_cache: Path | None = None
 
     @classmethod
     def of(cls, router: Router) -> Setup:
@@ -104,6 +105,7 @@ class Setup:
             options.state_path if router.state is not None else None,
             options.config_dir,
             os.getpid(),
+            options.rules_cache,
         )
 
 
@@ -195,6 +197,7 @@ def start_worker(setup: Setup) -> None:
             force=setup.force,
             state_path=setup.state_path,
             config_dir=setup.config_dir,
+            rules_cache=setup.rules_cache,
         )
         router = WorkerRouter(setup.config, options, setup.root, state)
         router.env(None)  # skills, rules and the gate load now, while the parent scans

@@ -10,8 +10,7 @@ runs (``route/runner.py``), worker processes (``route/pool.py``) and ``--stdin``
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +38,7 @@ class RunOptions:
     on_diff: Callable[[str], None] = lambda _text: None
     config_dir: Path | None = None  # where relative skills.paths are resolved
     within: tuple[int, int] | None = None  # route only requests starting in these bytes
+    rules_cache: Path | None = None  # where compiled routing tables are kept (None: nowhere)
 
 
 class Router:
@@ -83,17 +83,21 @@ class Router:
                 limiter = RateLimiter(
                     self.state, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
                 )
-            from orgrouter.route.rulecache import configured_rules
+            from orgrouter.route.rules import configured_rules
             from orgrouter.skills.router import RULES
 
             # A broken rules table is the run's configuration error (exit 2), found
             # before any note is touched, never an error result written into one.
-            rules = configured_rules(
-                self.config.rules.dir,
-                rules_cache(),
-                base=self.options.config_dir,
-                targets=targets(loaded.skills),
-            )
+            where = (self.config.rules.dir,)
+            found = targets(loaded.skills)
+            cache = self.options.rules_cache
+            if cache is None:
+                rules = configured_rules(*where, base=self.options.config_dir, targets=found)
+            else:
+                from orgrouter.route import rulecache
+
+                base = self.options.config_dir
+                rules = rulecache.configured_rules(*where, cache, base=base, targets=found)
             self._env = RouteEnv(
                 config=self.config,
                 skills=loaded.skills,
@@ -139,10 +143,3 @@ class Router:
         env = self.env(file_agent)
         self.used = True
         return route_document(data, path, env, newline=newline)
-
-
-def rules_cache(env: Mapping[str, str] = os.environ) -> Path:
-    """Return where compiled routing tables are cached: the state directory's ``cache``."""
-    from orgrouter.xdg import state_dir
-
-    return state_dir(env) / "cache"

@@ -84,8 +84,14 @@ def detangle_file(tangled: Path, record: TargetRecord | None = None) -> list[str
     edited = last is not None and last != digest(data)
     messages: list[str] = []
     by_org: dict[Path, list[Region]] = {}
+    owner = None if record is None else record.owner(os.path.realpath(tangled))
     for region in regions:
-        by_org.setdefault(_org_path(tangled, region.link), []).append(region)
+        org = _org_path(tangled, region.link)
+        if not org.is_file() and owner is not None:
+            # A headline holding "a/../b" bends the link as Org does; the record still
+            # names the note these bytes were tangled from.
+            org = Path(owner[1])
+        by_org.setdefault(org, []).append(region)
     for org, found in by_org.items():
         messages += _detangle_into(org, tangled, found, data, last if edited else None)
     if record is not None and all(m.startswith(("detangled", "unchanged")) for m in messages):

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from orgrouter.org.blockspans import parsed_block_spans
+from orgrouter.org.lines import Offsets
 from orgrouter.org.syntax import AFFILIATED_RE, NAME_KEYWORDS
 
 # org-element-src-block-parser's begin-line regexp: language, switches, parameters.
@@ -147,28 +148,6 @@ def _lisp_escape(match: re.Match[str]) -> str:
     return _LISP_ESCAPES.get(code, code)
 
 
-class _ByteIndex:
-    """Convert character offsets to UTF-8 byte offsets (cheap for ASCII text)."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._ascii = text.isascii()
-        self._cache_char = 0
-        self._cache_byte = 0
-
-    def byte(self, char: int) -> int:
-        if self._ascii:
-            return char
-        # Offsets are asked for in increasing order; count only the new stretch.
-        if char < self._cache_char:
-            self._cache_char = 0
-            self._cache_byte = 0
-        chunk = self._text[self._cache_char : char]
-        self._cache_byte += len(chunk.encode("utf-8", "surrogatepass"))
-        self._cache_char = char
-        return self._cache_byte
-
-
 def _line_end(text: str, pos: int) -> int:
     """Return the offset just past the line containing ``pos`` (or len(text))."""
     newline = text.find("\n", pos)
@@ -192,7 +171,7 @@ def _line_starts_above(text: str, start: int) -> Iterator[int]:
 
 def find_src_blocks(text: str) -> list[SrcBlock]:
     """Return every src block element of an Org document, in document order."""
-    index = _ByteIndex(text)
+    index = Offsets(text)
     blocks: list[SrcBlock] = []
     line_no = 1
     counted_to = 0

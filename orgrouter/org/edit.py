@@ -28,6 +28,7 @@ from functools import cached_property
 
 from orgrouter.org.drawer import Head, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
+from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Outline, OutlineEntry
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
@@ -308,11 +309,10 @@ class _Planner:
             return None, []
         gap_begin = len(text[:tags_begin].rstrip(" \t"))
 
-        def at(index: int) -> int:
-            return start + len(text[:index].encode("utf-8"))
-
+        at = Offsets(text, 0, start)
         tags = text[tags_begin:tags_end].split(":")
-        return (at(gap_begin), at(tags_begin), at(tags_end)), [t for t in tags if t]
+        spans = (at.byte(gap_begin), at.byte(tags_begin), at.byte(tags_end))
+        return spans, [t for t in tags if t]
 
     def _tag_splice(self, begin: int, tags: list[str]) -> Splice:
         data = self.doc.data

@@ -161,7 +161,7 @@ def run_route(
     """Route every Org file under ``paths``, recording each outcome in ``report``."""
     from orgrouter.discover import discover, find_notes_root
     from orgrouter.prefilter import prefilter_for
-    from orgrouter.scancache import ScanCache, scan_one
+    from orgrouter.scancache import READS_EVERY_NOTE, ScanCache, scan_one
     from orgrouter.state import StateDB
 
     processes = processes_from(environ)  # a bad ORGROUTER_WORKERS fails before any work
@@ -187,6 +187,8 @@ def run_route(
         prefilter = prefilter_for(config)
         # --force reads every file again: a settled file may hold requests to redo.
         cache = ScanCache(None if options.force else state, prefilter.signature)
+        if state is not None:
+            state.run_memo[READS_EVERY_NOTE] = cache.knows_nothing
         router = Router(config, options, root, state)
         router.pending = _settle_moves(state, report) if options.mode.writes else set()
         log = _event_log(options, state)

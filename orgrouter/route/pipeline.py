@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from orgrouter.address import address_offsets
 from orgrouter.config import AgentConfig
 from orgrouter.io.text import CR, LF
 from orgrouter.neuro.budget import RunTimeSpent
@@ -31,7 +32,6 @@ from orgrouter.route.request import (
     HASH_KEY,
     STATUS_KEY,
     FoundRequest,
-    address_offsets,
     find_requests,
 )
 from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, RUN_KEY, Written, written_results
@@ -48,12 +48,12 @@ from orgrouter.route.writeback import (
 )
 from orgrouter.skills import router
 from orgrouter.skills.base import (
+    MOVES,
     Result,
     Sensor,
     Stimulus,
     StimulusType,
 )
-from orgrouter.skills.executor import MOVES
 
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 # Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orgrouter.discover import discover
+from orgrouter.discover import RUN_DISCOVERY, Discovery, discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file, read_org_text
 from orgrouter.neuro.privacy import private_headlines
@@ -178,7 +178,11 @@ class Lookup:
         self.root = root
         self.tags = ctx.config.privacy.tags
         self.index = SearchIndex(state, self.tags)
-        self.found = discover([root], ctx.config.scan)
+        found = state.run_memo.get(RUN_DISCOVERY)
+        # The run's own walk, when it walked exactly this root (absolute, as given).
+        if not isinstance(found, Discovery) or found.walked != [root]:
+            found = discover([root], ctx.config.scan)
+        self.found = found
         self.unreadable = len(self.found.errors)
         self.scanned: dict[tuple[str, ...], tuple[list[IndexHit], int]] = {}
         self.refreshed = False

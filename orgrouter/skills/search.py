@@ -185,6 +185,7 @@ class Lookup:
         self.found = found
         self.unreadable = len(self.found.errors)
         self.scanned: dict[tuple[str, ...], tuple[list[IndexHit], int]] = {}
+        self.asked: dict[tuple[str, ...], tuple[list[IndexHit], int]] = {}
         self.refreshed = False
         first = state.run_memo.get(READS_EVERY_NOTE) is True
         self.by_text = first and not self.index.holds_under(root)
@@ -210,7 +211,11 @@ class Lookup:
             done = self.index.refresh(self.found.files, read_org_text, under=self.root)
             self.unreadable = len(self.found.errors) + done.unreadable
             self.refreshed = True
-        return self.index.query(words, under=self.root, limit=limit)
+        # The index does not change within the run: the same words get the same answer.
+        key = (*words, f"\0{limit}")
+        if key not in self.asked:
+            self.asked[key] = self.index.query(words, under=self.root, limit=limit)
+        return self.asked[key]
 
 
 def _held_words(lookup: Lookup, query: list[str]) -> list[str]:

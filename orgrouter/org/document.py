@@ -214,12 +214,12 @@ class Document:
         # Org's `org-get-tags': file tags, then each ancestor's from the top, then the
         # headline's own; a repeated tag keeps only its most local place. Each entry
         # extends its parent's finished list, so no ancestor is walked twice.
-        filetags = _dedupe_keep_last(self.settings.filetags)
+        filetags = dedupe_keep_last(self.settings.filetags)
         result: list[tuple[str, ...]] = []
         for entry in self.entries:
             inherited = filetags if entry.parent is None else result[entry.parent]
             own = self.own_tags(entry.index)
-            result.append(_dedupe_keep_last((*inherited, *own)) if own else inherited)
+            result.append(dedupe_keep_last((*inherited, *own)) if own else inherited)
         return result
 
     def find(self, offset: int) -> int | None:
@@ -440,7 +440,8 @@ def _lines_around(
     return numbered, subtrees
 
 
-def _dedupe_keep_last(tags: tuple[str, ...]) -> tuple[str, ...]:
+def dedupe_keep_last(tags: tuple[str, ...]) -> tuple[str, ...]:
+    """Return ``tags`` with each repeated tag kept only at its last place (Org's order)."""
     if len(set(tags)) == len(tags):
         return tags
     seen: set[str] = set()

@@ -18,7 +18,7 @@ from typing import Any
 from orgrouter.config import Config
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.privacy import is_private
-from orgrouter.org.document import Document
+from orgrouter.org.document import Document, dedupe_keep_last
 from orgrouter.org.drawer import locate_head
 from orgrouter.org.headline import parse_headline
 from orgrouter.route.guardian import SELF_BINDING
@@ -142,14 +142,15 @@ def inherited_tags(document: Document, index: int) -> tuple[str, ...]:
     requests' only, so this walks their ancestors (the same order: the most local
     place of a repeated tag wins).
     """
-    chain: list[str] = []
+    chain: list[Sequence[str]] = []
     at: int | None = index
     while at is not None:
-        chain[:0] = document.own_tags(at)
+        chain.append(document.own_tags(at))
         at = document.entries[at].parent
-    ordered = [*document.settings.filetags, *chain]
-    kept = [tag for n, tag in enumerate(ordered) if tag not in ordered[n + 1 :]]
-    return tuple(kept)
+    ordered = [*document.settings.filetags]
+    for own in reversed(chain):
+        ordered.extend(own)
+    return dedupe_keep_last(tuple(ordered))
 
 
 def outline(

@@ -26,6 +26,7 @@ are printed, never asserted: the machine is shared and noisy.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -40,7 +41,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 NOW = "2026-11-30T09:00"
 # Words the skills' patterns look for ("and", "in the", "to", commas) among plain ones.
-WORDS = "draft review, budget and release in the kernel to parser; notes then agenda".split()
+WORDS = ("draft", "review,", "budget", "and", "release", "in", "the", "kernel", "to", "parser;")
 TODO = "@agent create a todo to renew the passport"
 BLOCK = "#+begin_src python :tangle out.py\nprint('budget')\n#+end_src\n"
 
@@ -51,7 +52,9 @@ def _words(count: int) -> str:
 
 def depth(n: int) -> str:
     """Headlines nested n deep, a request and a src block at the bottom."""
-    lines = [f"{'*' * level} level {level} budget\nText of level {level}.\n" for level in range(1, n + 1)]
+    lines = [
+        f"{'*' * level} level {level} budget\nText of level {level}.\n" for level in range(1, n + 1)
+    ]
     return "".join(lines) + f"{'*' * (n + 1)} {TODO}\n{BLOCK}"
 
 
@@ -89,7 +92,8 @@ def blocks(n: int) -> str:
     """n property drawers, logbooks and src blocks, then a request with as many."""
     unit = (
         ":PROPERTIES:\n:ID: x{i}\n:END:\n:LOGBOOK:\n- Note taken\n:END:\n"
-        "#+begin_src python :tangle out.py\nprint({i})\n#+end_src\n#+begin_quote\nbudget\n#+end_quote\n"
+        "#+begin_src python :tangle out.py\nprint({i})\n#+end_src\n"
+        "#+begin_quote\nbudget\n#+end_quote\n"
     )
     body = "".join(unit.format(i=i) for i in range(n))
     return f"* notes\n{body}* {TODO}\n{body}"
@@ -174,7 +178,9 @@ class Workload:
     def _invoke(self, args: list[str], text: str | None = None) -> None:
         result = self.runner.invoke(self.cli, args, input=text, catch_exceptions=False)
         if result.exit_code not in (0, 1):
-            raise RuntimeError(f"orgrouter {' '.join(args)}: exit {result.exit_code}: {result.output[-500:]}")
+            raise RuntimeError(
+                f"orgrouter {' '.join(args)}: exit {result.exit_code}: {result.output[-500:]}"
+            )
 
     def run(self, text: str) -> float:
         where = self._fresh()
@@ -257,14 +263,29 @@ def measure_row(
         finally:
             workload.close()
     lengths = [len(make(size).encode()) for size in sizes]
-    return {"dimension": dimension, "op": op, "n": n, "floor": floor, "times": times, "bytes": lengths}
+    return {
+        "dimension": dimension,
+        "op": op,
+        "n": n,
+        "floor": floor,
+        "times": times,
+        "bytes": lengths,
+    }
 
 
 def _row_in_child(dimension: str, op: str, args: argparse.Namespace) -> dict[str, Any]:
     command = [
-        sys.executable, str(Path(__file__).resolve()), "--worker", dimension, op,
-        "--target", str(args.target), "--repeat", str(args.repeat),
-        "--max-bytes", str(args.max_bytes),
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        dimension,
+        op,
+        "--target",
+        str(args.target),
+        "--repeat",
+        str(args.repeat),
+        "--max-bytes",
+        str(args.max_bytes),
     ]
     env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="orgrouter-scaling-home-") as home:
@@ -272,7 +293,9 @@ def _row_in_child(dimension: str, op: str, args: argparse.Namespace) -> dict[str
         env.update(XDG_CONFIG_HOME=home, XDG_STATE_HOME=home, XDG_CACHE_HOME=home)
         env.pop("ORGROUTER_STATE", None)
         try:
-            done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=args.timeout)
+            done = subprocess.run(
+                command, capture_output=True, text=True, env=env, timeout=args.timeout
+            )
         except subprocess.TimeoutExpired:
             return {"dimension": dimension, "op": op, "timeout": args.timeout}
     if done.returncode != 0:
@@ -288,15 +311,14 @@ def _format(row: dict[str, Any]) -> str:
     if "error" in row:
         return f"{head} | | | | | | error: {' '.join(row['error'])} |"
     times, lengths = row["times"], row["bytes"]
-    ratios = [later / earlier for earlier, later in zip(times, times[1:])]
+    ratios = [later / earlier for earlier, later in itertools.pairwise(times)]
     # Nesting n deep takes about n²/2 bytes (a headline's stars, a list's indent): the
     # time is compared with the input's size, so the exponent is 1 when linear in bytes.
     grown = (lengths[-1] / lengths[0]) ** (1 / 3)
     exponent = math.log(times[-1] / times[0]) / math.log(lengths[-1] / lengths[0])
+    verdict = "linear" if exponent < 1.4 else "**super-linear**"
     if times[0] < 0.002:  # below the noise: the input costs nothing next to the call
         verdict = "flat"
-    else:
-        verdict = "linear" if exponent < 1.4 else "**super-linear**"
     cells = " | ".join(f"{ratio:.2f}" for ratio in ratios)
     return (
         f"{head} {row['n'] * 8} | {times[-1] * 1000:.0f} ms | {grown:.1f} | {cells} | "
@@ -305,10 +327,14 @@ def _format(row: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--only", help="Dimensions, comma-separated (default: all).")
     parser.add_argument("--ops", help="Workloads, comma-separated (default: all).")
-    parser.add_argument("--target", type=float, default=0.05, help="Seconds the workload takes at n.")
+    parser.add_argument(
+        "--target", type=float, default=0.05, help="Seconds the workload takes at n."
+    )
     parser.add_argument("--repeat", type=int, default=3, help="Runs per size; the best counts.")
     parser.add_argument(
         "--max-bytes", type=int, default=4_000_000, help="The largest input (at 8n), in bytes."
@@ -328,7 +354,10 @@ def main() -> None:
         if name not in DIMENSIONS and name not in OPS:
             parser.error(f"unknown dimension or workload: {name}")
     if not args.json:
-        print("| dimension | workload | 8n | time at 8n (less fixed) | size × | 2n/n | 4n/2n | 8n/4n | exponent |")
+        print(
+            "| dimension | workload | 8n | time at 8n (less fixed) | size × "
+            "| 2n/n | 4n/2n | 8n/4n | exponent |"
+        )
         print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for dimension in dimensions:
         for op in ops:

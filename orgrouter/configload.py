@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import tomllib
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orgrouter.address import file_agent_lines
 from orgrouter.config import BACKENDS, Config, NeuroConfig
 from orgrouter.errors import ConfigError
 
@@ -65,6 +65,11 @@ class LoadedConfig:
     sources: dict[str, Source] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)  # read, lowest precedence first
     ignored_env: list[str] = field(default_factory=list)  # ORGROUTER_* that are not keys
+
+    @property
+    def directory(self) -> Path | None:
+        """Return the directory the last file read is in (relative paths start there)."""
+        return self.files[-1].parent if self.files else None
 
     def source(self, key: str) -> Source:
         """Return where ``key`` (dotted, e.g. ``neuro.backend``) got its value."""
@@ -222,6 +227,8 @@ def _read_config_file(path: Path) -> _Layer:
         raw = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"cannot read: {error.strerror or error}", path=path) from error
+    import tomllib  # only a run with a configuration file parses TOML
+
     try:
         text = raw.decode("utf-8")
         data = tomllib.loads(text)
@@ -527,18 +534,12 @@ def _keyword_error(loaded: LoadedConfig, key: str, message: str) -> ConfigError:
 
 # -- per-file agent ------------------------------------------------------------------
 
-_KEYWORD_RE = re.compile(rb"^[ \t]*#\+ORGROUTER_AGENT:[ \t]*(.*?)[ \t\r]*$", re.M | re.I)
-_KEYWORD_LITERAL_RE = re.compile(rb"#\+ORGROUTER_AGENT:", re.I)
-
-
 def agent_keyword_in_bytes(data: bytes, path: str | os.PathLike[str] | None = None) -> str | None:
     """Return the last ``#+ORGROUTER_AGENT:`` name in an Org file's bytes (no parse)."""
-    if _KEYWORD_LITERAL_RE.search(data) is None:  # a plain search skips most files fast
-        return None
     found: str | None = None
-    for match in _KEYWORD_RE.finditer(data):
-        line = data.count(b"\n", 0, match.start()) + 1
-        found = _agent_name(match.group(1).decode("utf-8", "replace"), path, line)
+    for offset, value in file_agent_lines(data):
+        line = data.count(b"\n", 0, offset) + 1
+        found = _agent_name(value.decode("utf-8", "replace"), path, line)
     return found
 
 

@@ -22,7 +22,9 @@ from orgrouter.babel.plan import TargetPlan, plan_document
 from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.errors import ConflictError, InputError
 from orgrouter.io.transaction import Transaction
-from orgrouter.org.blocks import escape
+from orgrouter.org.escape import escape_code
+from orgrouter.org.lines import Offsets
+from orgrouter.org.scan import BOM
 
 _BEGIN_RE = re.compile(
     r"^(?P<lead>.*?)\[\[(?P<link>(?:[^][\\]|\\.)+)\]\[(?P<name>[^]]+)\]\](?P<tail>.*)$"
@@ -84,8 +86,14 @@ def detangle_file(tangled: Path, record: TargetRecord | None = None) -> list[str
     edited = last is not None and last != digest(data)
     messages: list[str] = []
     by_org: dict[Path, list[Region]] = {}
+    owner = None if record is None else record.owner(os.path.realpath(tangled))
     for region in regions:
-        by_org.setdefault(_org_path(tangled, region.link), []).append(region)
+        org = _org_path(tangled, region.link)
+        if not org.is_file() and owner is not None:
+            # A headline holding "a/../b" bends the link as Org does; the record still
+            # names the note these bytes were tangled from.
+            org = Path(owner[1])
+        by_org.setdefault(org, []).append(region)
     for org, found in by_org.items():
         messages += _detangle_into(org, tangled, found, data, last if edited else None)
     if record is not None and all(m.startswith(("detangled", "unchanged")) for m in messages):
@@ -150,7 +158,7 @@ def _detangle_into(
         body = "".join((indent + line if line.strip() else "") + "\n" for line in lines)
         newline = "\r\n" if begin_line.endswith("\r\n") else "\n"
         edits.append(
-            (block.contents_begin, block.contents_end, escape(body).replace("\n", newline))
+            (block.contents_begin, block.contents_end, escape_code(body).replace("\n", newline))
         )
         messages.append(f"detangled: {region.name} -> {org}:{block.line}")
     if not edits:
@@ -164,12 +172,9 @@ def _detangle_into(
     return messages
 
 
-_BOM = b"\xef\xbb\xbf"
-
-
 def _read_as_crlf(data: bytes) -> bool:
     """Return whether babel's Document folded every CRLF of ``data`` into LF."""
-    data = data.removeprefix(_BOM)
+    data = data.removeprefix(BOM)
     return b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
 
 
@@ -181,12 +186,11 @@ def _splice_bodies(data: bytes, text: str, edits: list[tuple[int, int, str]]) ->
     outside the replaced bodies, each line end included, stays as it was (a mixed file
     is not normalised either way). Each body carries its own line ends already.
     """
-    lead = len(_BOM) if data.startswith(_BOM) else 0
+    offsets = Offsets(text, byte0=len(BOM) if data.startswith(BOM) else 0)
     crlf = _read_as_crlf(data)
 
     def at(offset: int) -> int:
-        before = text[:offset]
-        return lead + len(before.encode("utf-8")) + (before.count("\n") if crlf else 0)
+        return offsets.byte(offset) + (text.count("\n", 0, offset) if crlf else 0)
 
     out = data
     for begin, end, body in sorted(edits, reverse=True):

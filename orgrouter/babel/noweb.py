@@ -114,19 +114,13 @@ class NowebContext:
         # A CUSTOM_ID anywhere wins over an ID (Org looks for CUSTOM_ID first); the
         # first headline with a given value wins.
         headings = self.doc.headings
-        ends = [len(self.doc.text)] * len(headings)
-        open_: list[int] = []  # headlines whose subtree has not ended yet
-        for i, heading in enumerate(headings):
-            while open_ and headings[open_[-1]].level >= heading.level:
-                ends[open_.pop()] = heading.begin
-            open_.append(i)
         bodies: dict[str, str] = {}
         for key in ("node_id", "custom_id"):
             found: dict[str, str] = {}
-            for i, heading in enumerate(headings):
+            for heading in headings:
                 value = getattr(heading, key)
                 if value is not None and value not in found:
-                    found[value] = self.doc.text[heading.body_begin : ends[i]]
+                    found[value] = self.doc.text[heading.body_begin : heading.end]
             bodies.update(found)
         return bodies
 

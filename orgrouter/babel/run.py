@@ -14,11 +14,9 @@ target it forbids is ``refused``, one that needs approval is ``held`` unless the
 
 from __future__ import annotations
 
-import difflib
-import enum
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,20 +24,13 @@ from orgrouter.babel.document import Document
 from orgrouter.babel.plan import FilePlan, Skipped, TargetPlan, lisp_forms, plan_document
 from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.babel.safety import refusal
-from orgrouter.errors import EXIT_CHECK_FOUND_WORK, EXIT_FAILED, EXIT_OK, OrgRouterError
+from orgrouter.errors import EXIT_FAILED, OrgRouterError
 from orgrouter.io.policy import Forbidden, NeedsApproval, WritePolicy
 from orgrouter.io.transaction import Status, Transaction
+from orgrouter.report import Report
+from orgrouter.writemode import WriteMode, unified_diff
 
 _BEGIN_SRC = re.compile(rb"#\+begin_src", re.IGNORECASE)
-
-
-class WriteMode(enum.Enum):
-    """What a run does with a changed target (black's WriteBack)."""
-
-    WRITE = "write"
-    CHECK = "check"
-    DIFF = "diff"
-    DRY_RUN = "dry-run"
 
 
 @dataclass
@@ -59,25 +50,44 @@ class TargetResult:
     sha256: str = field(default="", repr=False)
 
 
+_FAILED_ACTIONS = ("conflict", "refused", "failed", "held")
+
+
 @dataclass
-class TangleReport:
-    """The outcome of a run: per target, per skipped block, per failed file."""
+class TangleReport(Report):
+    """Route's ``Report`` (file failures, counts, exit code) with each target and skipped block.
+
+    A target that failed (conflicted, refused, held) makes the run fail as a file does.
+    """
 
     targets: list[TargetResult] = field(default_factory=list)
-    skipped: list[tuple[str, Skipped]] = field(default_factory=list)
+    blocks_skipped: list[tuple[str, Skipped]] = field(default_factory=list)
     not_evaluated: list[tuple[str, Skipped]] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)  # files that could not be read
+    warnings: list[tuple[str, Skipped]] = field(default_factory=list)  # tangled, not as 9.5 does
 
-    def extend(self, other: TangleReport) -> None:
-        """Add ``other``'s entries to this report."""
-        self.targets += other.targets
-        self.skipped += other.skipped
-        self.not_evaluated += other.not_evaluated
-        self.failed += other.failed
+    @classmethod
+    def for_mode(cls, mode: WriteMode) -> TangleReport:
+        """Return an empty report for a run in ``mode`` (--check: pending work is exit 1)."""
+        return cls(check=mode is WriteMode.CHECK, dry_run=not mode.writes)
+
+    def add(self, result: TargetResult) -> None:
+        """Record what happened to one target."""
+        self.targets.append(result)
+        if result.action in ("written", "would-write"):
+            self.changed += 1
+        elif result.action == "unchanged":
+            self.unchanged += 1
 
     def count(self, action: str) -> int:
         """Return how many targets ended with ``action``."""
         return sum(1 for result in self.targets if result.action == action)
+
+    @property
+    def exit_code(self) -> int:
+        """Return 3 if a file or target failed, 1 if --check found work, else 0."""
+        if any(result.action in _FAILED_ACTIONS for result in self.targets):
+            return EXIT_FAILED
+        return super().exit_code
 
     def to_json(self) -> dict[str, object]:
         """Return the report as ``orgrouter tangle --json`` prints it."""
@@ -88,35 +98,16 @@ class TangleReport:
             ],
             "skipped": [
                 {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
-                for s, b in self.skipped
+                for s, b in self.blocks_skipped
             ],
             "not_evaluated": [
                 {"source": s, "line": b.line, "detail": b.detail} for s, b in self.not_evaluated
             ],
-            "failed": self.failed,
+            "warnings": [
+                {"source": s, "line": b.line, "detail": b.detail} for s, b in self.warnings
+            ],
+            "failed": [message for _path, message in self.failed],
         }
-
-    def exit_code(self, mode: WriteMode) -> int:
-        """Return the exit code: failures 3, pending work under --check 1, else 0."""
-        bad = ("conflict", "refused", "failed", "held")
-        if self.failed or any(result.action in bad for result in self.targets):
-            return EXIT_FAILED
-        if mode is WriteMode.CHECK and self.count("would-write"):
-            return EXIT_CHECK_FOUND_WORK
-        return EXIT_OK
-
-
-def discover(paths: Iterable[Path]) -> Iterator[Path]:
-    """Yield the Org files named by ``paths`` (directories are walked, sorted)."""
-    for path in paths:
-        if path.is_dir():
-            for directory, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if name.endswith(".org") and not name.startswith((".#", "#")):
-                        yield Path(directory) / name
-        else:
-            yield path
 
 
 def _umask() -> int:
@@ -150,17 +141,6 @@ def _commit(
     return None
 
 
-def _diff(path: Path, old: bytes | None, new: bytes) -> str:
-    old_lines = [] if old is None else old.decode("utf-8", "replace").splitlines(True)
-    lines = difflib.unified_diff(
-        old_lines,
-        new.decode("utf-8", "replace").splitlines(True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
-    )
-    return "".join(lines)
-
-
 @dataclass
 class Tangler:
     """Tangle files under ``roots`` (the notes root first) with one write mode."""
@@ -173,14 +153,14 @@ class Tangler:
     policy: WritePolicy | None = None  # a routed tangle: the write policy decides
     approved: Mapping[str, str] = field(default_factory=dict)  # real path -> approved sha256
 
-    def run(self, paths: Iterable[Path]) -> TangleReport:
-        """Tangle every Org file under ``paths`` and return the report."""
-        report = TangleReport()
-        for org in discover(paths):
+    def run(self, files: Iterable[Path], report: TangleReport | None = None) -> TangleReport:
+        """Tangle each Org file of ``files`` (as discovered) into ``report``; return it."""
+        report = report if report is not None else TangleReport.for_mode(self.mode)
+        for org in files:
             try:
                 data = org.read_bytes()
             except OSError as error:
-                report.failed.append(f"{org}: cannot read: {error.strerror or error}")
+                report.fail(org, f"cannot read: {error.strerror or error}")
                 continue
             self.tangle_bytes(org, data, report)
         return report
@@ -192,12 +172,13 @@ class Tangler:
         try:
             doc = Document.from_bytes(org.absolute(), data)
         except OrgRouterError as error:
-            report.failed.append(str(error))
+            report.fail(error)
             return
         plan = plan_document(doc)
         self._apply(plan, report)
         tangled = {s.line for s in plan.skipped}
-        report.skipped += [(self._show(org), s) for s in plan.skipped]
+        report.blocks_skipped += [(self._show(org), s) for s in plan.skipped]
+        report.warnings += [(self._show(org), w) for w in plan.warnings]
         report.not_evaluated += [
             (self._show(org), s) for s in lisp_forms(doc) if s.line not in tangled
         ]
@@ -215,7 +196,7 @@ class Tangler:
             # Two spellings of one path (a.el, ./a.el): Org writes both, the last wins.
             written[os.path.normpath(target.path)] = target
         for target in written.values():
-            report.targets.append(self._apply_target(plan.source, target))
+            report.add(self._apply_target(plan.source, target))
 
     def _apply_target(self, source: Path, target: TargetPlan) -> TargetResult:
         shown = self._show(target.path)
@@ -255,7 +236,7 @@ class Tangler:
         if self.mode is not WriteMode.WRITE:
             result.action = "would-write"
             if self.mode is WriteMode.DIFF:
-                result.diff = _diff(Path(shown), old, target.content)
+                result.diff = unified_diff(old, target.content, shown)
             return result
         if not real.parent.is_dir() and not target.mkdirp:
             result.action = "failed"

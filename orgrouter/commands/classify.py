@@ -70,11 +70,12 @@ def classify(
     sensor_gate.min_confidence has "clarify": true and nothing would run. A query
     changes nothing: the spawn window is read, and written only with --record.
     """
+    from orgrouter.address import address_names
     from orgrouter.configload import load_config
     from orgrouter.route.gate import classify as run_gate
     from orgrouter.route.ratelimit import RateLimiter
-    from orgrouter.route.request import address_names
     from orgrouter.route.rules import configured_rules
+    from orgrouter.skills.registry import configured_targets
     from orgrouter.state import StateDB, resolve_state_path
 
     if (text is None) == (not items):
@@ -85,9 +86,11 @@ def classify(
     if record and origin != "user":
         raise UsageError(f"--record: a request from --origin {origin} spawns nothing to count")
     request = read_text(text or "")
-    config = load_config(Path.cwd(), cli_file=config_file).config
+    loaded = load_config(Path.cwd(), cli_file=config_file)
+    config = loaded.config
     warn_environment(config)
-    rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
+    targets = configured_targets(config, base_dir=loaded.directory)
+    rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd(), targets=targets)
     now = parse_now(now_text or os.environ.get("ORGROUTER_NOW"))
     selves = address_names(config.agent.name, ())
     gate = config.sensor_gate

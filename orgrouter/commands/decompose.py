@@ -34,20 +34,23 @@ def decompose(
     verbose: bool,
 ) -> None:
     """Split TEXT (or stdin when TEXT is -) into ordered atomic intents."""
+    from orgrouter.address import address_names
     from orgrouter.configload import load_config
     from orgrouter.errors import UsageError
     from orgrouter.route.decompose import decompose as split
     from orgrouter.route.decompose import decompose_items
-    from orgrouter.route.request import address_names
     from orgrouter.route.rules import configured_rules
+    from orgrouter.skills.registry import configured_targets
 
     if as_json and as_sexp:
         raise UsageError("--json and --sexp are exclusive: choose one output")
     if (text is None) == (not items):
         raise UsageError("give either TEXT (- for stdin) or one or more --item")
-    config = load_config(Path.cwd(), cli_file=config_file).config
+    loaded = load_config(Path.cwd(), cli_file=config_file)
+    config = loaded.config
     warn_environment(config)
-    rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd())
+    targets = configured_targets(config, base_dir=loaded.directory)
+    rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd(), targets=targets)
     selves = address_names(config.agent.name, ())
     if items:
         result = decompose_items(list(items), rules, selves=selves)

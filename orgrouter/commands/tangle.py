@@ -16,8 +16,9 @@ from orgrouter.report import plural
 
 if TYPE_CHECKING:
     from orgrouter.babel.record import TargetRecord
-    from orgrouter.babel.run import Tangler, TangleReport, WriteMode
+    from orgrouter.babel.run import Tangler, TangleReport
     from orgrouter.config import Config
+    from orgrouter.writemode import WriteMode
 
 
 def _open_record(state_path: str | None, root: Path, config: Config) -> TargetRecord:
@@ -60,7 +61,9 @@ def tangle(
 
     -v also lists unchanged targets; -q prints only errors (and --diff, --json).
     """
-    from orgrouter.babel.run import TangleReport, WriteMode, discover
+    from orgrouter.babel.run import TangleReport
+    from orgrouter.discover import discover
+    from orgrouter.writemode import WriteMode
 
     if sum([check, show_diff, dry_run]) > 1:
         raise UsageError("choose one of --check, --diff and --dry-run")
@@ -70,27 +73,40 @@ def tangle(
         WriteMode.CHECK if check else WriteMode.DIFF if show_diff
         else WriteMode.DRY_RUN if dry_run else WriteMode.WRITE
     )  # fmt: skip
-    report = TangleReport()
-    warned = False
-    for notes_root, files in _by_root(discover(paths or (Path("."),)), root).items():
-        tangler, config = _tangler(notes_root, mode, force, config_file, state_path)
-        if not warned:
-            warn_environment(config)
-            warned = True
-        report.extend(tangler.run(files))
+    report = TangleReport.for_mode(mode)
+    tanglers: dict[Path, tuple[Tangler, Config]] = {}
+
+    def tangler_for(notes_root: Path) -> tuple[Tangler, Config]:
+        if notes_root not in tanglers:
+            tanglers[notes_root] = _tangler(notes_root, mode, force, config_file, state_path)
+            if len(tanglers) == 1:
+                warn_environment(tanglers[notes_root][1])
+        return tanglers[notes_root]
+
+    for notes_root, given in _by_root(paths or (Path("."),), root).items():
+        # Route's discovery under the [scan] of the root the paths were given in: hidden
+        # paths and Emacs's backup, autosave and lock files left out, each file once.
+        found = discover(given, tangler_for(notes_root)[1].scan)
+        for error in found.errors:
+            report.fail(error)
+        for odd, reason in found.odd:  # named like a note, but no file to tangle
+            report.skip(odd, reason, retry=False)
+        # Each note's targets are bounded by its own root (a nested orgrouter.toml).
+        for file_root, files in _by_root(found.files, root).items():
+            tangler_for(file_root)[0].run(files, report)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
     else:
         _print_text(report, mode, verbose, quiet)
-    return report.exit_code(mode)
+    return report.exit_code
 
 
-def _by_root(files: Iterable[Path], root: Path | None) -> dict[Path, list[Path]]:
-    """Group Org files by their notes root (--root, else the nearest config root)."""
+def _by_root(paths: Iterable[Path], root: Path | None) -> dict[Path, list[Path]]:
+    """Group ``paths`` by their notes root (--root, else the nearest config root)."""
     from orgrouter.discover import find_notes_root
 
     groups: dict[Path, list[Path]] = {}
-    for path in files:
+    for path in paths:
         groups.setdefault((root or find_notes_root([path])).resolve(), []).append(path)
     return groups
 
@@ -111,7 +127,7 @@ def _tangler(
 
 
 def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: bool) -> None:
-    from orgrouter.babel.run import WriteMode
+    from orgrouter.writemode import WriteMode
 
     for result in report.targets:
         if result.action == "unchanged" and not verbose:
@@ -131,15 +147,19 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: boo
             verb = "overwrote" if result.action == "written" else "would overwrite"
             click.echo(f"{verb}: {result.target} ({result.overwrote})")
     if quiet:
-        for message in report.failed:
+        for _path, message in report.failed:
             click.echo(f"orgrouter: error: {message}", err=True)
         return
-    for source, block in report.skipped:
+    for path, reason in report.skipped:
+        click.echo(f"orgrouter: skipped {path}: {reason}", err=True)
+    for source, warning in report.warnings:
+        click.echo(f"orgrouter: warning: {source}:{warning.line}: {warning.detail}", err=True)
+    for source, block in report.blocks_skipped:
         click.echo(
             f"orgrouter: {source}:{block.line}: block skipped ({block.reason}): {block.detail}",
             err=True,
         )
-    for message in report.failed:
+    for _path, message in report.failed:
         click.echo(f"orgrouter: error: {message}", err=True)
     counts = ", ".join(
         f"{report.count(action)} {action}"
@@ -147,7 +167,7 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: boo
         if report.count(action)
     )
     if mode is not WriteMode.DIFF:
-        skipped = plural(len(report.skipped), "block")
+        skipped = plural(len(report.blocks_skipped), "block")
         click.echo(f"{counts or 'nothing to tangle'}; {skipped} skipped", err=True)
 
 

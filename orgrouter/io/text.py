@@ -18,6 +18,7 @@ from orgrouter.errors import ConflictError, InputError
 BOM = b"\xef\xbb\xbf"
 LF = b"\n"
 CRLF = b"\r\n"
+CR = b"\r"  # classic Mac line ends
 
 # Notes are text a person writes; 64 MiB is far beyond any real note (the largest
 # corpus file is a few MB) yet small enough that a mistaken path to a disk image or a
@@ -33,7 +34,7 @@ class Decoded:
 
     text: str  # without the BOM
     has_bom: bool
-    newline: bytes  # b"\n" or b"\r\n"
+    newline: bytes  # b"\n", b"\r\n" or b"\r"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,7 @@ class Snapshot:
     sha256: str  # hex digest of data
     mode: int  # permission bits (stat.S_IMODE)
     has_bom: bool
-    newline: bytes  # b"\n" or b"\r\n"
+    newline: bytes  # b"\n", b"\r\n" or b"\r"
     text: str  # decoded, without the BOM
 
     @property
@@ -58,18 +59,32 @@ class Snapshot:
 
 
 def detect_newline(data: bytes) -> bytes:
-    """Return ``b"\\r\\n"`` when every line ends with CRLF, else ``b"\\n"``."""
-    # Emacs decodes a file as DOS only when its line ends are consistently CRLF; with
-    # mixed ends it keeps the \r as a visible ^M and writes LF. Do the same.
+    """Return the line end Emacs visits ``data`` with: LF, CRLF or (no LF at all) CR."""
+    # Emacs decodes a file as DOS when every LF follows a CR (a lone CR is then a
+    # visible ^M); with a lone LF it keeps each \r as a ^M and writes LF. With no LF at
+    # all and a CR, it visits the file with mac EOL: each CR ends a line. Do the same.
     # The common case, without counting a large file twice. A lone b"\r" is looked
     # for, not CRLF: one byte is a memchr, while a search for b"\r\n" stops at every
     # b"\n" (5 ms on a 5 MB note).
     if b"\r" not in data:
         return LF
+    if b"\n" not in data:
+        return CR
     crlf = data.count(CRLF)
     if crlf and crlf == data.count(LF):
         return CRLF
     return LF
+
+
+def refuse_cr_only(newline: bytes, path: str | os.PathLike[str] | None) -> None:
+    """Raise InputError for a CR-only target file (a move pastes LF or CRLF lines only)."""
+    if newline == CR:
+        raise InputError(
+            "classic Mac line ends (CR only): orgrouter does not paste into such a file; "
+            "convert it to LF (Emacs: C-x RET f undecided-unix RET, then save)",
+            path=path,
+            line=1,
+        )
 
 
 def _position(data: bytes, offset: int) -> tuple[int, int]:
@@ -182,15 +197,23 @@ def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]
     )
 
 
-def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Snapshot:
-    """Read and decode the Org file at ``path``, raising InputError naming it on bad input."""
+def read_org_text(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """Return the text of the Org file at ``path`` (no BOM), refused as ``read_org_file`` refuses.
+
+    For readers that never write back (search): no symlink resolution, no hash.
+    """
     name = os.fspath(path)
-    # Resolve the link once and read what it resolved to, so that real_path names the
-    # very file whose bytes the snapshot holds (the transaction replaces that file).
-    real = os.path.realpath(name)
+    data, _st = _read_named(name, name, max_bytes)
+    return decode_org(data, name, max_bytes=max_bytes).text
+
+
+def _read_named(
+    opened: str, name: str, max_bytes: int
+) -> tuple[bytes, os.stat_result]:
+    """Read the regular file ``opened``, raising InputError naming ``name`` on failure."""
     try:
         # O_NONBLOCK: opening a FIFO named like a note must not hang the run.
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(opened, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise InputError("no such file", path=name) from None
     except IsADirectoryError:
@@ -201,13 +224,22 @@ def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_
         raise InputError(f"cannot open: {exc.strerror}", path=name) from None
     try:
         try:
-            data, st = _read_fd(fd, name, max_bytes)
+            return _read_fd(fd, name, max_bytes)
         except IsADirectoryError:
             raise InputError("is a directory, not an Org file", path=name) from None
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", path=name) from None
     finally:
         os.close(fd)
+
+
+def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Snapshot:
+    """Read and decode the Org file at ``path``, raising InputError naming it on bad input."""
+    name = os.fspath(path)
+    # Resolve the link once and read what it resolved to, so that real_path names the
+    # very file whose bytes the snapshot holds (the transaction replaces that file).
+    real = os.path.realpath(name)
+    data, st = _read_named(real, name, max_bytes)
     decoded = decode_org(data, name, max_bytes=max_bytes)
     return Snapshot(
         path=name,

@@ -21,7 +21,6 @@ from orgrouter.skills.base import (
     Context,
     Result,
     Sensor,
-    Skill,
     Stimulus,
     StimulusType,
     delegation,
@@ -66,16 +65,6 @@ def _capped(result: Result, config: Config) -> Result:
     )
 
 
-def _chat_skills(config: Config) -> list[Skill]:
-    """Return the run's skills: the registry's, plus the model skills if not yet in it."""
-    from orgrouter.skills.llm import SKILLS
-    from orgrouter.skills.registry import dispatch_order, load_skills
-
-    loaded = load_skills(config)
-    names = set(loaded.names())
-    return dispatch_order([*loaded.skills, *(s for s in SKILLS if s.name not in names)])
-
-
 def answer_chat(
     text: str,
     config: Config,
@@ -103,13 +92,13 @@ def answer_chat(
         question = delegation({"skill": "ask", "text": text, "order": 1})
         outcome = kernel.run(question, [OFFLINE_ASK], ctx)
         return ChatAnswer([_capped(e.result, config) for e in outcome.emitted], list(outcome.logs))
+    from orgrouter.skills.registry import load_skills, targets
     from orgrouter.skills.router import SELVES, SKILL_NAMES
 
-    skills = _chat_skills(config)
+    # A backend means a model is configured, so the registry loads the model skills.
+    skills = load_skills(config).skills
     ctx.extra[SELVES] = ("agent", *([agent] if agent else []))
-    ctx.extra[SKILL_NAMES] = sorted(
-        {str(getattr(s, "handles", s.name)) for s in skills} - {"router", "guardian"}
-    )
+    ctx.extra[SKILL_NAMES] = targets(skills)
     stimulus = Stimulus(StimulusType.EVENT, {"sensor": Sensor.CHAT_MESSAGE.value, "text": text})
     try:
         outcome = kernel.run(stimulus, skills, ctx)

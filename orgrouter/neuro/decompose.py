@@ -26,8 +26,6 @@ Proposed = dict[str, Any]  # one intent as the model wrote it, keys lower-case
 ReplyFormat = Literal["plist", "json"]
 
 MAX_INTENTS = 10
-INTERNAL_SKILLS = frozenset({"router", "guardian", "specialists"})
-MODEL_SUFFIX = "-model"
 MAX_TEXT = 500
 _AGENT = re.compile(r"^@?[\w-]{1,40}$")
 _WORD = re.compile(r"\w{3,}")
@@ -62,7 +60,7 @@ def model_decompose(
     def fallback(text: str) -> list[Intent]:
         return decompose(text, rules, selves=selves).intents
 
-    skills = proposable(known_skills)
+    skills = sorted({name.lower() for name in known_skills})  # registry.targets
     messages = [
         Message(
             "system",
@@ -85,18 +83,6 @@ def model_decompose(
         outcome = _fall_back(instruction, fallback, "model proposed no acceptable intent")
         return DecomposeOutcome(outcome.intents, "rules", notes + outcome.notes, tuple(vetoed))
     return DecomposeOutcome(tuple(accepted), "model", notes, tuple(vetoed))
-
-
-def proposable(known_skills: Collection[str]) -> list[str]:
-    """Return the skill names a model may propose: intent skills, not the machinery.
-
-    The registry's names include the router, the guardian, specialists and the model
-    variants (``summarize-model`` handles ``summarize`` intents); a model proposing
-    those would only earn a clarification.
-    """
-    names = {name.lower() for name in known_skills}
-    names = {name.removesuffix(MODEL_SUFFIX) for name in names}
-    return sorted(names - INTERNAL_SKILLS)
 
 
 def _fall_back(

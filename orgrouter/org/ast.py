@@ -28,7 +28,6 @@ __all__ = [
     "Node",
     "build_document",
     "build_section",
-    "build_subtree",
     "to_json",
     "to_plain",
     "to_sexp",
@@ -110,14 +109,16 @@ class _Builder:
         )
         section_limit = self._line_limit(following)
         subtree_limit = min(self._line_limit(entry.subtree_end), limit)
-        head = locate_head(document.data, entry.scan_line, newline=document.newline)
+        head = document.head(index)
         start = self.parser.skip_blank(line_index + 1, section_limit)
         subtree_start = self.parser.skip_blank(line_index + 1, subtree_limit)
         empty = subtree_start >= subtree_limit
         last = self._trim(subtree_start, subtree_limit)
         todo = parsed.todo
         properties: dict[str, object] = {
-            "level": parsed.level,
+            # org-element's level is org-reduced-level: under #+STARTUP: odd, 1, 3, 5
+            # stars are levels 1, 2, 3.
+            "level": parsed.level // 2 + 1 if document.settings.odd_levels else parsed.level,
             "raw-value": parsed.raw,
             "title": parsed.raw,
             "todo-keyword": todo,
@@ -217,7 +218,10 @@ def _attach_headlines(
 def build_document(document: Document) -> Node:
     """Return the ``org-data`` node of the whole document."""
     text = document.text
-    lines = Lines(text, crlf=document.newline == CRLF)
+    # Emacs drops a UTF-8 BOM when it visits the file: the first line starts after it,
+    # so a keyword or drawer there is one (offsets still count the BOM's bytes).
+    bom = int(text.startswith("\ufeff"))
+    lines = Lines(text, begin=bom, byte_begin=3 * bom, crlf=document.newline == CRLF)
     builder = _Builder(document, lines)
     root = Node("org-data", 0, len(document.data), 1)
     entries = document.entries
@@ -227,22 +231,6 @@ def build_document(document: Document) -> Node:
         root.contents.append(section)
     _attach_headlines(builder, 0, len(entries), root.contents, len(lines))
     return root
-
-
-def build_subtree(document: Document, index: int) -> Node:
-    """Return the ``headline`` node of headline ``index`` with its whole subtree."""
-    entry = document.entries[index]
-    text = document.decode(entry.begin, entry.subtree_end)
-    lines = Lines(
-        text, byte_begin=entry.begin, first_line=entry.line, crlf=document.newline == CRLF
-    )
-    builder = _Builder(document, lines)
-    stop = index + 1
-    while stop < len(document.entries) and document.entries[stop].begin < entry.subtree_end:
-        stop += 1
-    top: list[Node] = []
-    _attach_headlines(builder, index, stop, top, len(lines))
-    return top[0]
 
 
 def build_section(document: Document, index: int) -> Node | None:

@@ -20,6 +20,7 @@ HEADLINE_RE = re.compile(rb"^(\*+) ", re.MULTILINE)
 HEADLINE_TEXT_RE = re.compile(r"^\*+ ", re.MULTILINE)
 BOM = b"\xef\xbb\xbf"
 _FIRST_AFTER_BOM_RE = re.compile(rb"\xef\xbb\xbf(\*+) ")
+_STARS = re.compile(rb"(\*+) ")  # a headline's stars, matched at a line start
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,3 +49,16 @@ def iter_headline_lines(data: bytes) -> Iterator[HeadlineLine]:
         newline = data.find(b"\n", begin)
         end = len(data) if newline < 0 else newline + 1
         yield HeadlineLine(begin, end, len(match.group(1)), line)
+
+
+def headline_at(data: bytes, line_start: int) -> HeadlineLine | None:
+    """Return the headline on the line starting at ``line_start`` (line number 0), or None."""
+    begin = line_start
+    if line_start == 0 and data.startswith(BOM):
+        begin = len(BOM)  # Emacs drops a BOM, so a headline may follow it
+    match = _STARS.match(data, begin)
+    if match is None:
+        return None
+    newline = data.find(b"\n", begin)
+    end = len(data) if newline < 0 else newline + 1
+    return HeadlineLine(begin, end, len(match.group(1)), 0)

@@ -19,7 +19,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from orgrouter.org.scan import BOM, HeadlineLine, iter_headline_lines
+from orgrouter.org.outline import subtree_end_after
+from orgrouter.org.scan import BOM, iter_headline_lines
 
 TAGS_COLUMN = 77  # -77, `org-tags-column': tags end at this column
 TAB_WIDTH = 8
@@ -36,11 +37,6 @@ class Span:
     level: int
 
 
-def headlines(data: bytes) -> list[HeadlineLine]:
-    """Return every headline line of ``data``."""
-    return list(iter_headline_lines(data))
-
-
 _STARS = re.compile(rb"(\*+) ")
 
 
@@ -55,8 +51,7 @@ def subtree_span(data: bytes, begin: int) -> Span:
     if newline < 0:
         return Span(begin, len(data), level)
     # One search, not a scan of every headline: a move of many subtrees asks often.
-    below = re.compile(rb"^\*{1,%d} " % level, re.MULTILINE).search(data, newline + 1)
-    return Span(begin, len(data) if below is None else below.start(), level)
+    return Span(begin, subtree_end_after(data, newline, level), level)
 
 
 def columns(text: str) -> int:
@@ -107,7 +102,7 @@ def shift(text: bytes, delta: int) -> bytes:
         return text
     out: list[bytes] = []
     position = 0
-    for line in headlines(text):
+    for line in iter_headline_lines(text):
         out.append(text[position : line.begin])
         content, ending = _split_line(text[line.begin : line.end])
         level = max(1, line.level + delta)

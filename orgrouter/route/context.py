@@ -15,19 +15,27 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from orgrouter.address import address_names
 from orgrouter.config import Config
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.privacy import is_private
-from orgrouter.org.document import Document, dedupe_keep_last
-from orgrouter.org.drawer import locate_head
+from orgrouter.org.document import Document
 from orgrouter.org.headline import parse_headline
 from orgrouter.route.guardian import SELF_BINDING
-from orgrouter.route.request import RESULT_KEY, FoundRequest, address_names, find_address
+from orgrouter.route.request import RESULT_KEY, FoundRequest, find_address
 from orgrouter.route.results import RUN_KEY, Written, written_results
 from orgrouter.skills import router
-from orgrouter.skills.base import NOTE_BYTES, Context, Heading, Request, ResultRef, Skill
-from orgrouter.skills.executor import DOCUMENT
+from orgrouter.skills.base import (
+    DOCUMENT,
+    NOTE_BYTES,
+    Context,
+    Heading,
+    Request,
+    ResultRef,
+    Skill,
+)
 from orgrouter.skills.orgtext import prose_lines
+from orgrouter.skills.registry import targets
 
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
 _HEADLINE_LINE = re.compile(r"^(\*+) ", re.MULTILINE)
@@ -80,7 +88,7 @@ def request_context(
 ) -> Context:
     """Return the context skills see for ``request``."""
     entry = request.entry
-    tags = inherited_tags(document, request.index)
+    tags = document.tags(request.index)
     private = is_private(tags, env.config.privacy.tags)
     parent = entry.parent
     results = tuple(_ref(w, request.line) for w in written)
@@ -128,29 +136,11 @@ def request_context(
     # Specialists are model calls: without a model nothing spawns, so nothing counts
     # against the session's rate window (and the gate handles the request directly).
     ctx.extra[router.LIMITER] = env.limiter if ctx.backend is not None else None
-    ctx.extra[router.SKILL_NAMES] = [s.name for s in env.skills if s.name != "router"]
+    ctx.extra[router.SKILL_NAMES] = targets(env.skills)
     ctx.extra[SELF_BINDING] = frozenset(
         s.name for s in env.skills if getattr(s, "binds_approvals", False)
     )
     return ctx
-
-
-def inherited_tags(document: Document, index: int) -> tuple[str, ...]:
-    """Return a headline's tags with inheritance (file tags, ancestors, its own).
-
-    ``Document.tags`` computes every headline's tags at once; a route needs the few
-    requests' only, so this walks their ancestors (the same order: the most local
-    place of a repeated tag wins).
-    """
-    chain: list[Sequence[str]] = []
-    at: int | None = index
-    while at is not None:
-        chain.append(document.own_tags(at))
-        at = document.entries[at].parent
-    ordered = [*document.settings.filetags]
-    for own in reversed(chain):
-        ordered.extend(own)
-    return dedupe_keep_last(tuple(ordered))
 
 
 def outline(
@@ -227,6 +217,4 @@ def _parent_section(document: Document, parent: int | None) -> str:
         first = document.entries[0].begin if document.entries else len(document.data)
         text = document.data[:first].decode("utf-8", "replace")
         return "\n".join(prose_lines(text))
-    entry = document.entries[parent]
-    head = locate_head(document.data, entry.scan_line, newline=document.newline)
-    return _own_section(document, parent, head.body_begin)
+    return _own_section(document, parent, document.head(parent).body_begin)

@@ -42,7 +42,9 @@ from typing import TYPE_CHECKING
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, OrgRouterError
-from orgrouter.route.runner import Router, RunOptions, WriteMode
+from orgrouter.route.kernel import NotHere
+from orgrouter.route.router import Router, RunOptions
+from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -52,24 +54,10 @@ if TYPE_CHECKING:
     from orgrouter.scancache import Scanned
     from orgrouter.skills.base import Context, Skill, Stimulus
 
-MIN_CANDIDATES = 48  # measured: see the note below IN_WORKER
+MIN_CANDIDATES = 48  # measured: see the note below
 PER_WORKER = 16  # files in flight per worker: keeps it busy, bounds the parent's memory
 MAX_WAITING_BYTES = 8 * 1024 * 1024  # of candidates waiting (each held as bytes and text)
 CRASHED = "internal error: the worker process routing it stopped abruptly (killed, out of memory?)"
-# The built-in skills that read nothing but the request's document and context and
-# write nothing: the only ones that act in a worker.
-IN_WORKER = (
-    "router",
-    "guardian",
-    "approved",
-    "todo",
-    "schedule",
-    "tag",
-    "summarize",
-    "greet",
-    "compact",
-    "ask",
-)
 # MIN_CANDIDATES: on 2 CPUs, cold routes of trees of notes of ~15 kB, one in five with a
 # request (median of 5): 16 candidates 0.28 s serial / 0.29 s pooled, 32: 0.33 / 0.34,
 # 64: 0.35 / 0.35 to 0.43 / 0.40, 400: 1.38 / 1.10. The pool's fixed cost is the fork
@@ -102,6 +90,7 @@ class Setup:
     state_path: Path | None
     config_dir: Path | None
     parent: int = 0  # the run's pid: a worker dies with it
+    rules_cache: Path | None = None
 
     @classmethod
     def of(cls, router: Router) -> Setup:
@@ -116,6 +105,7 @@ class Setup:
             options.state_path if router.state is not None else None,
             options.config_dir,
             os.getpid(),
+            options.rules_cache,
         )
 
 
@@ -141,10 +131,6 @@ class Answer:
     warnings: tuple[str, ...] | None = None  # the skills' load warnings, if it used them
 
 
-class GiveBack(BaseException):
-    """Hand the file back to the parent (a BaseException: the kernel catches Exception)."""
-
-
 class _ParentOnly:
     """A skill that must not act in a worker: acting gives the file back instead."""
 
@@ -162,11 +148,11 @@ class _ParentOnly:
 
     def neuro(self, stimulus: Stimulus, ctx: Context) -> object:
         """Give the file back: the skill would act."""
-        raise GiveBack(self.name)
+        raise NotHere(self.name)
 
     def symbolic(self, proposal: object, ctx: Context) -> None:
         """Give the file back: the skill would act."""
-        raise GiveBack(self.name)
+        raise NotHere(self.name)
 
 
 class WorkerRouter(Router):
@@ -186,11 +172,10 @@ class WorkerRouter(Router):
 
 
 def guard(skills: Sequence[Skill]) -> list[Skill]:
-    """Return ``skills`` with every one not known to be pure made parent-only."""
-    from orgrouter.skills.registry import load_builtin
+    """Return ``skills`` with every one the registry does not know to be pure made parent-only."""
+    from orgrouter.skills.registry import in_worker
 
-    pure = {id(load_builtin(name)) for name in IN_WORKER}
-    return [skill if id(skill) in pure else _ParentOnly(skill) for skill in skills]
+    return [skill if in_worker(skill) else _ParentOnly(skill) for skill in skills]
 
 
 _router: WorkerRouter | None = None
@@ -212,6 +197,7 @@ def start_worker(setup: Setup) -> None:
             force=setup.force,
             state_path=setup.state_path,
             config_dir=setup.config_dir,
+            rules_cache=setup.rules_cache,
         )
         router = WorkerRouter(setup.config, options, setup.root, state)
         router.env(None)  # skills, rules and the gate load now, while the parent scans
@@ -251,7 +237,7 @@ def route_in_worker(task: Task) -> Answer:
     router.used_env = False
     try:
         outcome = router.route(task.data, task.path, task.newline)
-    except GiveBack:
+    except NotHere:
         return Answer(HERE)
     except ConfigError:
         return Answer(HERE)  # the parent meets it again and stops the run, as serially

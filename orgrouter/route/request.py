@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
+from orgrouter.address import address_offsets, address_re
+from orgrouter.org.blockspans import written_block_spans
 from orgrouter.org.document import Document, OutlineEntry
-from orgrouter.org.drawer import Head, locate_head
-from orgrouter.prefilter import caseless_bytes
+from orgrouter.org.drawer import Head
 
 RESULT_KEY = "ORGROUTER_RESULT"
 HASH_KEY = "ORGROUTER_HASH"
 STATUS_KEY = "ORGROUTER_STATUS"
-DEFAULT_ADDRESS = "agent"
 
 # Org 9.5's default link types (org-link-parameters): "TYPE:PATH" is a plain link and
 # "<TYPE:PATH>" an angle link (org-link-plain-re, org-link-angle-re), so an @ inside
@@ -47,10 +47,6 @@ _OPAQUE_SPAN = re.compile(
     rf"|<(?:{_LINK_TYPES}):[^<>\n]*>"  # no "<" inside, unlike Org: linear on long lines
     rf"|\b(?:{_LINK_TYPES}):[^\]\[\s()<>]+"
 )
-# A block as written: "#+begin_KIND" at a line start (after blanks) up to the first
-# later line starting with "#+end_KIND". Found from the literal "#+", so a large file
-# costs a jump from "#" to "#", not a line-start pattern tried at every byte.
-_BLOCK_BEGIN = re.compile(rb"#\+begin_(src|example|export|comment|verse)\b", re.IGNORECASE)
 _LEADING_PUNCT = re.compile(r"^[\s:,;.!\]\-–—]+")
 
 
@@ -102,20 +98,6 @@ def instruction_hash(agent: str, instruction: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def address_names(name: str | None, sub_agents: Iterable[str]) -> tuple[str, ...]:
-    """Return the names the agent answers to, lower-case, ``agent`` first."""
-    names = [DEFAULT_ADDRESS]
-    for candidate in (name, *sub_agents):
-        if candidate and candidate.lower() not in names:
-            names.append(candidate.lower())
-    return tuple(names)
-
-
-def _address_re(names: Sequence[str]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"(?<![\w.])@({alternatives})(?!\w)", re.IGNORECASE)
-
-
 # Over this length a title's code and link spans are read only near each address: the
 # verbatim and link-description patterns scan to the line's end from every opener that
 # nothing closes, which is quadratic on a 300 KB title of "~a " or "[[a][b". No person
@@ -127,7 +109,7 @@ MAX_WINDOWS = 64  # addresses looked at in a long title; the rest are not reques
 
 def find_address(title: str, names: Sequence[str]) -> Address | None:
     """Return the first address in ``title`` outside code and link targets, or None."""
-    pattern = _address_re(names)
+    pattern = address_re(tuple(names))
     if len(title) <= LONG_TITLE:
         hidden = [(m.start(), m.end()) for m in _OPAQUE_SPAN.finditer(title)]
         for match in pattern.finditer(title):
@@ -155,9 +137,9 @@ def find_requests(
 ) -> list[FoundRequest]:
     """Return every request in ``document``, in file order.
 
-    ``offsets`` are ``address_offsets(document.data, names)`` when already known.
+    ``offsets`` are ``address.address_offsets(document.data, names)`` when already known.
     """
-    pattern = _address_re(names)
+    pattern = address_re(tuple(names))
     data = document.data
     blocks: _Blocks | None = None
     found: list[FoundRequest] = []
@@ -165,7 +147,7 @@ def find_requests(
         offsets = address_offsets(data, names)
     for entry in _addressed_lines(document, offsets):
         headline = document.headline(entry.index)
-        if not pattern.search(headline.raw) or _commented(document, entry):
+        if not pattern.search(headline.raw) or document.commented(entry.index):
             continue
         if headline.todo is not None and document.settings.todo.is_done(headline.todo):
             # A closed headline (DONE, or any done state of the file's #+TODO) asks for
@@ -178,7 +160,7 @@ def find_requests(
             blocks = _Blocks(data)
         if blocks.holds(entry.begin):
             continue
-        head = locate_head(data, entry.scan_line, newline=document.newline)
+        head = document.head(entry.index)
         if is_result(document, head):
             continue
         instruction = _LEADING_PUNCT.sub("", headline.raw[address.end :]).strip()
@@ -193,7 +175,7 @@ class _Blocks:
     """The blocks of a document as written, found in file order only as far as asked."""
 
     def __init__(self, data: bytes) -> None:
-        self.spans = block_spans(data)
+        self.spans = written_block_spans(data)
         self.seen: list[tuple[int, int]] = []
         self.done = False
 
@@ -206,62 +188,6 @@ class _Blocks:
             else:
                 self.seen.append(span)
         return any(start < position < end for start, end in self.seen)
-
-
-def block_spans(data: bytes) -> Iterator[tuple[int, int]]:
-    """Yield each block's span: its begin line's start to just past its ``#+end_KIND``.
-
-    The same spans, in the same order, as ``^[ \\t]*#\\+begin_(KIND)\\b.*?^[ \\t]*#\\+end_\\1\\b``
-    (multi-line, dot-all, ignoring case) finds: a begin without an end is no block.
-    """
-    position = 0
-    unclosed: set[bytes] = set()  # kinds with no end line after some point: none later
-    ends: dict[bytes, re.Pattern[bytes]] = {}
-    while True:
-        begin = _BLOCK_BEGIN.search(data, position)
-        if begin is None:
-            return
-        start = begin.start()
-        position = begin.end()
-        line_start = start
-        if start and data[start - 1] != 0x0A:  # most begins start their line: no search
-            line_start = data.rfind(b"\n", 0, start) + 1
-            if data[line_start:start].strip(b" \t"):
-                continue  # "#+begin_src" after text on its line opens nothing
-        kind = begin.group(1).lower()
-        if kind in unclosed:
-            continue
-        pattern = ends.get(kind)
-        if pattern is None:
-            pattern = ends[kind] = _end_re(kind)
-        end = _block_end(data, pattern, position)
-        if end is None:
-            unclosed.add(kind)
-        else:
-            yield line_start, end
-            position = end
-
-
-def _block_end(data: bytes, pattern: re.Pattern[bytes], after: int) -> int | None:
-    """Return the end of the first ``pattern`` (an end line) starting a line after ``after``."""
-    position = after
-    while True:
-        end = pattern.search(data, position)
-        if end is None:
-            return None
-        start = end.start()
-        if data[start - 1] == 0x0A:  # start > after > 0: the common case, no search
-            return end.end()
-        line_start = data.rfind(b"\n", 0, start) + 1
-        if line_start >= after and not data[line_start:start].strip(b" \t"):
-            return end.end()
-        position = end.end()
-
-
-@lru_cache(maxsize=8)
-def _end_re(kind: bytes) -> re.Pattern[bytes]:
-    """Return the pattern of ``#+end_KIND`` (the end of one kind of block)."""
-    return re.compile(rb"#\+end_" + re.escape(kind) + rb"\b", re.IGNORECASE)
 
 
 def _addressed_lines(document: Document, offsets: Sequence[int]) -> list[OutlineEntry]:
@@ -279,44 +205,6 @@ def _addressed_lines(document: Document, offsets: Sequence[int]) -> list[Outline
         if offset < entry.end and (not entries or entries[-1] is not entry):
             entries.append(entry)
     return entries
-
-
-def address_offsets(data: bytes, names: Sequence[str]) -> list[int]:
-    """Return where an address may start in ``data`` (a superset, on any line).
-
-    ``Document.around`` these offsets indexes every headline ``find_requests`` needs.
-    """
-    offsets: list[int] = []
-    for match in _address_bytes_re(tuple(names)).finditer(data):
-        before = data[match.start() - 1 : match.start()]
-        if before and (before.isalnum() or before in b"_."):
-            continue  # bob@agent.org: the address must not follow a word or a dot
-        offsets.append(match.start())
-    return offsets
-
-
-@lru_cache(maxsize=32)
-def _address_bytes_re(names: tuple[str, ...]) -> re.Pattern[bytes]:
-    """Return the bytes pattern of an address; ASCII-only word tests keep it a superset.
-
-    It starts with the literal ``@`` (no look-behind) so the regex engine can skip
-    ahead to each ``@`` instead of trying every byte of a large file. Names are spelt
-    with the prefilter's caseless bytes: ``re.IGNORECASE`` folds only ASCII in bytes,
-    and ``@Ärger`` must be found for the name ``ärger`` as ``find_address`` finds it.
-    """
-    ordered = sorted(names, key=len, reverse=True)
-    alternatives = b"|".join(caseless_bytes(n) for n in ordered)
-    return re.compile(rb"@(?:" + alternatives + rb")(?!\w)", re.IGNORECASE)
-
-
-def _commented(document: Document, entry: OutlineEntry) -> bool:
-    """Return whether a headline or one of its ancestors is ``COMMENT``ed out."""
-    index: int | None = entry.index
-    while index is not None:
-        if document.headline(index).commented:
-            return True
-        index = document.entries[index].parent
-    return False
 
 
 def body_instruction(

@@ -15,9 +15,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from orgrouter.org.document import Document, subtree_end
+from orgrouter.org.document import Document
 from orgrouter.org.drawer import PLANNING_RE, Head, locate_head
-from orgrouter.org.scan import BOM, HeadlineLine
+from orgrouter.org.outline import content_end, subtree_end
+from orgrouter.org.scan import HeadlineLine, headline_at
 from orgrouter.route.request import RESULT_KEY, FoundRequest
 
 KIND_KEY = "ORGROUTER_KIND"
@@ -29,22 +30,43 @@ MARK = b":" + RESULT_KEY.encode("ascii") + b":"
 # Org reads property keys case-insensitively (org-entry-get), so ":orgrouter_result:"
 # written by a user who reformatted the drawer still names a result.
 _MARK_RE = re.compile(re.escape(MARK), re.IGNORECASE)
-_STARS = re.compile(rb"(\*+) ")
 
 
 @dataclass(frozen=True)
 class Written:
-    """A result headline already in the file."""
+    """A result headline already in the file (its line and parts are the document's)."""
 
+    document: Document
+    index: int  # the headline's index in document.entries
     identity: str  # the ORGROUTER_RESULT value
-    begin: int  # first star
-    end: int  # just past its last non-blank line
-    line: int
-    title: str  # as parsed (without keyword and tags)
-    keyword: str  # the first word of the title as written (WAITING, APPROVED...)
-    tags: tuple[str, ...]
     head: Head
     edited: bool  # the text no longer matches ORGROUTER_CHECK
+
+    @property
+    def begin(self) -> int:
+        """Return the offset of the first star."""
+        return self.document.entries[self.index].begin
+
+    @property
+    def line(self) -> int:
+        """Return the headline's 1-based line."""
+        return self.document.entries[self.index].line
+
+    @property
+    def title(self) -> str:
+        """Return the title as parsed (without keyword and tags)."""
+        return self.document.headline(self.index).raw
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Return the result's own tags."""
+        return tuple(self.document.headline(self.index).tags)
+
+    @property
+    def keyword(self) -> str:
+        """Return the first word of the title as written (WAITING, APPROVED...)."""
+        words = self.document.line_text(self.index)[self.document.entries[self.index].level :]
+        return next(iter(words.split(None, 1)), "")
 
     def get(self, key: str) -> str | None:
         """Return one of the result's properties, or None."""
@@ -80,35 +102,13 @@ def written_results(document: Document, request: FoundRequest) -> list[Written]:
 
 def _written(document: Document, index: int) -> Written | None:
     """Return headline ``index`` as a result, or None when it is not one."""
-    entry = document.entries[index]
-    head = locate_head(document.data, entry.scan_line, newline=document.newline)
+    head = document.head(index)
     identity = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
     if identity is None or head.drawer is None:
         return None
-    end = content_end(document.data, entry.begin, entry.subtree_end)
     recorded = head.drawer.get(CHECK_KEY)
-    check = result_check(document.data, head)
-    headline = document.headline(index)
-    line = document.line_text(index)
-    words = line[entry.level :].split(None, 1)
-    return Written(
-        identity=identity.value,
-        begin=entry.begin,
-        end=end,
-        line=entry.line,
-        title=headline.raw,
-        keyword=words[0] if words else "",
-        tags=tuple(headline.tags),
-        head=head,
-        edited=recorded is None or recorded.value != check,
-    )
-
-
-def content_end(data: bytes, begin: int, end: int) -> int:
-    """Return the end of the last non-blank line in ``data[begin:end]``, newline included."""
-    last = begin + len(data[begin:end].rstrip(b" \t\r\n"))
-    newline = data.find(b"\n", last, end)
-    return end if newline < 0 else newline + 1
+    edited = recorded is None or recorded.value != result_check(document.data, head)
+    return Written(document, index, identity.value, head, edited)
 
 
 def result_check(data: bytes, head: Head) -> str:
@@ -201,28 +201,19 @@ class _Walk:
         if drawer == 0:
             return None
         start = data.rfind(b"\n", 0, drawer - 1) + 1
-        if _headline_at(data, start) is None:
+        if headline_at(data, start) is None:
             if start == 0 or PLANNING_RE.match(data, start) is None:
                 return None
             start = data.rfind(b"\n", 0, start - 1) + 1
-        found = _headline_at(data, start)
+        found = headline_at(data, start)
         if found is None:
             return None
-        begin, level = found
         offset, line = self.counted
-        if begin < offset:
+        if found.begin < offset:
             offset, line = 0, 1
-        line += data.count(b"\n", offset, begin)
-        self.counted = (begin, line)
-        return HeadlineLine(begin, data.find(b"\n", begin) + 1, level, line)
-
-
-def _headline_at(data: bytes, start: int) -> tuple[int, int] | None:
-    """Return (first star, level) of a headline on the line at ``start``, or None."""
-    if start == 0 and data.startswith(BOM):
-        start = len(BOM)  # Emacs drops a BOM: a first line after it is a headline
-    match = _STARS.match(data, start)
-    return None if match is None else (start, len(match.group(1)))
+        line += data.count(b"\n", offset, found.begin)
+        self.counted = (found.begin, line)
+        return HeadlineLine(found.begin, found.end, found.level, line)
 
 
 def _line_end(data: bytes, start: int) -> int:

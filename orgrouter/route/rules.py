@@ -9,9 +9,9 @@ when it is there, else the package's own (an overlay). A malformed table is a
 from __future__ import annotations
 
 import re
-import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,24 +19,6 @@ from typing import Any
 from orgrouter.errors import ConfigError
 
 TABLES = ("verbs.toml", "intents.toml", "domains.toml", "risk.toml", "chains.toml", "personas.toml")
-SKILLS = (
-    "todo",
-    "schedule",
-    "tag",
-    "summarize",
-    "search",
-    "greet",
-    "compact",
-    "ask",
-    "tangle",
-    "translate",
-    "draft",
-    "rewrite",
-    "explain",
-    "archive",
-    "refile",
-    "delete",
-)
 LEVELS = ("low", "medium", "high")
 
 Phrase = tuple[str, ...]
@@ -135,13 +117,20 @@ class _Table:
         self.source = source
         self.text = text
         self.packaged = packaged  # the package's own table (the test suite checks it)
+        self.targets: Collection[str] = ()  # the skills intents may be sent to
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        """Return the table's TOML, parsed (only on a cache miss: see route/rulecache.py)."""
+        import tomllib
+
         try:
-            self.data: dict[str, Any] = tomllib.loads(text)
+            return tomllib.loads(self.text)
         except tomllib.TOMLDecodeError as error:
             found = re.search(r"line (\d+)", str(error))
             raise ConfigError(
                 f"invalid TOML in routing table: {error}",
-                path=source,
+                path=self.source,
                 line=int(found.group(1)) if found else None,
             ) from error
 
@@ -234,10 +223,11 @@ def _read(name: str, rules_dir: Path | None) -> _Table:
 
 
 def _skill(table: _Table, value: object, key: str) -> str:
-    if not isinstance(value, str) or value not in SKILLS:
+    if not isinstance(value, str) or value not in table.targets:
         # The key's own table first: a word such as "set" is also a value of other lists.
         where = f"[{key.rsplit('.', 1)[0]}]" if "." in key else None
-        raise table.error(f"{key} = {value!r} is not a skill ({', '.join(SKILLS)})", key, where)
+        known = ", ".join(table.targets)
+        raise table.error(f"{key} = {value!r} is not a skill ({known})", key, where)
     return value
 
 
@@ -486,13 +476,31 @@ _LOADERS: dict[str, Callable[[_Table], dict[str, Any]]] = {
 }
 
 
-def load_rules(rules_dir: Path | None = None) -> Rules:
-    """Load every routing table, each from ``rules_dir`` if there, else the package's."""
+def load_rules(rules_dir: Path | None = None, targets: Collection[str] | None = None) -> Rules:
+    """Load every routing table, each from ``rules_dir`` if there, else the package's.
+
+    ``targets`` are the skills an intent may be sent to (``registry.targets``: with a
+    run's user skills); by default the built-ins'.
+    """
+    return build_rules(read_tables(rules_dir), targets)
+
+
+def read_tables(rules_dir: Path | None = None) -> dict[str, _Table]:
+    """Return every table's text (unparsed), each from ``rules_dir`` if there."""
+    return {name: _read(name, rules_dir) for name in TABLES}
+
+
+def build_rules(tables: Mapping[str, _Table], targets: Collection[str] | None = None) -> Rules:
+    """Return the ``Rules`` of ``tables``: parsed, validated against ``targets``, compiled."""
+    if targets is None:
+        from orgrouter.skills.registry import ROUTABLE
+
+        targets = ROUTABLE
     fields: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    tables: dict[str, _Table] = {}
     for name in TABLES:
-        table = tables[name] = _read(name, rules_dir)
+        table = tables[name]
+        table.targets = targets
         sources[name] = table.source
         fields.update(_LOADERS[name](table))
     for persona in fields["personas"]:
@@ -538,13 +546,24 @@ def default_rules() -> Rules:
     return _DEFAULT[0]
 
 
-def configured_rules(rules_dir: str | None, *, base: Path | None = None) -> Rules:
-    """Return the rules for a ``[rules] dir`` setting (None: the package's own tables)."""
+def configured_rules(
+    rules_dir: str | None, *, base: Path | None = None, targets: Collection[str] | None = None
+) -> Rules:
+    """Return the rules for a ``[rules] dir`` setting (None: the package's own tables).
+
+    ``targets``: the skills an intent may be sent to, when a run has user skills.
+    """
+    path = rules_path(rules_dir, base=base)
+    return default_rules() if path is None else load_rules(path, targets)
+
+
+def rules_path(rules_dir: str | None, *, base: Path | None = None) -> Path | None:
+    """Return the directory a ``[rules] dir`` setting names (relative to ``base``), checked."""
     if rules_dir is None:
-        return default_rules()
+        return None
     path = Path(rules_dir).expanduser()
     if not path.is_absolute() and base is not None:
         path = base / path
     if not path.is_dir():
         raise ConfigError("rules.dir is not a directory", path=path)
-    return load_rules(path)
+    return path

@@ -28,7 +28,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from orgrouter.config import LimitsConfig
-from orgrouter.org.document import subtree_end
 from orgrouter.org.drawer import Head
 from orgrouter.org.edit import (
     AddTag,
@@ -43,6 +42,7 @@ from orgrouter.org.edit import (
     shift_offset,
 )
 from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
+from orgrouter.org.outline import content_end, subtree_end
 from orgrouter.org.scan import HeadlineLine
 from orgrouter.route.request import HASH_KEY, RESULT_KEY, STATUS_KEY, FoundRequest
 from orgrouter.route.results import (
@@ -53,7 +53,6 @@ from orgrouter.route.results import (
     RUN_KEY,
     Written,
     check_with,
-    content_end,
     locate_results,
     result_check,
     written_results,

@@ -65,9 +65,10 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     """
     from orgrouter.clock import NOW_ENV, parse_now
     from orgrouter.route.filter import route_stdin, stdin_root
-    from orgrouter.route.runner import RunOptions
+    from orgrouter.route.router import RunOptions
     from orgrouter.serve.splices import editor_splices, text_edits
     from orgrouter.state import resolve_state_path
+    from orgrouter.xdg import cache_dir
 
     text = params.text("text")
     path = params.optional_str("path")
@@ -85,6 +86,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
         force=force,
         config_dir=loaded.files[-1].parent if loaded.files else None,
         within=_byte_range(text, within),
+        rules_cache=cache_dir(settings.environ),
     )
     root = stdin_root(file_name)
 
@@ -123,9 +125,9 @@ def classify(params: Params, settings: Settings) -> dict[str, Any]:
 
     Nothing is stored: the call counts no spawn against a rate window (a preview).
     """
+    from orgrouter.address import address_names
     from orgrouter.commands.classify import parse_now
     from orgrouter.route.gate import classify as run_gate
-    from orgrouter.route.request import address_names
 
     text, items = _text_or_items(params)
     path = params.optional_str("path")
@@ -147,9 +149,9 @@ def classify(params: Params, settings: Settings) -> dict[str, Any]:
 
 def decompose(params: Params, settings: Settings) -> dict[str, Any]:
     """Return the atomic intents of ``text`` (or ``items``), as ``decompose --json``."""
+    from orgrouter.address import address_names
     from orgrouter.route.decompose import decompose as split
     from orgrouter.route.decompose import decompose_items
-    from orgrouter.route.request import address_names
 
     text, items = _text_or_items(params)
     path = params.optional_str("path")
@@ -173,7 +175,7 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     ``mode`` (write, dry-run, check, diff) says whether to write at all.
     """
     from orgrouter.babel.record import TargetRecord
-    from orgrouter.babel.run import Tangler, TangleReport, WriteMode
+    from orgrouter.babel.run import Tangler, TangleReport
     from orgrouter.clock import parse_now
     from orgrouter.discover import find_notes_root
     from orgrouter.errors import OrgRouterError
@@ -181,6 +183,7 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     from orgrouter.skills.base import Context
     from orgrouter.skills.tangle_skill import write_policy
     from orgrouter.state import StateDB, resolve_state_path
+    from orgrouter.writemode import WriteMode
 
     text = params.text("text")
     path = params.required_str("path")
@@ -205,11 +208,11 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
             policy = write_policy(ctx, note, record)
             tangler = Tangler([policy.root], mode, record=record, display_base=root,
                               policy=policy)  # fmt: skip
-            report = TangleReport()
+            report = TangleReport.for_mode(mode)
             tangler.tangle_bytes(note, data, report)
     finally:
         lock.release()
-    return {**report.to_json(), "exit_code": report.exit_code(mode)}
+    return {**report.to_json(), "exit_code": report.exit_code}
 
 
 def pending(params: Params, settings: Settings) -> dict[str, Any]:
@@ -236,10 +239,12 @@ def _text_or_items(params: Params) -> tuple[str, list[str]]:
 def _rules(settings: Settings, path: str | None) -> tuple[Any, Any]:
     """Return the configuration and routing tables for a note at ``path``."""
     from orgrouter.route.rules import configured_rules
+    from orgrouter.skills.registry import configured_targets
 
     loaded = settings.load(path)
-    base = loaded.files[-1].parent if loaded.files else settings.start_of(path)
-    return loaded.config, configured_rules(loaded.config.rules.dir, base=base)
+    base = loaded.directory or settings.start_of(path)
+    targets = configured_targets(loaded.config, base_dir=loaded.directory)
+    return loaded.config, configured_rules(loaded.config.rules.dir, base=base, targets=targets)
 
 
 METHODS: dict[str, Method] = {

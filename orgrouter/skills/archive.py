@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from orgrouter.org.document import Document
-from orgrouter.org.drawer import locate_head
 from orgrouter.org.edit import SetProperty, edit_bytes
+from orgrouter.org.outline import subtree_end_after
 from orgrouter.org.scan import BOM
 from orgrouter.org.subtree import align_tags, at_level
 from orgrouter.skills.base import Context, Sensor, Stimulus
@@ -44,6 +44,7 @@ from orgrouter.skills.executor import (
     bound_name,
     index_at_line,
     inherited_privacy,
+    outline_title,
     relative_name,
     resolve_subjects,
     where_note,
@@ -57,8 +58,6 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _TAG_VARIANT = re.compile(
     r"\b(?:archive[ -]tag|tag\w*\s+(?:it|this|them)?\s*(?:as\s+)?archived)\b", re.I
 )
-_COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
-_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
 # A keyword's value without trailing blanks, in linear time ("(.*?)[ \t]*$" is
 # quadratic in a line of blanks: tests/security/test_hostile_lines.py).
 _VALUE = rb"[ \t]*((?:.*[^ \t\r\n])?)[ \t]*\r?$"
@@ -80,14 +79,11 @@ def abbreviate(path: str) -> str:
 
 def inherited_property(document: Document, index: int, key: str) -> str | None:
     """Return property ``key`` of headline ``index`` or its nearest ancestor having it."""
-    at: int | None = index
-    while at is not None:
-        entry = document.entries[at]
-        head = locate_head(document.data, entry.scan_line, newline=document.newline)
-        found = head.drawer.get(key) if head.drawer is not None else None
+    for at in (index, *document.outline.ancestors(index)):
+        drawer = document.head(at).drawer
+        found = drawer.get(key) if drawer is not None else None
         if found is not None:
             return found.value
-        at = entry.parent
     return None
 
 
@@ -148,26 +144,17 @@ def split_location(location: str, source: Path) -> tuple[Path | None, str]:
     return Path(os.path.abspath(target)), heading
 
 
-def outline_title(raw: str) -> str:
-    """Return a title as ``org-get-outline-path`` gives it (cookies out, links shown)."""
-    text = _COOKIE.sub("", raw)
-    text = _LINK.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), text)
-    return text.strip(" \t\r\n")
-
-
 def context_of(
     document: Document, index: int, now: datetime, source: Path
 ) -> list[tuple[str, str]]:
     """Return the ARCHIVE_* properties of headline ``index``, in Org's order."""
     headline = document.headline(index)
     path: list[str] = []
-    at = document.entries[index].parent
-    while at is not None:
+    for at in document.outline.ancestors(index):
         above = document.headline(at)
         # org-get-outline-path takes the title group of `org-complex-heading-regexp',
         # which keeps a COMMENT keyword (unlike :raw-value).
         path.insert(0, outline_title(f"COMMENT {above.raw}" if above.commented else above.raw))
-        at = document.entries[at].parent
     own = set(document.own_tags(index))
     inherited = [tag for tag in document.tags(index) if tag not in own]
     pairs = [
@@ -228,7 +215,7 @@ def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[byt
         else:
             line_end = found.end() - (1 if target[found.end() - 1 : found.end()] == b"\r" else 0)
         head_level = level - 1
-        end = _subtree_end(target, line_end, head_level)
+        end = subtree_end_after(target, line_end, head_level)
         back = end
         while back > line_end and target[back - 1 : back] in (b" ", b"\t", b"\r", b"\n"):
             back -= 1
@@ -253,13 +240,6 @@ def heading_line(data: bytes, heading: str) -> re.Match[bytes] | None:
         re.MULTILINE | re.IGNORECASE,
     )
     return pattern.search(data)
-
-
-def _subtree_end(data: bytes, line_end: int, level: int) -> int:
-    """Return the end of the subtree whose headline line ends at ``line_end``."""
-    pattern = re.compile(rb"^\*{1,%d} " % level, re.MULTILINE)
-    found = pattern.search(data, line_end)
-    return len(data) if found is None else found.start()
 
 
 def finish(target: bytes, point: int, move: Move, newline: bytes) -> bytes:

@@ -17,6 +17,7 @@ from orgrouter.skills.base import (
     Stimulus,
     proposal_stimulus,
 )
+from orgrouter.skills.registry import BUILTINS
 
 HOW_TO_CONFIGURE = (
     "To answer free-form questions, configure an OpenAI-compatible endpoint in\n"
@@ -27,7 +28,7 @@ HOW_TO_CONFIGURE = (
     ': model = "llama3.2"'
 )
 # Skills only a model can do; offline, each gets this skill's explanation.
-MODEL_SKILLS = frozenset({"ask", "translate", "draft", "rewrite", "explain"})
+MODEL_SKILLS = frozenset(BUILTINS["ask"].intents)
 
 
 class AskSkill(BaseSkill):

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
-from orgrouter.org.drawer import locate_head
 from orgrouter.skills.base import (
+    DOCUMENT,
+    MOVES,
     Action,
     BaseSkill,
     Context,
@@ -39,9 +40,10 @@ from orgrouter.skills.base import (
 if TYPE_CHECKING:
     from orgrouter.route.binding import Effect
 
-DOCUMENT = "document"  # ctx.extra key: the Document the request sits in
-MOVES = "moves"  # ctx.extra key: the Moves approved executors planned
 EXECUTORS = ("archive", "refile", "delete")
+# What org-get-outline-path drops from a title: statistics cookies, and links' targets.
+_COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
+_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
 RESULT_MARK = re.compile(rb"^[ \t]*:ORGROUTER_[A-Z_]+:.*(?:\r?\n|$)", re.MULTILINE | re.IGNORECASE)
 EMPTY_DRAWER = re.compile(
     rb"^[ \t]*:PROPERTIES:[ \t]*\r?\n[ \t]*:END:[ \t]*(?:\r?\n|$)", re.M | re.I
@@ -208,8 +210,7 @@ def is_result(document: Document, index: int) -> bool:
     A subject is found again among the headlines like it (results or not): results
     written before it in the same run must not take its place.
     """
-    entry = document.entries[index]
-    head = locate_head(document.data, entry.scan_line, newline=document.newline)
+    head = document.head(index)
     return head.drawer is not None and head.drawer.get("ORGROUTER_RESULT") is not None
 
 
@@ -310,14 +311,19 @@ def _open_below(document: Document, index: int) -> bool:
     )
 
 
+def outline_title(raw: str) -> str:
+    """Return a title as ``org-get-outline-path`` gives it (cookies out, links shown)."""
+    text = _COOKIE.sub("", raw)
+    text = _LINK.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), text)
+    return text.strip(" \t\r\n")
+
+
 def named(document: Document, title: str, own: int) -> Subject:
     """Return the headline titled ``title`` (case-insensitive), or raise Unclear.
 
     The title as written or as Org shows it (a link's description, no cookies): the
     headline ``* [[https://example.org][Site]] [1/2]`` is "Site".
     """
-    from orgrouter.skills.archive import outline_title
-
     wanted = title.casefold()
     matches = [
         entry.index
@@ -384,7 +390,7 @@ def subject_text(data: bytes, subject: Subject) -> bytes:
     for entry in document.entries:
         if entry.begin < skip_until:
             continue
-        head = locate_head(text, entry.scan_line, newline=document.newline)
+        head = document.head(entry.index)
         if head.drawer is not None and head.drawer.get("ORGROUTER_RESULT") is not None:
             kept.append(text[position : entry.begin])
             position = skip_until = entry.subtree_end

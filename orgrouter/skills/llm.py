@@ -1,4 +1,4 @@
-"""Model-backed skills: summarize, ask, translate, draft, rewrite, explain (+ specialists).
+"""Model-backed skills: summarize, ask, translate, draft, rewrite, explain.
 
 Each follows seed 003's two stages: ``neuro`` asks the model (never for a private
 request, never past the run's budget) and ``symbolic`` checks the answer and turns its
@@ -23,7 +23,6 @@ from orgrouter.neuro.results import (
     notes_for_model,
     user_message,
 )
-from orgrouter.neuro.specialists import SKILL as SPECIALISTS
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -169,4 +168,3 @@ TRANSLATE = Translate()
 DRAFT = Draft()
 REWRITE = Rewrite()
 EXPLAIN = Explain()
-SKILLS = [SUMMARIZE, ASK, TRANSLATE, DRAFT, REWRITE, EXPLAIN, SPECIALISTS]

@@ -20,7 +20,6 @@ from typing import Any
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.subtree import at_level, realign_first
-from orgrouter.skills.archive import outline_title
 from orgrouter.skills.base import Context
 from orgrouter.skills.executor import (
     ExecutorSkill,
@@ -31,6 +30,7 @@ from orgrouter.skills.executor import (
     bound_name,
     document_of,
     inherited_privacy,
+    outline_title,
     relative_name,
     resolve_subjects,
     where_note,
@@ -154,11 +154,8 @@ def find_heading(
     wanted = [p.strip().casefold() for p in path.split("/") if p.strip()]
     matches: list[tuple[int, tuple[str, ...]]] = []
     for entry in document.entries:
-        olpath: list[str] = []
-        at: int | None = entry.index
-        while at is not None:
-            olpath.insert(0, outline_title(document.headline(at).raw))
-            at = document.entries[at].parent
+        chain = (entry.index, *document.outline.ancestors(entry.index))
+        olpath = [outline_title(document.headline(at).raw) for at in reversed(chain)]
         if [p.casefold() for p in olpath[-len(wanted) :]] == wanted and len(olpath) >= len(wanted):
             matches.append((entry.index, tuple(olpath)))
     if exact:

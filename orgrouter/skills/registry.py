@@ -14,33 +14,96 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from orgrouter.config import Config
 from orgrouter.errors import ConfigError, OrgRouterError
-from orgrouter.skills.base import Skill
+from orgrouter.skills.lazy import LazySkill
+
+if TYPE_CHECKING:  # the facts below are read by the rules loader, which needs neither
+    from orgrouter.config import Config
+    from orgrouter.skills.base import Skill
 
 GUARDIAN_PRIORITY = 100  # nothing may outrank the guardian: approvals come first
-# name -> "module:attribute" (an instance); imported only when a run needs skills.
-BUILTINS: dict[str, str] = {
-    "router": "orgrouter.skills.router:SKILL",
-    "guardian": "orgrouter.route.guardian:SKILL",
-    "approved": "orgrouter.route.guardian:APPROVED_SKILL",
-    "todo": "orgrouter.skills.todo:SKILL",
-    "schedule": "orgrouter.skills.schedule:SKILL",
-    "tag": "orgrouter.skills.tag:SKILL",
-    "summarize": "orgrouter.skills.summarize:SKILL",
-    "search": "orgrouter.skills.search:SKILL",
-    "greet": "orgrouter.skills.greet:SKILL",
-    "compact": "orgrouter.skills.compact:SKILL",
-    "ask": "orgrouter.skills.ask:SKILL",
-    "tangle": "orgrouter.skills.tangle_skill:SKILL",
-    "archive": "orgrouter.skills.archive:SKILL",
-    "refile": "orgrouter.skills.refile:SKILL",
-    "delete": "orgrouter.skills.delete:SKILL",
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """Where a built-in skill lives and the facts the run needs about it."""
+
+    target: str  # "module:attribute" (an instance); imported only when a run needs skills
+    # The intent skills it answers: what a routing table or a model may name. The
+    # machinery (router, guardian, specialists) answers none; offline ``ask`` answers
+    # the model-only intents (it says how to configure a model).
+    intents: tuple[str, ...] = ()
+    # It reads nothing but the request's document and context and writes nothing, so
+    # it may act in a worker process (route/pool.py): ``search`` reads other notes,
+    # ``tangle`` and the executors write files, a model skill spends the run's budget.
+    in_worker: bool = False
+    models: bool = False  # acts only with a model backend: loaded only when one may be used
+    # What the kernel may know without importing it (skills/lazy.py; the model skills
+    # load whole): its priority; whether it takes requests (the router) or delegations;
+    # the intent skills its trigger accepts beyond its own intents (None: any); whether
+    # it binds its own approvals. tests/skills/test_lazy_skills.py holds each to the skill.
+    priority: int = 50
+    requests: bool = False
+    also: tuple[str, ...] | None = ()
+    binds_approvals: bool = False
+
+    def wants(self) -> tuple[str, ...] | None:
+        """Return the intent skills its trigger may accept (None: any)."""
+        return None if self.also is None else (*self.intents, *self.also)
+
+
+def _offline(name: str, module: str, *, in_worker: bool = True, **facts: Any) -> Builtin:
+    return Builtin(f"orgrouter.{module}:SKILL", (name,), in_worker, **facts)
+
+
+def _model(attribute: str, *intents: str) -> Builtin:
+    return Builtin(f"orgrouter.skills.llm:{attribute}", intents, models=True)
+
+
+_WRITES: dict[str, Any] = {"priority": 60, "binds_approvals": True}
+BUILTINS: dict[str, Builtin] = {
+    "router": Builtin(
+        "orgrouter.skills.router:SKILL", in_worker=True, priority=10, requests=True, also=None
+    ),
+    "guardian": Builtin("orgrouter.route.guardian:SKILL", in_worker=True, priority=100, also=None),
+    "approved": Builtin(  # an approved free-form intent
+        "orgrouter.route.guardian:APPROVED_SKILL",
+        in_worker=True,
+        priority=70,
+        also=("ask", "draft", "explain", "rewrite", "summarize", "translate"),
+    ),
+    "todo": _offline("todo", "skills.todo"),
+    "schedule": _offline("schedule", "skills.schedule"),
+    "tag": _offline("tag", "skills.tag"),
+    "summarize": _offline("summarize", "skills.summarize", priority=20),
+    "search": _offline("search", "skills.search", in_worker=False),
+    "greet": _offline("greet", "skills.greet"),
+    "compact": _offline("compact", "skills.compact"),
+    "ask": Builtin(
+        "orgrouter.skills.ask:SKILL",
+        ("ask", "translate", "draft", "rewrite", "explain"),
+        True,
+        priority=20,
+    ),
+    # tangle: a "tangle" verb or text, whatever the intent's skill; archive: "tag it archived"
+    "tangle": _offline("tangle", "skills.tangle_skill", in_worker=False, **_WRITES, also=None),
+    "archive": _offline("archive", "skills.archive", in_worker=False, **_WRITES, also=("tag",)),
+    "refile": _offline("refile", "skills.refile", in_worker=False, **_WRITES),
+    "delete": _offline("delete", "skills.delete", in_worker=False, **_WRITES),
+    # The model-backed skills, which defer to the offline skill of the same intent
+    # whenever no model may be used.
+    "summarize-model": _model("SUMMARIZE"),
+    "ask-model": _model("ASK"),
+    "translate": _model("TRANSLATE"),
+    "draft": _model("DRAFT"),
+    "rewrite": _model("REWRITE"),
+    "explain": _model("EXPLAIN"),
+    "specialists": Builtin("orgrouter.neuro.specialists:SKILL", models=True),
 }
-# Modules whose SKILLS list adds built-ins: the model-backed skills (which answer
-# offline themselves, or defer to the offline skill of the same intent).
-BUILTIN_LISTS: tuple[str, ...] = ("orgrouter.skills.llm:SKILLS",)
+# Every intent skill the built-ins answer, in table order (a routing table's targets).
+ROUTABLE: tuple[str, ...] = tuple(dict.fromkeys(i for b in BUILTINS.values() for i in b.intents))
 
 
 @dataclass
@@ -62,7 +125,9 @@ def dispatch_order(skills: Iterable[Skill]) -> list[Skill]:
 
 def load_builtin(name: str) -> Skill:
     """Return the built-in skill called ``name``."""
-    module_name, attribute = BUILTINS[name].split(":")
+    from orgrouter.skills.base import Skill
+
+    module_name, attribute = BUILTINS[name].target.split(":")
     skill = getattr(importlib.import_module(module_name), attribute)
     if not isinstance(skill, Skill):
         raise TypeError(f"built-in skill {name!r} does not implement Skill")
@@ -76,19 +141,50 @@ def uses_models(config: Config) -> bool:
 
 
 def builtin_skills(*, models: bool = True) -> list[Skill]:
-    """Return every built-in skill: the dict's, then (with ``models``) the model skills.
+    """Return every built-in skill, the model skills only with ``models``.
 
     Model skills act only when a backend may be used, so a configuration without
     one leaves them out and spares their imports.
     """
-    skills = [load_builtin(name) for name in BUILTINS]
-    for target in BUILTIN_LISTS if models else ():
-        module_name, attribute = target.split(":")
-        for skill in getattr(importlib.import_module(module_name), attribute):
-            if not isinstance(skill, Skill):
-                raise TypeError(f"{target} holds {skill!r}, which does not implement Skill")
-            skills.append(skill)
-    return skills
+    return [
+        load_builtin(name) if b.models else lazy_builtin(name, b)
+        for name, b in BUILTINS.items()
+        if models or not b.models
+    ]
+
+
+def lazy_builtin(name: str, builtin: Builtin) -> LazySkill:
+    """Return the built-in ``name`` as a ``LazySkill`` (imported when it may act)."""
+    return LazySkill(
+        name,
+        builtin.target,
+        builtin.priority,
+        requests=builtin.requests,
+        wants=builtin.wants(),
+        binds_approvals=builtin.binds_approvals,
+    )
+
+
+def targets(skills: Iterable[Skill]) -> tuple[str, ...]:
+    """Return the intent skills a run with ``skills`` answers: built-ins', then user skills'.
+
+    These are the names a routing table may send intents to and a model may propose.
+    """
+    return (*ROUTABLE, *(s.name for s in skills if s.name not in BUILTINS))
+
+
+def configured_targets(config: Config, *, base_dir: Path | None = None) -> tuple[str, ...]:
+    """Return ``targets`` of the skills ``config`` loads (its user skills are imported)."""
+    if not config.skills.paths:
+        return ROUTABLE
+    return targets(load_skills(config, base_dir=base_dir).skills)
+
+
+def in_worker(skill: Skill) -> bool:
+    """Return whether ``skill`` may act in a worker process (a pure built-in; no user skill)."""
+    builtin = BUILTINS.get(skill.name)
+    real = skill.skill if isinstance(skill, LazySkill) else skill
+    return builtin is not None and builtin.in_worker and load_builtin(skill.name) is real
 
 
 def load_skills(
@@ -173,6 +269,8 @@ def _load_file(path: Path) -> list[Skill]:
     finally:
         if not loaded:
             sys.modules.pop(module_name, None)
+    from orgrouter.skills.base import Skill
+
     skills = getattr(module, "SKILLS", None)
     if not isinstance(skills, list | tuple):
         raise ConfigError("a skill file must define SKILLS, a list of skills", path=path)

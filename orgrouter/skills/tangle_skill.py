@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the tangler is imported only when a tangle intent runs
     from orgrouter.babel.record import TargetRecord
-    from orgrouter.babel.run import Tangler, TangleReport, TargetResult, WriteMode
+    from orgrouter.babel.run import Tangler, TangleReport, TargetResult
     from orgrouter.io.policy import WritePolicy
+    from orgrouter.writemode import WriteMode
 
 from orgrouter.skills.base import (
     NOTE_BYTES,
@@ -67,9 +68,9 @@ class TangleSkill(BaseSkill):
                 body="Tangling needs a note file; run it from a note, not from stdin.",
                 kind="clarification",
             ),))  # fmt: skip
-        from orgrouter.babel.run import WriteMode
         from orgrouter.route.binding import Effect, require_approval
         from orgrouter.skills.writes import record_for
+        from orgrouter.writemode import WriteMode
 
         note = request.path
         given = ctx.extra.get(NOTE_BYTES)
@@ -97,7 +98,7 @@ def _tangle(tangler: Tangler, note: Path, data: bytes) -> TangleReport:
     """Return the report of tangling ``data``, the note's text as routed."""
     from orgrouter.babel.run import TangleReport
 
-    report = TangleReport()
+    report = TangleReport.for_mode(tangler.mode)
     tangler.tangle_bytes(note, data, report)
     return report
 
@@ -152,8 +153,9 @@ def summary(report: TangleReport, *, dry_run: bool = False) -> Result:
     lines = [f"- {t.action}: ={t.target}=" + (f" ({t.reason})" if t.reason else "")
              for t in report.targets]  # fmt: skip
     lines += [f"- skipped block at line {s.line} ({s.reason}): {s.detail}"
-              for _, s in report.skipped]  # fmt: skip
-    lines += [f"- error: {message}" for message in report.failed]
+              for _, s in report.blocks_skipped]  # fmt: skip
+    lines += [f"- warning at line {w.line}: {w.detail}" for _, w in report.warnings]
+    lines += [f"- error: {message}" for _path, message in report.failed]
     written = report.count("written")
     bad = ("conflict", "refused", "failed", "held")
     problems = sum(report.count(a) for a in bad) + len(report.failed)

@@ -267,3 +267,34 @@ def test_target_that_is_a_directory_fails_clearly(notes: Path) -> None:
     assert code == 3
     (target,) = json.loads(out)["targets"]
     assert target["action"] == "failed" and target["reason"].startswith("cannot read:")
+
+
+def test_diff_marks_a_last_line_without_newline_as_gnu_diff_does(notes: Path) -> None:
+    target = notes / "out" / "run.sh"
+    target.parent.mkdir()
+    target.write_text("#!/bin/sh\necho old")
+    code, out, _ = invoke("tangle", "--diff", ".")
+    assert code == 0
+    assert "-echo old\n\\ No newline at end of file\n" in out
+    assert out.startswith("--- a/out/run.sh\n+++ b/out/run.sh\n")
+
+
+def test_tangle_discovers_notes_as_route_does(notes: Path) -> None:
+    """[scan] include/exclude, hidden files and Emacs backups: one discovery for both."""
+    scan = '[scan]\ninclude = ["*.org", "*.txt"]\nexclude = ["old"]\n'
+    (notes / "orgrouter.toml").write_text(scan)
+    for name in ("old/a.org", ".hidden.org", "b.org~", "c.txt"):
+        (notes / name).parent.mkdir(exist_ok=True)
+        (notes / name).write_text(NOTE.replace("out/run.sh", name.replace("/", "-") + ".sh"))
+    code, out, _ = invoke("tangle", "--dry-run", ".")
+    assert code == 0
+    assert out == (
+        "would-write: c.txt.sh (from c.txt)\nwould-write: out/run.sh (from note.org)\n"
+    )
+
+
+def test_a_note_named_like_a_directory_is_skipped_not_failed(notes: Path) -> None:
+    (notes / "odd.org").mkdir()
+    code, _, err = invoke("tangle", ".")
+    assert code == 0
+    assert "orgrouter: skipped odd.org: a directory, not a note (its notes are routed)\n" in err

@@ -20,7 +20,8 @@ import pytest
 
 from orgrouter.babel.document import Document
 from orgrouter.babel.plan import lisp_forms
-from orgrouter.babel.run import Tangler, TangleReport, WriteMode
+from orgrouter.babel.run import Tangler, TangleReport
+from orgrouter.writemode import WriteMode
 
 
 def tangle_alone(source: Path, sandbox: Path, mkdirs: tuple[str, ...] = ()) -> TangleReport:
@@ -65,7 +66,7 @@ def _check_entry(entry: dict[str, object], corpus: Path, sandbox: Path) -> str |
     report = tangle_alone(source, sandbox, mkdirs)
     reason = entry.get("skipped_reason")
     if reason is not None:
-        ours = {s.reason for _, s in report.skipped}
+        ours = {s.reason for _, s in report.blocks_skipped}
         detail = str(entry.get("detail"))
         if reason == "elisp-form":
             doc = Document.from_bytes(source, source.read_bytes())
@@ -127,7 +128,7 @@ def test_tricky_cases_match_live_emacs(name: str, oracle_script: Path, tmp_path:
     assert json.loads(run.stdout.splitlines()[-1])["outputs"]
     ours = tmp_path / "ours"
     report = tangle_alone(DATA / name, ours)
-    assert report.failed == [] and report.skipped == []
+    assert report.failed == [] and report.blocks_skipped == []
     expected = outputs(emacs_out, "")
     assert expected  # the case writes something
     assert outputs(ours, name) == expected

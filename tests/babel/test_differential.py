@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from orgrouter.babel.run import Tangler, WriteMode
+from orgrouter.babel.run import Tangler
+from orgrouter.writemode import WriteMode
 
 LANGS = ("sh", "emacs-lisp", "C", "conf", "lisp")
 TARGETS = ("a.out", "b.out", "yes", "no")
@@ -106,5 +107,5 @@ def test_random_note_matches_emacs(seed: int, oracle_script: Path, tmp_path: Pat
     ours.mkdir()
     (ours / note.name).write_bytes(note.read_bytes())
     report = Tangler([ours], WriteMode.WRITE).run([ours / note.name])
-    assert report.skipped == [] and report.failed == []
+    assert report.blocks_skipped == [] and report.failed == []
     assert _files(ours, note.name) == _files(emacs_out, "")

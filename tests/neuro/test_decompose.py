@@ -14,7 +14,6 @@ from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.decompose import (
     DecomposeOutcome,
     model_decompose,
-    proposable,
     read_reply,
     validate,
 )
@@ -191,11 +190,6 @@ def test_risky_model_intents_need_approval_like_rules_ones(chat_server: ChatServ
     assert outcome.source == "model"
     [intent] = outcome.intents
     assert (intent.skill, intent.needs_approval, intent.risk) == ("delete", True, "high")
-
-
-def test_only_intent_skills_are_offered_to_the_model() -> None:
-    registry = ["router", "guardian", "specialists", "summarize", "summarize-model", "Todo"]
-    assert proposable(registry) == ["summarize", "todo"]
 
 
 replies = st.one_of(

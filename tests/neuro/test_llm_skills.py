@@ -16,8 +16,7 @@ from orgrouter.neuro.results import MAX_REPLY_CHARS, clip
 from orgrouter.neuro.specialists import specialists
 from orgrouter.route.kernel import Outcome, run
 from orgrouter.skills.base import Context, Request, Skill, delegation
-from orgrouter.skills.llm import SKILLS
-from orgrouter.skills.registry import dispatch_order, load_skills
+from orgrouter.skills.registry import builtin_skills, dispatch_order
 
 SECRET = "my bank PIN is 4711"
 SECTION = (
@@ -62,7 +61,7 @@ def context(config: Config, *, private: bool = False, section: str = SECTION) ->
 
 
 def skills(config: Config) -> list[Skill]:
-    return dispatch_order([*load_skills(config).skills, *SKILLS])
+    return dispatch_order(builtin_skills())  # the model skills, whatever the backend
 
 
 def route(skill: str, text: str, ctx: Context) -> Outcome:

@@ -16,16 +16,16 @@ from orgrouter.org.edit import (
     Edit,
     SetProperty,
     apply_splices,
-    headline_lines,
     plan_edits,
     shift_offset,
 )
+from orgrouter.org.scan import iter_headline_lines
 
 NASTY_BODY = "* not a headline\n#+TODO: HIJACK\n#+begin_src sh\nrm -rf /\n#+end_src\n:END:\n"
 
 
 def _edits(data: bytes) -> list[Edit]:
-    heads = headline_lines(data)
+    heads = list(iter_headline_lines(data))
     edits: list[Edit] = []
     for head in heads[:: max(1, len(heads) // 5)][:5]:
         edits += [
@@ -50,8 +50,8 @@ def test_edits_on_the_whole_corpus(corpus_dir: Path, tmp_path: Path, emacs: str)
             continue
         splices = plan_edits(data, edits, newline=newline)
         out = apply_splices(data, splices)
-        heads = headline_lines(out)
-        assert len(heads) == len(headline_lines(data)) + len(edits) // 3, name
+        heads = list(iter_headline_lines(out))
+        assert len(heads) == len(list(iter_headline_lines(data))) + len(edits) // 3, name
         assert plan_edits(out, moved(edits, splices), newline=newline) == [], name
         for edit in edits:
             if isinstance(edit, SetProperty):

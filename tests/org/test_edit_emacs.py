@@ -10,7 +10,8 @@ from test_drawer_emacs import _ours, _run_emacs  # the sibling module's Emacs ha
 
 from orgrouter.io.text import BOM, detect_newline
 from orgrouter.org.drawer import locate_head
-from orgrouter.org.edit import AddTag, headline_lines, plan_edits
+from orgrouter.org.edit import AddTag, plan_edits
+from orgrouter.org.scan import iter_headline_lines
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "edit"
 
@@ -76,7 +77,7 @@ def test_crlf_bom_output_as_emacs_visits_it(emacs: str, tmp_path: Path) -> None:
     newline = detect_newline(data)
     assert newline == b"\r\n"
     headlines, props = [], []
-    for line in headline_lines(data):
+    for line in list(iter_headline_lines(data)):
         headlines.append(f"headline {line.line} {line.level} {_tags(data, line.begin, newline)}")
         drawer = locate_head(data, line, newline=newline).drawer
         if drawer is not None:

@@ -18,10 +18,10 @@ from orgrouter.org.edit import (
     SetProperty,
     Splice,
     apply_splices,
-    headline_lines,
     plan_edits,
     shift_offset,
 )
+from orgrouter.org.scan import iter_headline_lines
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "edit"
 NAMES = sorted(p.name.removesuffix(".in.org") for p in CASES.glob("*.in.org"))
@@ -54,7 +54,7 @@ def run_case(name: str) -> tuple[bytes, bytes, list[dict[str, Any]], list[Splice
     """Return the input, the output of the case's edits, the edit spec and the splices."""
     data = (CASES / f"{name}.in.org").read_bytes()
     spec = json.loads((CASES / f"{name}.edits.json").read_text(encoding="utf-8"))
-    begins = [h.begin for h in headline_lines(data)]
+    begins = [h.begin for h in list(iter_headline_lines(data))]
     splices = plan_edits(data, load_edits(begins, spec), newline=detect_newline(data))
     return data, apply_splices(data, splices), spec, splices
 
@@ -65,7 +65,7 @@ def test_golden(name: str) -> None:
     assert out == (CASES / f"{name}.out.org").read_bytes()
     # The same edits, planned against the result (where the headlines have moved),
     # plan nothing: a second run leaves the file alone.
-    moved = [shift_offset(h.begin, splices) for h in headline_lines(data)]
+    moved = [shift_offset(h.begin, splices) for h in list(iter_headline_lines(data))]
     assert plan_edits(out, load_edits(moved, spec), newline=detect_newline(out)) == []
 
 
@@ -73,7 +73,7 @@ def test_golden(name: str) -> None:
 def test_golden_results_are_where_planned(name: str) -> None:
     data, out, spec, _ = run_case(name)
     newline = detect_newline(out)
-    lines = headline_lines(out)
+    lines = list(iter_headline_lines(out))
     for item in spec:
         if item["op"] != "append_child":
             continue
@@ -85,7 +85,7 @@ def test_golden_results_are_where_planned(name: str) -> None:
             if prop is not None and prop.value == value:
                 found.append(line)
         assert len(found) == 1, item
-        parent_level = headline_lines(data)[item["headline"] - 1].level
+        parent_level = list(iter_headline_lines(data))[item["headline"] - 1].level
         assert found[0].level == item.get("level", parent_level + 1)
 
 

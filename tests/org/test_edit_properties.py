@@ -17,11 +17,10 @@ from orgrouter.org.edit import (
     SetProperty,
     Splice,
     apply_splices,
-    headline_lines,
     plan_edits,
     shift_offset,
 )
-from orgrouter.org.scan import HeadlineLine
+from orgrouter.org.scan import HeadlineLine, iter_headline_lines
 
 TITLE_WORDS = ["TODO", "@agent", "do", "this", "é", "日本", ":a:", ":x:y:", "COMMENT", "[#A]"]
 BODY_LINES = [
@@ -151,7 +150,7 @@ def parent_of(heads: list[HeadlineLine], index: int) -> HeadlineLine | None:
 @given(st.data())
 def test_inserts_keep_every_original_byte_in_order(data: st.DataObject) -> None:
     doc = data.draw(documents())
-    heads = headline_lines(doc.data)
+    heads = list(iter_headline_lines(doc.data))
     edits = data.draw(insert_only_edits(heads))
     splices = plan_edits(doc.data, edits, newline=doc.newline)
     assert all(s.begin == s.end for s in splices)
@@ -167,11 +166,11 @@ def test_inserts_keep_every_original_byte_in_order(data: st.DataObject) -> None:
 @given(st.data())
 def test_results_land_where_planned_and_reapplying_changes_nothing(data: st.DataObject) -> None:
     doc = data.draw(documents())
-    heads = headline_lines(doc.data)
+    heads = list(iter_headline_lines(doc.data))
     edits = data.draw(any_edits(heads))
     splices = plan_edits(doc.data, edits, newline=doc.newline)
     out = apply_splices(doc.data, splices)
-    new_heads = headline_lines(out)
+    new_heads = list(iter_headline_lines(out))
     children = {(e.headline, e.identity) for e in edits if isinstance(e, AppendChild)}
     # Escaped bodies and one-line titles add exactly the planned headlines, no more.
     assert len(new_heads) == len(heads) + len(children)

@@ -45,8 +45,8 @@ def test_quick_start_diff_then_route(tmp_path: Path) -> None:
         assert "+- Old site (line 18) -> projects/website.org_archive (deleted" in diff
         assert "+*** Not sent to a model: private\n" not in diff  # offline: no model to keep
         assert err.splitlines()[-1] == (
-            "4 files scanned, 13 requests would be routed, 20 results would be written, "
-            "4 files would change."
+            "6 files scanned, 13 requests would be routed, 20 results would be written, "
+            "4 files would change, 1 unchanged."
         )
         assert run_cli(["route", "-q", *state, "notes/"], tmp_path)[0] == 0
         routed = _snapshot(notes)

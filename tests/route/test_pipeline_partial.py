@@ -10,6 +10,7 @@ from test_route_property import documents
 
 from orgrouter.config import Config
 from orgrouter.org.document import Document
+from orgrouter.org.settings import InBufferSettings
 from orgrouter.route.pipeline import RouteEnv, route_document
 from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, Retag
 from orgrouter.skills.registry import load_skills
@@ -53,8 +54,9 @@ def full_index(monkeypatch: pytest.MonkeyPatch) -> None:
         path: str | None = None,
         *,
         newline: bytes | None = None,
+        settings: InBufferSettings | None = None,
     ) -> Document:
-        return cls(data, path, newline=newline)
+        return cls(data, path, newline=newline, settings=settings)
 
     monkeypatch.setattr(Document, "around", classmethod(whole))
 

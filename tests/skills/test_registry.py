@@ -6,7 +6,7 @@ from pathlib import Path
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError
-from orgrouter.skills.registry import BUILTINS, load_skills
+from orgrouter.skills.registry import BUILTINS, ROUTABLE, load_skills, targets
 
 GOOD = """
 from orgrouter.skills.base import BaseSkill, Emit, Result
@@ -31,11 +31,13 @@ def _config(*paths: Path) -> Config:
 def test_builtins_load_in_priority_order() -> None:
     found = load_skills(Config())
     assert found.errors == []
-    assert sorted(found.names()) == sorted(BUILTINS)  # offline: no model skills
+    offline = sorted(name for name, builtin in BUILTINS.items() if not builtin.models)
+    assert sorted(found.names()) == offline  # no model skills without a backend
+    assert "ask-model" not in offline and "todo" in offline
     config = Config()
     config.neuro.backend = "openai"
     with_models = load_skills(config).names()
-    assert set(BUILTINS) < set(with_models)
+    assert sorted(with_models) == sorted(BUILTINS)
     assert {"translate", "summarize-model", "ask-model"} <= set(with_models)
     priorities = [skill.priority for skill in found.skills]
     assert priorities == sorted(priorities, reverse=True)
@@ -125,3 +127,17 @@ def test_user_skill_may_use_dataclasses(tmp_path: Path) -> None:
     found = load_skills(_config(skills))
     assert found.errors == []
     assert "weather" in found.names()
+
+
+def test_only_intent_skills_are_targets(tmp_path: Path) -> None:
+    skills = tmp_path / "skills"
+    skills.mkdir()
+    (skills / "weather.py").write_text(GOOD, encoding="utf-8")
+    config = _config(skills)
+    config.neuro.backend = "openai"
+    names = targets(load_skills(config).skills)
+    # the machinery and the model variants are no intent's skill; the model-only
+    # intents are answered (offline by ask); the user skill comes last
+    assert not {"router", "guardian", "approved", "specialists", "summarize-model"} & set(names)
+    assert names == (*ROUTABLE, "weather")
+    assert {"translate", "explain", "todo", "delete"} <= set(ROUTABLE)

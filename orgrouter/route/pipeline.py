@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from orgrouter.address import address_offsets
 from orgrouter.config import AgentConfig
 from orgrouter.io.text import CR, LF
 from orgrouter.neuro.budget import RunTimeSpent
@@ -31,7 +32,6 @@ from orgrouter.route.request import (
     HASH_KEY,
     STATUS_KEY,
     FoundRequest,
-    address_offsets,
     find_requests,
 )
 from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, RUN_KEY, Written, written_results

@@ -25,8 +25,15 @@ from orgrouter.route.guardian import SELF_BINDING
 from orgrouter.route.request import RESULT_KEY, FoundRequest, find_address
 from orgrouter.route.results import RUN_KEY, Written, written_results
 from orgrouter.skills import router
-from orgrouter.skills.base import NOTE_BYTES, Context, Heading, Request, ResultRef, Skill
-from orgrouter.skills.executor import DOCUMENT
+from orgrouter.skills.base import (
+    DOCUMENT,
+    NOTE_BYTES,
+    Context,
+    Heading,
+    Request,
+    ResultRef,
+    Skill,
+)
 from orgrouter.skills.orgtext import prose_lines
 from orgrouter.skills.registry import targets
 

@@ -48,12 +48,12 @@ from orgrouter.route.writeback import (
 )
 from orgrouter.skills import router
 from orgrouter.skills.base import (
+    MOVES,
     Result,
     Sensor,
     Stimulus,
     StimulusType,
 )
-from orgrouter.skills.executor import MOVES
 
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 # Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"

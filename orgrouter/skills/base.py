@@ -177,6 +177,8 @@ class Request:
 # ctx.extra key: the bytes of the note being routed (a skill that reads "this note"
 # reads them, not the disk: under --stdin the buffer differs from the file).
 NOTE_BYTES = "note_bytes"
+DOCUMENT = "document"  # ctx.extra key: the Document the request sits in
+MOVES = "moves"  # ctx.extra key: the Moves approved executors planned
 # ctx.extra key: what to call before writing any file besides the note. A run that does
 # not hold the notes root's lock yet (route --stdin) takes it there, or raises
 # LockedError (exit 75); a directory run holds it from the start and sets nothing.

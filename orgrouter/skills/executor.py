@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.skills.base import (
+    DOCUMENT,
+    MOVES,
     Action,
     BaseSkill,
     Context,
@@ -38,8 +40,6 @@ from orgrouter.skills.base import (
 if TYPE_CHECKING:
     from orgrouter.route.binding import Effect
 
-DOCUMENT = "document"  # ctx.extra key: the Document the request sits in
-MOVES = "moves"  # ctx.extra key: the Moves approved executors planned
 EXECUTORS = ("archive", "refile", "delete")
 # What org-get-outline-path drops from a title: statistics cookies, and links' targets.
 _COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")

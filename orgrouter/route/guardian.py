@@ -41,8 +41,6 @@ APPROVED_FLAG = "approved"  # payload key of a delegation the user approved
 FREE_FORM = frozenset({"ask", "draft", "rewrite", "explain", "translate", "summarize"})
 HELD_KEYS = ("order", "skill", "verb", "object", "agent", "text", "risk", "risk_reason",
              EFFECT_FIELD)  # fmt: skip
-# ctx.extra key: names of the loaded skills that bind their own approvals to an effect.
-SELF_BINDING = "self_binding_skills"
 
 
 class GuardianSkill(BaseSkill):
@@ -58,7 +56,7 @@ class GuardianSkill(BaseSkill):
             stimulus.sensor == Sensor.DELEGATION
             and not payload.get(APPROVED_FLAG)
             and bool(payload.get("needs_approval"))
-            and str(payload.get("skill", "")).lower() not in ctx.extra.get(SELF_BINDING, ())
+            and str(payload.get("skill", "")).lower() not in ctx.self_binding
         )
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
@@ -198,7 +196,7 @@ def recheck(stimulus: Stimulus, ctx: Context) -> Result | None:
     from orgrouter.route.binding import require_approval
 
     payload = stimulus.payload
-    if str(payload.get("skill", "")).lower() in ctx.extra.get(SELF_BINDING, ()):
+    if str(payload.get("skill", "")).lower() in ctx.self_binding:
         return None
     reason = str(payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky")
     return require_approval(payload, ctx, Effect(subject=intent_subject(payload)), reason)

@@ -38,8 +38,6 @@ from orgrouter.skills.base import (
 if TYPE_CHECKING:
     from orgrouter.route.binding import Effect
 
-DOCUMENT = "document"  # ctx.extra key: the Document the request sits in
-MOVES = "moves"  # ctx.extra key: the Moves approved executors planned
 EXECUTORS = ("archive", "refile", "delete")
 RESULT_MARK = re.compile(rb"^[ \t]*:ORGROUTER_[A-Z_]+:.*(?:\r?\n|$)", re.MULTILINE | re.IGNORECASE)
 EMPTY_DRAWER = re.compile(
@@ -151,9 +149,9 @@ class ExecutorSkill(BaseSkill):
 
 
 def document_of(ctx: Context) -> Document:
-    """Return the document the request sits in (the pipeline puts it in ``ctx.extra``)."""
-    document = ctx.extra.get(DOCUMENT)
-    if not isinstance(document, Document) or ctx.request is None:
+    """Return the document the request sits in (the pipeline puts it in the context)."""
+    document = ctx.document
+    if document is None or ctx.request is None:
         raise Unclear(
             "Clarification needed: no note to act on",
             "Archive, refile and delete act on the note the request sits in; "
@@ -502,5 +500,5 @@ def run_executor(skill: Executor, payload: Mapping[str, Any], ctx: Context) -> E
         )
     digest = plan.binding.digest
     moves = [dataclasses.replace(move, approval=digest) for move in plan.moves]
-    ctx.extra.setdefault(MOVES, []).extend(moves)
+    ctx.handback.moves.extend(moves)
     return Emit((Result(title=plan.summary, body=plan.describe()),))

@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the tangler is imported only when a tangle intent runs
     from orgrouter.writemode import WriteMode
 
 from orgrouter.skills.base import (
-    NOTE_BYTES,
     Action,
     BaseSkill,
     Context,
@@ -73,8 +72,7 @@ class TangleSkill(BaseSkill):
         from orgrouter.writemode import WriteMode
 
         note = request.path
-        given = ctx.extra.get(NOTE_BYTES)
-        data = given if isinstance(given, bytes) else note.read_bytes()
+        data = ctx.note_bytes if ctx.note_bytes is not None else note.read_bytes()
         record = record_for(ctx)
         policy = write_policy(ctx, note, record)
         preview = _tangle(_tangler(ctx, note, policy, record, WriteMode.DRY_RUN), note, data)

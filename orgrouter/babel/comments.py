@@ -112,13 +112,47 @@ def search_option(doc: Document, block: SrcBlock) -> str | None:
 
 
 def block_link(doc: Document, block: SrcBlock, tangle_value: str) -> str:
-    """Return the ``file:`` link to ``block``, relative to the tangled file's directory."""
-    base = os.path.dirname(tangle_value)
-    target_dir = os.path.normpath(os.path.join(doc.path.parent, os.path.expanduser(base)))
-    relative = os.path.relpath(os.path.abspath(doc.path), os.path.abspath(target_dir))
+    """Return the ``file:`` link to ``block``, relative to the tangled file's directory.
+
+    As Org 9.5 does, the whole ``FILE::search`` goes through ``file-relative-name``, so
+    a headline holding ``//`` or ``a/../b`` changes the link (Emacs writes the same).
+    """
+    directory = doc.path.parent / os.path.expanduser(os.path.dirname(tangle_value))
     search = search_option(doc, block)
-    text = relative if search is None else f"{relative}::{search}"
-    return "file:" + link_escape(text)
+    link = str(doc.path) if search is None else f"{doc.path}::{search}"
+    return "file:" + relative_name(link_escape(link), str(directory))
+
+
+def _expand(name: str) -> str:
+    """Return absolute ``name`` as Emacs's ``expand-file-name`` folds it, without the disk.
+
+    ``//`` and ``.`` go, ``..`` drops the component before it; at the root ``/..``
+    stays (Emacs's "superroot"), and a ``..`` after it drops it. A final ``/`` stays.
+    """
+    parts: list[str] = []
+    for part in name.split("/"):
+        if part in ("", "."):
+            continue
+        if part == ".." and parts:
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/" + "/".join(parts) + ("/" if parts and name.endswith("/") else "")
+
+
+def relative_name(filename: str, directory: str) -> str:
+    """Return ``filename`` relative to ``directory`` as Emacs's ``file-relative-name`` does."""
+    filename = _expand(filename)
+    directory = _expand(directory).rstrip("/") + "/"
+    as_directory = filename.rstrip("/") + "/"
+    ancestor = "."
+    while not (as_directory.startswith(directory) or filename.startswith(directory)):
+        directory = directory[: directory.rfind("/", 0, len(directory) - 1) + 1]
+        ancestor = ".." if ancestor == "." else "../" + ancestor
+    if not filename.startswith(directory):
+        return ancestor  # FILENAME is DIRECTORY or one of its ancestors
+    rest = filename[len(directory) :]
+    return rest if ancestor == "." and rest else f"{ancestor}/{rest}"
 
 
 def source_name(doc: Document, block: SrcBlock, counter: int) -> str:

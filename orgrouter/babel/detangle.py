@@ -22,7 +22,7 @@ from orgrouter.babel.plan import TargetPlan, plan_document
 from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.errors import ConflictError, InputError
 from orgrouter.io.transaction import Transaction
-from orgrouter.org.blocks import escape
+from orgrouter.org.escape import escape_code
 
 _BEGIN_RE = re.compile(
     r"^(?P<lead>.*?)\[\[(?P<link>(?:[^][\\]|\\.)+)\]\[(?P<name>[^]]+)\]\](?P<tail>.*)$"
@@ -84,8 +84,14 @@ def detangle_file(tangled: Path, record: TargetRecord | None = None) -> list[str
     edited = last is not None and last != digest(data)
     messages: list[str] = []
     by_org: dict[Path, list[Region]] = {}
+    owner = None if record is None else record.owner(os.path.realpath(tangled))
     for region in regions:
-        by_org.setdefault(_org_path(tangled, region.link), []).append(region)
+        org = _org_path(tangled, region.link)
+        if not org.is_file() and owner is not None:
+            # A headline holding "a/../b" bends the link as Org does; the record still
+            # names the note these bytes were tangled from.
+            org = Path(owner[1])
+        by_org.setdefault(org, []).append(region)
     for org, found in by_org.items():
         messages += _detangle_into(org, tangled, found, data, last if edited else None)
     if record is not None and all(m.startswith(("detangled", "unchanged")) for m in messages):
@@ -150,7 +156,7 @@ def _detangle_into(
         body = "".join((indent + line if line.strip() else "") + "\n" for line in lines)
         newline = "\r\n" if begin_line.endswith("\r\n") else "\n"
         edits.append(
-            (block.contents_begin, block.contents_end, escape(body).replace("\n", newline))
+            (block.contents_begin, block.contents_end, escape_code(body).replace("\n", newline))
         )
         messages.append(f"detangled: {region.name} -> {org}:{block.line}")
     if not edits:

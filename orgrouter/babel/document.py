@@ -12,7 +12,9 @@ from orgrouter.errors import InputError
 from orgrouter.org.blocks import SrcBlock, find_src_blocks
 from orgrouter.org.drawer import Property, locate_head
 from orgrouter.org.headline import parse_headline
-from orgrouter.org.scan import HeadlineLine, iter_headline_lines
+from orgrouter.org.lines import Offsets
+from orgrouter.org.outline import Inherited, Outline
+from orgrouter.org.scan import HeadlineLine
 from orgrouter.org.settings import InBufferSettings, read_settings
 
 # org-babel-src-block-regexp: how org-babel-map-src-blocks finds blocks (a language is
@@ -34,16 +36,14 @@ def normalize_link_text(text: str) -> str:
 
 @dataclass
 class Heading:
-    """One headline and what Babel asks of it."""
+    """What Babel asks of one headline (its place is the document's ``outline``)."""
 
-    begin_byte: int
     begin: int  # character offset
-    level: int
+    end: int  # character offset where its subtree ends
     title: str  # the text Babel names blocks after (org-heading-components)
     raw_title: str  # without keyword, priority, COMMENT and tags (org-get-heading t t t t)
     commented: bool  # this headline alone (org-in-commented-heading-p)
     archived: bool  # this headline's own ARCHIVE tag
-    parent: int | None
     custom_id: str | None
     node_id: str | None
     properties: LocalValues = field(default_factory=dict)
@@ -56,11 +56,22 @@ class Document:
 
     path: Path
     text: str
+    outline: Outline
     headings: list[Heading]
     blocks: list[SrcBlock]
     keyword_properties: dict[str, str]
     file_properties: LocalValues = field(default_factory=dict)
     _heading_starts: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._heading_starts = [h.begin for h in self.headings]
+        # org-in-commented-heading-p and org-in-archived-heading-p with inheritance.
+        self._commented: Inherited[bool] = Inherited(
+            self.outline, lambda: False, lambda up, i: up or self.headings[i].commented
+        )
+        self._archived: Inherited[bool] = Inherited(
+            self.outline, lambda: False, lambda up, i: up or self.headings[i].archived
+        )
 
     @classmethod
     def from_bytes(cls, path: Path, data: bytes) -> Document:
@@ -75,11 +86,11 @@ class Document:
             line = data.count(b"\n", 0, error.start) + 1
             raise InputError("not valid UTF-8", path=path, line=line) from error
         settings = read_settings(text, path)
-        headings = _read_headings(text, data, settings)
+        outline = Outline(data)
+        headings = _read_headings(text, outline, settings)
         props = {key.casefold(): value for key, value in settings.properties.items()}
-        doc = cls(path, text, headings, find_src_blocks(text), props, _file_drawer(data))
-        doc._heading_starts = [h.begin for h in headings]
-        return doc
+        blocks = find_src_blocks(text)
+        return cls(path, text, outline, headings, blocks, props, _file_drawer(data))
 
     def heading_index(self, offset: int) -> int | None:
         """Return the index of the headline that ``offset`` (characters) sits under."""
@@ -91,20 +102,17 @@ class Document:
 
     def ancestry(self, index: int | None) -> list[Heading]:
         """Return the headline at ``index`` and its ancestors, nearest first."""
-        chain: list[Heading] = []
-        while index is not None:
-            heading = self.headings[index]
-            chain.append(heading)
-            index = heading.parent
-        return chain
+        if index is None:
+            return []
+        return [self.headings[i] for i in (index, *self.outline.ancestors(index))]
 
     def in_commented(self, index: int | None) -> bool:
         """Return True under a COMMENT headline or one with a COMMENT ancestor."""
-        return any(h.commented for h in self.ancestry(index))
+        return index is not None and self._commented(index)
 
     def in_archived(self, index: int | None) -> bool:
         """Return True under an ARCHIVE-tagged headline or ancestor."""
-        return any(h.archived for h in self.ancestry(index))
+        return index is not None and self._archived(index)
 
     def inherited(self, name: str, index: int | None) -> str | None:
         """Return property ``name`` with inheritance (org-entry-get ... 'inherit)."""
@@ -151,25 +159,17 @@ class Document:
                 pos = match.end()
 
 
-def _read_headings(text: str, data: bytes, settings: InBufferSettings) -> list[Heading]:
+def _read_headings(text: str, outline: Outline, settings: InBufferSettings) -> list[Heading]:
     """Return the document's headlines with what tangling needs from each."""
-    todo = settings.todo
-    # Byte offsets come in increasing order: decode only the stretch since the last one.
-    done = [0, 0]  # bytes, characters
-
-    def to_char(offset: int) -> int:
-        done[1] += len(data[done[0] : offset].decode("utf-8"))
-        done[0] = offset
-        return done[1]
-
-    ascii_only = len(text) == len(data)
+    data = outline.data
+    offsets = Offsets(text, data=data)
+    # A subtree ends where a later headline begins, or at the end of the text.
+    chars = {line.begin: offsets.char(line.begin) for line in outline.entries}
+    chars[len(data)] = len(text)
     headings: list[Heading] = []
-    stack: list[int] = []
-    for line in iter_headline_lines(data):
+    for line in outline.entries:
         raw_line = data[line.begin : line.end].decode("utf-8").rstrip("\n")
-        parsed = parse_headline(raw_line, todo)
-        while stack and headings[stack[-1]].level >= line.level:
-            stack.pop()
+        parsed = parse_headline(raw_line, settings.todo)
         head = locate_head(data, line)
         props: LocalValues = {}
         custom_id = node_id = None
@@ -177,25 +177,20 @@ def _read_headings(text: str, data: bytes, settings: InBufferSettings) -> list[H
             props = _drawer_properties([(p.key, p.value) for p in head.drawer.properties])
             custom_id = _first(head.drawer.properties, "custom_id")
             node_id = _first(head.drawer.properties, "id")
-        begin = line.begin if ascii_only else to_char(line.begin)
-        body_begin = head.body_begin if ascii_only else to_char(head.body_begin)
         headings.append(
             Heading(
-                begin_byte=line.begin,
-                begin=begin,
-                level=line.level,
+                begin=chars[line.begin],
+                end=chars[line.subtree_end],
                 title=_components_title(raw_line, parsed.raw, parsed.commented),
                 raw_title=parsed.raw,
                 commented=_babel_commented(raw_line, parsed.commented),
                 archived=parsed.archived,
-                parent=stack[-1] if stack else None,
                 custom_id=custom_id,
                 node_id=node_id,
                 properties=props,
-                body_begin=body_begin,
+                body_begin=offsets.char(head.body_begin),
             )
         )
-        stack.append(len(headings) - 1)
     return headings
 
 

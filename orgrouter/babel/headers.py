@@ -32,6 +32,8 @@ _LISP_START = ("(", "'", "`", "[")
 # The usual 9.5 :tangle-mode spelling; we read it as data, never as code.
 _IDENTITY_MODE_RE = re.compile(r"^\(identity #o([0-7]+)\)$")
 _OCTAL_MODE_RE = re.compile(r"^#?o([0-7]+)$")
+_INTEGER_RE = re.compile(r"^[-+]?[0-9]+$")  # org-babel--string-to-number gives an integer
+_OCTAL_DIGITS_RE = re.compile(r"^\+?[0-7]{3,4}$")
 
 
 @dataclass
@@ -63,13 +65,37 @@ def is_lisp_value(value: str | None) -> bool:
     return stripped.startswith(_LISP_START) or stripped == "*this*"
 
 
-def parse_mode(value: str) -> int | None:
-    """Return the file mode a ``:tangle-mode`` value names, or None if unreadable."""
+def parse_mode(value: str) -> tuple[int | None, str]:
+    """Return the file mode a ``:tangle-mode`` value names, and a warning ('' if none).
+
+    Org 9.5 hands ``set-file-modes`` what ``org-babel-read`` makes of the value: a
+    plain integer is a decimal number (448 is #o700; chmod keeps its low 12 bits); the
+    ``o600``/``#o600`` spelling of Org 9.6 stays a string, on which 9.5 fails after
+    writing the file. That spelling is applied (it is what the user meant, and 9.5
+    offers nothing to match but an aborted run), with a warning; what no Org release
+    reads is not applied.
+    """
     value = value.strip()
-    match = _IDENTITY_MODE_RE.match(value) or _OCTAL_MODE_RE.match(value)
-    if match is None:
-        return None
-    return int(match.group(1), 8)
+    match = _IDENTITY_MODE_RE.match(value)
+    if match is not None:
+        return int(match.group(1), 8), ""
+    if _INTEGER_RE.match(value):
+        number = int(value)
+        mode = number & 0o7777
+        if 0 <= number <= 0o777:
+            return mode, ""
+        meant = f"; for #o{value.lstrip('+')} write (identity #o{value.lstrip('+')})"
+        return mode, (
+            f":tangle-mode {value} is the decimal number {number}, so the mode is "
+            f"#o{mode:o}" + (meant if _OCTAL_DIGITS_RE.match(value) else "")
+        )
+    match = _OCTAL_MODE_RE.match(value)
+    if match is not None:
+        return int(match.group(1), 8), (
+            f":tangle-mode {value} is Org 9.6 syntax (Org 9.5 fails on it); "
+            f"applied as #o{match.group(1)}"
+        )
+    return None, f":tangle-mode {value} is no mode Org 9.5 reads; not applied"
 
 
 def property_chain_value(

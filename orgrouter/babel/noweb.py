@@ -98,14 +98,9 @@ class NowebContext:
         """Return the body of the headline whose CUSTOM_ID (or ID) is ``name``."""
         headings = self.doc.headings
         for key in ("custom_id", "node_id"):
-            for i, heading in enumerate(headings):
+            for heading in headings:
                 if getattr(heading, key) == name:
-                    end = len(self.doc.text)
-                    for later in headings[i + 1 :]:
-                        if later.level <= heading.level:
-                            end = later.begin
-                            break
-                    return self.doc.text[heading.body_begin : end]
+                    return self.doc.text[heading.body_begin : heading.end]
         return None
 
 

@@ -82,6 +82,7 @@ class FilePlan:
     source: Path
     targets: list[TargetPlan]
     skipped: list[Skipped]
+    warnings: list[Skipped] = field(default_factory=list)  # tangled, but not as Org 9.5 would
 
 
 def effective_filename(source: Path, language: str, tangle: str | None) -> str | None:
@@ -202,9 +203,10 @@ def plan_document(doc: Document) -> FilePlan:
             target = targets[name] = TargetPlan(name, path, first_line=block.line)
         target.blocks.append(spec)
     plans = list(targets.values())
+    warnings: list[Skipped] = []
     for target in plans:
-        _assemble(target)
-    return FilePlan(doc.path, plans, skipped)
+        _assemble(target, warnings)
+    return FilePlan(doc.path, plans, skipped, warnings)
 
 
 def _block_spec(
@@ -228,7 +230,7 @@ def _block_spec(
     return BlockSpec(block, params, text, link, source_name(ctx.doc, block, counter), org_comment)
 
 
-def _assemble(target: TargetPlan) -> None:
+def _assemble(target: TargetPlan, warnings: list[Skipped]) -> None:
     """Fill in ``target``'s bytes and mode from its blocks (org-babel-tangle)."""
     out: list[str] = []
     she_banged = False
@@ -237,7 +239,11 @@ def _assemble(target: TargetPlan) -> None:
         params = spec.params
         shebang = params.get(":shebang") or None
         mode_value = params.get(":tangle-mode")
-        mode = None if mode_value is None else parse_mode(mode_value)
+        mode = None
+        if mode_value is not None:
+            mode, warning = parse_mode(mode_value)
+            if warning:
+                warnings.append(Skipped(spec.block.line, "tangle-mode", warning))
         if shebang and mode is None:
             mode = 0o755
         if mode is not None and mode not in modes:

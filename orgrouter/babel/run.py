@@ -63,6 +63,7 @@ class TangleReport(Report):
     targets: list[TargetResult] = field(default_factory=list)
     blocks_skipped: list[tuple[str, Skipped]] = field(default_factory=list)
     not_evaluated: list[tuple[str, Skipped]] = field(default_factory=list)
+    warnings: list[tuple[str, Skipped]] = field(default_factory=list)  # tangled, not as 9.5 does
 
     @classmethod
     def for_mode(cls, mode: WriteMode) -> TangleReport:
@@ -101,6 +102,9 @@ class TangleReport(Report):
             ],
             "not_evaluated": [
                 {"source": s, "line": b.line, "detail": b.detail} for s, b in self.not_evaluated
+            ],
+            "warnings": [
+                {"source": s, "line": b.line, "detail": b.detail} for s, b in self.warnings
             ],
             "failed": [message for _path, message in self.failed],
         }
@@ -174,6 +178,7 @@ class Tangler:
         self._apply(plan, report)
         tangled = {s.line for s in plan.skipped}
         report.blocks_skipped += [(self._show(org), s) for s in plan.skipped]
+        report.warnings += [(self._show(org), w) for w in plan.warnings]
         report.not_evaluated += [
             (self._show(org), s) for s in lisp_forms(doc) if s.line not in tangled
         ]

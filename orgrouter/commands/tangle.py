@@ -152,6 +152,8 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: boo
         return
     for path, reason in report.skipped:
         click.echo(f"orgrouter: skipped {path}: {reason}", err=True)
+    for source, warning in report.warnings:
+        click.echo(f"orgrouter: warning: {source}:{warning.line}: {warning.detail}", err=True)
     for source, block in report.blocks_skipped:
         click.echo(
             f"orgrouter: {source}:{block.line}: block skipped ({block.reason}): {block.detail}",

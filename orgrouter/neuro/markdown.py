@@ -13,8 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from orgrouter.org.blocks import escape as escape_block
-from orgrouter.org.escape import comma, defuse_settings, is_structural, strip_controls
+from orgrouter.org.escape import (
+    defuse_settings,
+    escape_code,
+    escape_line,
+    is_structural,
+    strip_controls,
+)
 
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
@@ -90,7 +95,7 @@ def _code_block(lines: list[str], index: int, fence: re.Match[str], out: list[st
     kind = "src" if lang else "example"
     head = f"#+begin_src {LANGUAGES.get(lang, lang)}" if lang else "#+begin_example"
     out.append(indent + head)
-    out.extend(indent + escape_block(text) if text else "" for text in body)
+    out.extend(indent + escape_code(text) if text else "" for text in body)
     out.append(f"{indent}#+end_{kind}")
     return index + 1  # past the closing fence (or the end: an unclosed fence is closed)
 
@@ -136,11 +141,6 @@ def _bold(text: str) -> str:
     """Return a heading's text as a bold line (never a headline)."""
     plain = text.replace("*", "").strip()
     return f"*{plain}*" if plain else ""
-
-
-def escape_line(line: str) -> str:
-    """Return ``line`` with a comma in front when Org would read it as structure."""
-    return comma(line) if is_structural(line) else line
 
 
 def inline(text: str) -> str:

@@ -12,8 +12,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from orgrouter.org.escape import escape_code
-from orgrouter.org.scan import HEADLINE_TEXT_RE
+from orgrouter.org.blockspans import parsed_block_spans
+from orgrouter.org.lines import Offsets
+from orgrouter.org.syntax import AFFILIATED_RE, NAME_KEYWORDS
 
 # org-element-src-block-parser's begin-line regexp: language, switches, parameters.
 # Only spaces (not tabs) separate the language, as in Org.
@@ -23,17 +24,6 @@ SRC_BEGIN_RE = re.compile(
     r"((?:.*[^ \t\n])?)[ \t]*$",
     re.IGNORECASE,
 )
-_BLOCK_BEGIN_RE = re.compile(r"^[ \t]*#\+BEGIN_(\S+)", re.IGNORECASE | re.MULTILINE)
-# Lesser blocks: Org does not parse their contents, so a begin line inside is text.
-_LESSER = frozenset({"SRC", "EXAMPLE", "EXPORT", "COMMENT", "VERSE"})
-# org-element--affiliated-re (dual keywords CAPTION and RESULTS take [secondary]).
-_AFFILIATED_RE = re.compile(
-    r"[ \t]*#\+(?:(CAPTION|RESULTS)(?:\[.*\])?|"
-    r"(DATA|HEADERS?|LABEL|NAME|PLOT|RESNAME|RESULT|SOURCE|SRCNAME|TBLNAME)|"
-    r"(ATTR_[-_A-Za-z0-9]+)):[ \t]*((?:.*[^ \t\n])?)[ \t]*$",
-    re.IGNORECASE,
-)
-_NAME_KEYWORDS = frozenset({"NAME", "DATA", "LABEL", "RESNAME", "SOURCE", "SRCNAME", "TBLNAME"})
 # org-unescape-code-in-string: drop the first comma of ",*", ",#+", ",,*", ...
 _UNESCAPE_RE = re.compile(r"^([ \t]*,*),(?=\*|#\+)", re.MULTILINE)
 _WS = " \f\t\n\r\v"
@@ -79,11 +69,6 @@ class SrcBlock:
 def unescape(text: str) -> str:
     """Remove the comma Org adds before ``*`` and ``#+`` at a line's start."""
     return _UNESCAPE_RE.sub(r"\1", text)
-
-
-def escape(text: str) -> str:
-    """Add the comma Org adds before ``*``, ``#+``, ``,*``, ``,#+`` at a line's start."""
-    return escape_code(text)
 
 
 def balanced_split(text: str) -> list[str]:
@@ -163,28 +148,6 @@ def _lisp_escape(match: re.Match[str]) -> str:
     return _LISP_ESCAPES.get(code, code)
 
 
-class _ByteIndex:
-    """Convert character offsets to UTF-8 byte offsets (cheap for ASCII text)."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._ascii = text.isascii()
-        self._cache_char = 0
-        self._cache_byte = 0
-
-    def byte(self, char: int) -> int:
-        if self._ascii:
-            return char
-        # Offsets are asked for in increasing order; count only the new stretch.
-        if char < self._cache_char:
-            self._cache_char = 0
-            self._cache_byte = 0
-        chunk = self._text[self._cache_char : char]
-        self._cache_byte += len(chunk.encode("utf-8", "surrogatepass"))
-        self._cache_char = char
-        return self._cache_byte
-
-
 def _line_end(text: str, pos: int) -> int:
     """Return the offset just past the line containing ``pos`` (or len(text))."""
     newline = text.find("\n", pos)
@@ -208,71 +171,43 @@ def _line_starts_above(text: str, start: int) -> Iterator[int]:
 
 def find_src_blocks(text: str) -> list[SrcBlock]:
     """Return every src block element of an Org document, in document order."""
-    if "#+" not in text:
-        return []
-    headlines = [m.start() for m in HEADLINE_TEXT_RE.finditer(text)]
-    index = _ByteIndex(text)
+    index = Offsets(text)
     blocks: list[SrcBlock] = []
-    pos = 0
-    heading_i = 0
     line_no = 1
     counted_to = 0
-    while True:
-        match = _BLOCK_BEGIN_RE.search(text, pos)
-        if match is None:
-            break
-        start = match.start()
-        begin_line_end = _line_end(text, start)
-        kind = match.group(1).upper()
-        while heading_i < len(headlines) and headlines[heading_i] < begin_line_end:
-            heading_i += 1
-        limit = headlines[heading_i] if heading_i < len(headlines) else len(text)
-        end_re = re.compile(
-            r"^[ \t]*#\+END_" + re.escape(kind) + r"[ \t]*\r?$", re.IGNORECASE | re.MULTILINE
-        )
-        end_match = end_re.search(text, begin_line_end, limit)
-        if end_match is None or end_match.start() < begin_line_end:
-            pos = begin_line_end  # an unclosed block is a paragraph to Org
+    for block in parsed_block_spans(text):
+        if block.name.upper() != "SRC":
             continue
-        end_start = end_match.start()
-        after_end = _line_end(text, end_start)
-        if kind not in _LESSER:
-            pos = begin_line_end  # greater blocks: their contents are still parsed
-            continue
-        pos = after_end
-        if kind != "SRC":
-            continue
-        begin_line = _line_text(text, start)
-        parts = SRC_BEGIN_RE.match(begin_line)
+        start = block.begin
+        parts = SRC_BEGIN_RE.match(_line_text(text, start))
         if parts is None:  # "#+begin_src" glued to more text: a special block name
             continue
         line_no += text.count("\n", counted_to, start)
         counted_to = start
-        end_line = line_no + text.count("\n", start, end_start)
         first, name, headers = _affiliated(text, start)
-        blank_end, post_blank = _skip_blank_lines(text, after_end, limit)
+        # Blank lines end at the next non-blank line, a headline included.
+        blank_end, post_blank = _skip_blank_lines(text, block.end, len(text))
         switches = parts.group(2).strip() if parts.group(2) else None
-        parameters = parts.group(3).strip() or None
         blocks.append(
             SrcBlock(
                 begin=first,
                 post_affiliated=start,
-                contents_begin=begin_line_end,
-                contents_end=end_start,
+                contents_begin=block.contents,
+                contents_end=block.close,
                 end=blank_end,
                 begin_byte=index.byte(first),
                 post_affiliated_byte=index.byte(start),
-                contents_begin_byte=index.byte(begin_line_end),
-                contents_end_byte=index.byte(end_start),
+                contents_begin_byte=index.byte(block.contents),
+                contents_end_byte=index.byte(block.close),
                 end_byte=index.byte(blank_end),
                 line=line_no,
-                end_line=end_line,
+                end_line=line_no + text.count("\n", start, block.close),
                 language=parts.group(1),
                 switches=switches,
-                parameters=parameters,
+                parameters=parts.group(3).strip() or None,
                 name=name,
                 headers=headers,
-                raw_value=text[begin_line_end:end_start],
+                raw_value=text[block.contents : block.close],
                 post_blank=post_blank,
             )
         )
@@ -286,15 +221,15 @@ def _affiliated(text: str, start: int) -> tuple[int, str | None, tuple[str, ...]
     headers: list[str] = []
     for line_start in _line_starts_above(text, start):
         line = _line_text(text, line_start)
-        match = _AFFILIATED_RE.match(line)
+        match = AFFILIATED_RE.match(line)
         if match is None:
             break
         first = line_start
-        keyword = (match.group(2) or "").upper()
-        if keyword in _NAME_KEYWORDS and name is None:
-            name = match.group(4).strip()  # walking upward: the nearest one wins
+        keyword = (match.group(3) or "").upper()
+        if keyword in NAME_KEYWORDS and name is None:
+            name = match.group(5).strip()  # walking upward: the nearest one wins
         elif keyword in ("HEADER", "HEADERS"):
-            headers.append(match.group(4).strip())
+            headers.append(match.group(5).strip())
     headers.reverse()
     return first, name, tuple(headers)
 

@@ -14,7 +14,7 @@ escaped the way Org escapes code (``org-escape-code-in-string``): a line startin
 ``*``, ``#+``, ``,*`` or ``,#+`` after optional blanks gets a leading comma. A body
 marked ``org_safe`` (Org that was made safe already, such as a model's Markdown after
 ``markdown_to_org``) keeps its markup, blocks included: only what could still break the
-outline or the file's settings gets the comma (:func:`escape_safe_body`). Inserted
+outline or the file's settings gets the comma (``escape.escape_safe``). Inserted
 lines use the file's newline, and a file without a final newline still has none.
 """
 
@@ -22,20 +22,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from orgrouter.org.drawer import Head, locate_head
-from orgrouter.org.escape import (
-    comma,
-    defuse_settings,
-    escape_plain,
-    is_structural,
-    safe_line,
-    strip_controls,
-)
+from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
+from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Outline, OutlineEntry
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
@@ -45,12 +38,6 @@ PLANNING_KEYWORDS = ("DEADLINE", "SCHEDULED", "CLOSED")
 
 # org-element-headline-parser's tags, ``[ \t]+\(:[[:alnum:]_@#%:]+:\)[ \t]*$``; \w
 # stands for [[:alnum:]_] (Unicode). Found from the line's end (see _tags).
-# For bodies already safe: true headline lines (scan.py's ``^\*+ ``), keyword lines, and
-# the block delimiters among them, as org-element pairs them (case-insensitive).
-_BLOCK_BEGIN_RE = re.compile(r"[ \t]*#\+begin_(\S+)", re.IGNORECASE)
-_BLOCK_END_RE = re.compile(r"[ \t]*#\+end_(\S+)[ \t]*$", re.IGNORECASE)
-# Org does not parse the contents of these, so a begin line inside one is its text.
-_LESSER_BLOCKS = frozenset({"src", "example", "export", "comment", "verse"})
 _TAGS_RE = re.compile(r":[\w@#%:]+:")
 _TAG_RE = re.compile(r"[\w@#%]+")
 _KEY_RE = re.compile(r"[^\s:][^\s]*")
@@ -81,7 +68,7 @@ class AppendChild:
     todo: str | None = None
     level: int | None = None  # stars; None means one deeper than the parent
     planning: tuple[tuple[str, str], ...] = ()  # (SCHEDULED, <2024-01-02 Tue>), ...
-    org_safe: bool = False  # body is safe Org already: see escape_safe_body
+    org_safe: bool = False  # body is safe Org already: see escape.escape_safe
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,67 +98,6 @@ class SetPlanning:
 
 
 Edit = AppendChild | SetProperty | AddTag | SetPlanning
-
-
-def escape_body(text: str) -> str:
-    """Escape lines that Org would read as structure, as org-escape-code-in-string does."""
-    return escape_plain(text)
-
-
-def escape_safe_body(text: str) -> str:
-    """Escape only the lines of safe Org that could still break the outline or settings.
-
-    A ``^\\*+ `` line would end the result's subtree, a ``#+`` line could set
-    ``#+TITLE``, ``#+TODO`` or ``#+SETUPFILE`` for the whole file, a drawer line could
-    open a drawer; each gets Org's comma (``orgrouter.org.escape`` has the rule, and
-    defuses Emacs's local variables). Balanced ``#+begin_X``/``#+end_X`` pairs stay
-    blocks, and every other line (``*bold*``, a list, a table, an already escaped
-    ``,*``) is left as it is.
-    """
-    lines = strip_controls(text).split("\n")
-    delimiters = _balanced_delimiters(lines)
-    out = []
-    for index, line in enumerate(lines):
-        if index not in delimiters and is_structural(line):
-            line = comma(line)
-        out.append(line)
-    return defuse_settings("\n".join(out))
-
-
-def _balanced_delimiters(lines: Sequence[str]) -> set[int]:
-    """Return the indexes of the begin and end lines of blocks Org would see as blocks.
-
-    As org-element does: a ``#+begin_X`` line opens a block when a ``#+end_X`` line
-    follows within the enclosing block; the first such line closes it. Inside a src,
-    example, export, comment or verse block nothing else is a delimiter.
-    """
-    ends: dict[str, list[int]] = {}
-    for index, line in enumerate(lines):
-        closer = _BLOCK_END_RE.match(line)
-        if closer:
-            ends.setdefault(closer.group(1).lower(), []).append(index)
-    found: set[int] = set()
-    spans = [(0, len(lines))]  # (first line, limit) of a stretch to look in
-    while spans:
-        index, limit = spans.pop()
-        while index < limit:
-            begin = _BLOCK_BEGIN_RE.match(lines[index])
-            closing = ends.get(begin.group(1).lower(), []) if begin else []
-            after = bisect_right(closing, index)
-            if begin is None or after == len(closing) or closing[after] >= limit:
-                index += 1
-                continue
-            end = closing[after]
-            found.update((index, end))
-            if begin.group(1).lower() not in _LESSER_BLOCKS:
-                spans.append((index + 1, end))  # a greater block's contents are Org
-            index = end + 1
-    return found
-
-
-def one_line(text: str) -> str:
-    """Return ``text`` with line breaks turned into spaces, for a title or a value."""
-    return safe_line(text)
 
 
 def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
@@ -383,11 +309,10 @@ class _Planner:
             return None, []
         gap_begin = len(text[:tags_begin].rstrip(" \t"))
 
-        def at(index: int) -> int:
-            return start + len(text[:index].encode("utf-8"))
-
+        at = Offsets(text, 0, start)
         tags = text[tags_begin:tags_end].split(":")
-        return (at(gap_begin), at(tags_begin), at(tags_end)), [t for t in tags if t]
+        spans = (at.byte(gap_begin), at.byte(tags_begin), at.byte(tags_end))
+        return spans, [t for t in tags if t]
 
     def _tag_splice(self, begin: int, tags: list[str]) -> Splice:
         data = self.doc.data
@@ -412,7 +337,7 @@ class _Planner:
         parent = self.doc.headline(edit.headline)
         stars = "*" * (edit.level if edit.level is not None else parent.level + 1)
         todo = f"{edit.todo} " if edit.todo else ""
-        head = f"{stars} {todo}{one_line(edit.title)}"
+        head = f"{stars} {todo}{safe_line(edit.title)}"
         if edit.tags:
             tags = ":" + ":".join(edit.tags) + ":"
             head = head.rstrip()
@@ -425,7 +350,7 @@ class _Planner:
         lines += [":PROPERTIES:", *drawer, ":END:"]
         body = _clean(edit.body).rstrip("\n")
         if body:
-            escape = escape_safe_body if edit.org_safe else escape_body
+            escape = escape_safe if edit.org_safe else escape_plain
             lines.extend(escape(body).split("\n"))
         return lines
 

@@ -12,8 +12,6 @@ Offsets are computed on the decoded text and reported as UTF-8 byte offsets.
 
 from __future__ import annotations
 
-import re
-
 from orgrouter.org.blocks import SRC_BEGIN_RE, parse_header_args, unescape
 from orgrouter.org.drawer import PropertyDrawer
 from orgrouter.org.lists import ListParser
@@ -44,12 +42,15 @@ from orgrouter.org.syntax import (
     KEYWORD_RE,
     LATEX_BEGIN_RE,
     LESSER_BLOCKS,
+    NAME_KEYWORDS,
     RULE_RE,
     SEPARATE_RE,
     TABLE_EL_RULE_RE,
     TABLE_RE,
     TBLFM_RE,
     blank,
+    block_end_re,
+    latex_end_re,
     skippable,
 )
 
@@ -135,8 +136,7 @@ class ElementParser(ListParser):
         line = self.contents[index]
         match = LATEX_BEGIN_RE.match(line)
         if match:
-            end_re = re.compile(r".*\\end\{" + re.escape(match.group(1)) + r"\}[ \t]*$")
-            close = self._find(end_re, index, limit)
+            close = self._find(latex_end_re(match.group(1)), index, limit)
             if close is not None:
                 return self._closed("latex-environment", first, close, limit)
         match = DRAWER_RE.match(line)
@@ -223,9 +223,7 @@ class ElementParser(ListParser):
         match = BLOCK_BEGIN_RE.match(line)
         if match:
             name = match.group(1)
-            end_name = name.upper() if name.upper() in LESSER_BLOCKS else name
-            end_re = re.compile(r"[ \t]*#\+END_" + re.escape(end_name) + r"[ \t]*$", re.I)
-            close = self._find(end_re, index + 1, limit)
+            close = self._find(block_end_re(name), index + 1, limit)
             if close is None:
                 return None  # an unclosed block is a paragraph
             kind = name.upper()
@@ -475,14 +473,10 @@ class ElementParser(ListParser):
             return self._find(DRAWER_END_RE, position, limit) is not None
         block = BLOCK_BEGIN_RE.match(line)
         if block:
-            end_re = re.compile(
-                r"[ \t]*#\+END_" + re.escape(block.group(1)) + r"[ \t]*$", re.IGNORECASE
-            )
-            return self._find(end_re, position + 1, limit) is not None
+            return self._find(block_end_re(block.group(1)), position + 1, limit) is not None
         latex = LATEX_BEGIN_RE.match(line)
         if latex:
-            end_re = re.compile(r".*\\end\{" + re.escape(latex.group(1)) + r"\}[ \t]*$")
-            return self._find(end_re, position, limit) is not None
+            return self._find(latex_end_re(latex.group(1)), position, limit) is not None
         dual = DUAL_BRACKET_RE.match(line)
         if dual:
             return dual.group(1).upper() in ("CAPTION", "RESULTS")
@@ -532,7 +526,7 @@ def _attach_affiliated(node: Node, affiliated: list[tuple[str, str, str | None]]
     attrs: dict[str, list[str]] = {}
     headers: list[str] = []
     for key, value, secondary in affiliated:
-        if key in ("NAME", "DATA", "LABEL", "RESNAME", "SOURCE", "SRCNAME", "TBLNAME"):
+        if key in NAME_KEYWORDS:
             node.properties["name"] = value
         elif key in ("HEADER", "HEADERS"):
             headers.append(value)

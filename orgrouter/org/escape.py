@@ -17,13 +17,15 @@ read some lines of it as more than text:
 
 Each gets what Org itself does where Org has a way (the comma of
 ``org-escape-code-in-string``), else the smallest visible change that breaks the pattern
-Emacs looks for. Every insertion path (``org.edit``, ``org.blocks``, ``neuro.markdown``)
-calls these functions.
+Emacs looks for. Every insertion path (``org.edit``, ``babel.detangle``,
+``neuro.markdown``) calls these functions.
 """
 
 from __future__ import annotations
 
 import re
+
+from orgrouter.org.blockspans import parsed_block_spans
 
 # org-escape-code-in-string: a comma before ``*``, ``#+``, ``,*``, ``,#+`` at a line's start.
 _CODE_RE = re.compile(r"^([ \t]*)(,*(?:\*|#\+))", re.MULTILINE)
@@ -81,6 +83,33 @@ def comma(line: str) -> str:
     """Return ``line`` with Org's comma after its indentation."""
     body = line.lstrip(" \t")
     return line[: len(line) - len(body)] + "," + body
+
+
+def escape_line(line: str) -> str:
+    """Return one line of safe Org with a comma in front when Org would read it as structure."""
+    return comma(line) if is_structural(line) else line
+
+
+def escape_safe(text: str) -> str:
+    """Escape only the lines of safe Org that could still break the outline or settings.
+
+    A ``^\\*+ `` line would end the result's subtree, a ``#+`` line could set
+    ``#+TITLE``, ``#+TODO`` or ``#+SETUPFILE`` for the whole file, a drawer line could
+    open a drawer; each gets Org's comma, and Emacs's local variables are defused. The
+    begin and end lines of blocks Org parses (``blockspans``; headline lines do not end
+    them, being escaped) stay, and every other line (``*bold*``, a list, a table, an
+    already escaped ``,*``) is left as it is.
+    """
+    text = strip_controls(text)
+    keep: set[int] = set()
+    for block in parsed_block_spans(text, body=True):
+        keep.update((block.begin, block.close))
+    out = []
+    start = 0
+    for line in text.split("\n"):
+        out.append(line if start in keep else escape_line(line))
+        start += len(line) + 1
+    return defuse_settings("\n".join(out))
 
 
 def escape_plain(text: str) -> str:

@@ -2,11 +2,62 @@
 
 Only LF ends a line (``\\x0c`` and ``\\u2028`` are text, unlike ``str.splitlines``). In a
 CRLF file the CR before each LF is part of the line end, as when Emacs visits it.
+``Offsets`` is the one place that turns character offsets into UTF-8 byte offsets and
+back; everything else asks it.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+
+
+class Offsets:
+    """Convert between character offsets of ``text`` and byte offsets of its UTF-8.
+
+    ``char0`` in the text is byte ``byte0`` in the file. ASCII text converts for free;
+    otherwise each call counts only the stretch from the last offset asked for, so
+    offsets asked in order (as parsers and scanners ask) cost one pass over the text.
+    Lone surrogates (bytes that were not UTF-8, decoded with ``surrogateescape`` or
+    ``surrogatepass``) count as the three bytes ``surrogatepass`` writes.
+    """
+
+    def __init__(
+        self, text: str, char0: int = 0, byte0: int = 0, *, data: bytes | None = None
+    ) -> None:
+        """Index ``text``; ``data`` is the UTF-8 of ``text[char0:]`` when at hand."""
+        self.text = text
+        self.ascii = text.isascii()
+        self.char0, self.byte0 = char0, byte0
+        self._char, self._byte = char0, byte0  # the last pair counted
+        self._data = data
+
+    def byte(self, char: int) -> int:
+        """Return the byte offset of character offset ``char``."""
+        if self.ascii:
+            return self.byte0 + char - self.char0
+        if char >= self._char:
+            self._byte += _utf8_length(self.text[self._char : char])
+        else:
+            self._byte -= _utf8_length(self.text[char : self._char])
+        self._char = char
+        return self._byte
+
+    def char(self, byte: int) -> int:
+        """Return the character offset of byte offset ``byte`` (a character boundary)."""
+        if self.ascii:
+            return self.char0 + byte - self.byte0
+        if self._data is None:
+            self._data = self.text[self.char0 :].encode("utf-8", "surrogatepass")
+        low, high = sorted((self._byte - self.byte0, byte - self.byte0))
+        count = len(self._data[low:high].decode("utf-8", "surrogatepass"))
+        self._char += count if byte >= self._byte else -count
+        self._byte = byte
+        return self._char
+
+
+def _utf8_length(text: str) -> int:
+    """Return how many bytes ``text`` takes in UTF-8 (a lone surrogate counts three)."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 class Lines:
@@ -28,12 +79,11 @@ class Lines:
         self.begin = begin
         self.end = len(text) if end is None else end
         self.first_line = first_line
-        self.ascii = text.isascii()
+        self.offsets = Offsets(text, begin, byte_begin)
         starts: list[int] = []
         contents: list[str] = []
         byte_starts: list[int] = []
         pos = begin
-        byte_pos = byte_begin
         while pos < self.end:
             newline = text.find("\n", pos, self.end)
             stop = self.end if newline < 0 else newline
@@ -43,14 +93,12 @@ class Lines:
                 content = content[:-1]
             starts.append(pos)
             contents.append(content)
-            byte_starts.append(byte_pos)
-            chunk = text[pos:following]
-            byte_pos += len(chunk) if self.ascii else len(chunk.encode("utf-8", "surrogatepass"))
+            byte_starts.append(self.offsets.byte(pos))
             pos = following
         self.starts = starts
         self.contents = contents
         self.byte_starts = byte_starts
-        self.byte_end = byte_pos
+        self.byte_end = self.offsets.byte(self.end)
 
     def slice(self, begin: int, end: int) -> str:
         """Return the text between two character offsets, CRLF line ends read as LF."""
@@ -84,11 +132,12 @@ class Lines:
         """Return the file byte offset of character ``offset``."""
         if offset >= self.end:
             return self.byte_end
+        # From the start of its line, not from the last offset asked: nodes ask for
+        # their begin and end in turn, which would step back and forth over the text.
         index = self.index_of(offset)
-        if self.ascii:
+        if self.offsets.ascii:
             return self.byte_starts[index] + offset - self.starts[index]
-        head = self.text[self.starts[index] : offset]
-        return self.byte_starts[index] + len(head.encode("utf-8", "surrogatepass"))
+        return self.byte_starts[index] + _utf8_length(self.text[self.starts[index] : offset])
 
     def line(self, offset: int) -> int:
         """Return the 1-based file line number of character ``offset``."""

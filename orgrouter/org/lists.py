@@ -15,9 +15,14 @@ from orgrouter.org.syntax import (
     FULL_ITEM_RE,
     ITEM_RE,
     blank,
+    block_end_re,
     indent_of,
     skippable,
 )
+
+# org-element--list-struct skips the contents of blocks of any kind, dynamic ones too.
+_ANY_BLOCK_RE = re.compile(r"[ \t]*#\+BEGIN(?::|_(\S+))", re.IGNORECASE)
+_DYNAMIC_END_RE = re.compile(r"[ \t]*#\+END:[ \t]*$", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -78,11 +83,11 @@ class ListParser(Region):
                 done.append(item)
             if not open_items:
                 break
-            block = re.match(r"[ \t]*#\+BEGIN(:|_\S+)", line, re.IGNORECASE)
+            block = _ANY_BLOCK_RE.match(line)
             if block:
-                end_re = re.compile(
-                    r"[ \t]*#\+END" + re.escape(block.group(1)) + r"[ \t]*$", re.IGNORECASE
-                )
+                # Any block, dynamic ones too: a dynamic block closes on "#+END:" here.
+                name = block.group(1)
+                end_re = _DYNAMIC_END_RE if name is None else block_end_re(name)
                 close = self._find(end_re, position + 1, limit)
                 position = position if close is None else close
             elif DRAWER_RE.match(line):

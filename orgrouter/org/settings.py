@@ -11,13 +11,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.org.headline import split_tags
-from orgrouter.org.scan import HEADLINE_TEXT_RE
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence, todo_keywords
 
 __all__ = [
@@ -38,11 +37,6 @@ _CANDIDATE_RE = re.compile(
 )
 # `org-element-keyword-parser': the key runs to the last colon of the first word.
 _KEYWORD_RE = re.compile(r"[ \t]*#\+(\S*):")
-_BLOCK_BEGIN_RE = re.compile(r"^[ \t]*#\+begin_(\S+)", re.IGNORECASE | re.MULTILINE)
-_LATEX_BEGIN_RE = re.compile(r"^[ \t]*\\begin\{([A-Za-z0-9*]+)\}", re.MULTILINE)
-# Blocks whose contents Org does not parse as elements (greater blocks such as quote,
-# center and special blocks are transparent: a keyword inside them still counts).
-_OPAQUE_BLOCKS = frozenset({"SRC", "EXAMPLE", "EXPORT", "COMMENT", "VERSE"})
 # `ffap-url-regexp', which `org-url-p' uses unanchored.
 _URL_RE = re.compile(r"(news(post)?:|mailto:|file:|(ftp|https?|telnet|gopher|www|wais)://)")
 _TRIM = " \t\n\r"
@@ -89,41 +83,7 @@ class InBufferSettings:
 
 def _opaque_spans(text: str) -> list[tuple[int, int]]:
     """Return the (begin, end) offsets of blocks whose lines are not elements."""
-    headlines = [match.start() for match in HEADLINE_TEXT_RE.finditer(text)]
-    spans: list[tuple[int, int]] = []
-    starts = sorted(
-        [(m.start(), m.end(), "block", m.group(1)) for m in _BLOCK_BEGIN_RE.finditer(text)]
-        + [(m.start(), m.end(), "latex", m.group(1)) for m in _LATEX_BEGIN_RE.finditer(text)]
-    )
-    covered_to = 0
-    head_index = 0
-    ends: dict[str, list[tuple[int, int]]] = {}
-    for begin, after, kind, name in starts:
-        if begin < covered_to:
-            continue  # inside a block already found, so just text
-        while head_index < len(headlines) and headlines[head_index] <= begin:
-            head_index += 1
-        limit = headlines[head_index] if head_index < len(headlines) else len(text)
-        if kind == "block":
-            if name.upper() not in _OPAQUE_BLOCKS:
-                continue
-            pattern = r"^[ \t]*#\+end_" + re.escape(name.lower()) + r"[ \t]*$"
-        else:
-            pattern = r"\\end\{" + re.escape(name) + r"\}[ \t]*$"
-        # Org looks for the closing line only up to the next headline; an unclosed
-        # block is a paragraph and its lines are parsed as usual. Each closing
-        # pattern is searched once for the whole text, so many unclosed openers
-        # cost no rescans.
-        found = ends.get(pattern)
-        if found is None:
-            flags = re.MULTILINE | (re.IGNORECASE if kind == "block" else 0)
-            found = [(m.start(), m.end()) for m in re.finditer(pattern, text, flags)]
-            ends[pattern] = found
-        position = bisect_left(found, (after, -1))
-        if position < len(found) and found[position][1] <= limit:
-            spans.append((begin, found[position][1]))
-            covered_to = found[position][1]
-    return spans
+    return [(b.begin, b.end) for b in parsed_block_spans(text, latex=True) if b.lesser]
 
 
 def first_keyword(text: str, key: str) -> str | None:

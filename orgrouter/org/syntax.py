@@ -7,6 +7,7 @@ variable or parser they come from.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # `org-element--affiliated-re': dual keywords may carry [secondary] text.
 AFFILIATED_RE = re.compile(
@@ -55,6 +56,8 @@ SEPARATE_RE = re.compile(
     r"|(?:[-+*]|[0-9]+[.)])(?:[ \t]|$)))",
     re.IGNORECASE,
 )
+# Affiliated keywords that name an element (org-element-keyword-translation-alist).
+NAME_KEYWORDS = frozenset({"NAME", "DATA", "LABEL", "RESNAME", "SOURCE", "SRCNAME", "TBLNAME"})
 BLANK = " \t"
 CHECKBOX = {"[ ]": "off", "[X]": "on", "[-]": "trans"}
 GREATER_BLOCKS = frozenset({"CENTER", "QUOTE"})
@@ -65,6 +68,18 @@ LESSER_BLOCKS = {
     "SRC": "src-block",
     "VERSE": "verse-block",
 }
+
+
+@lru_cache(maxsize=256)
+def block_end_re(name: str) -> re.Pattern[str]:
+    """Return the pattern of the line that closes ``#+BEGIN_NAME`` (any case, as Org reads it)."""
+    return re.compile(r"[ \t]*#\+END_" + re.escape(name) + r"[ \t]*$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def latex_end_re(name: str) -> re.Pattern[str]:
+    """Return the pattern of the line that closes ``\\begin{NAME}`` (anywhere on the line)."""
+    return re.compile(r".*\\end\{" + re.escape(name) + r"\}[ \t]*$")
 
 
 def blank(content: str) -> bool:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
+from orgrouter.org.blockspans import written_block_spans
 from orgrouter.org.document import Document, OutlineEntry
 from orgrouter.org.drawer import Head
 from orgrouter.prefilter import caseless_bytes
@@ -47,10 +48,6 @@ _OPAQUE_SPAN = re.compile(
     rf"|<(?:{_LINK_TYPES}):[^<>\n]*>"  # no "<" inside, unlike Org: linear on long lines
     rf"|\b(?:{_LINK_TYPES}):[^\]\[\s()<>]+"
 )
-# A block as written: "#+begin_KIND" at a line start (after blanks) up to the first
-# later line starting with "#+end_KIND". Found from the literal "#+", so a large file
-# costs a jump from "#" to "#", not a line-start pattern tried at every byte.
-_BLOCK_BEGIN = re.compile(rb"#\+begin_(src|example|export|comment|verse)\b", re.IGNORECASE)
 _LEADING_PUNCT = re.compile(r"^[\s:,;.!\]\-–—]+")
 
 
@@ -193,7 +190,7 @@ class _Blocks:
     """The blocks of a document as written, found in file order only as far as asked."""
 
     def __init__(self, data: bytes) -> None:
-        self.spans = block_spans(data)
+        self.spans = written_block_spans(data)
         self.seen: list[tuple[int, int]] = []
         self.done = False
 
@@ -206,62 +203,6 @@ class _Blocks:
             else:
                 self.seen.append(span)
         return any(start < position < end for start, end in self.seen)
-
-
-def block_spans(data: bytes) -> Iterator[tuple[int, int]]:
-    """Yield each block's span: its begin line's start to just past its ``#+end_KIND``.
-
-    The same spans, in the same order, as ``^[ \\t]*#\\+begin_(KIND)\\b.*?^[ \\t]*#\\+end_\\1\\b``
-    (multi-line, dot-all, ignoring case) finds: a begin without an end is no block.
-    """
-    position = 0
-    unclosed: set[bytes] = set()  # kinds with no end line after some point: none later
-    ends: dict[bytes, re.Pattern[bytes]] = {}
-    while True:
-        begin = _BLOCK_BEGIN.search(data, position)
-        if begin is None:
-            return
-        start = begin.start()
-        position = begin.end()
-        line_start = start
-        if start and data[start - 1] != 0x0A:  # most begins start their line: no search
-            line_start = data.rfind(b"\n", 0, start) + 1
-            if data[line_start:start].strip(b" \t"):
-                continue  # "#+begin_src" after text on its line opens nothing
-        kind = begin.group(1).lower()
-        if kind in unclosed:
-            continue
-        pattern = ends.get(kind)
-        if pattern is None:
-            pattern = ends[kind] = _end_re(kind)
-        end = _block_end(data, pattern, position)
-        if end is None:
-            unclosed.add(kind)
-        else:
-            yield line_start, end
-            position = end
-
-
-def _block_end(data: bytes, pattern: re.Pattern[bytes], after: int) -> int | None:
-    """Return the end of the first ``pattern`` (an end line) starting a line after ``after``."""
-    position = after
-    while True:
-        end = pattern.search(data, position)
-        if end is None:
-            return None
-        start = end.start()
-        if data[start - 1] == 0x0A:  # start > after > 0: the common case, no search
-            return end.end()
-        line_start = data.rfind(b"\n", 0, start) + 1
-        if line_start >= after and not data[line_start:start].strip(b" \t"):
-            return end.end()
-        position = end.end()
-
-
-@lru_cache(maxsize=8)
-def _end_re(kind: bytes) -> re.Pattern[bytes]:
-    """Return the pattern of ``#+end_KIND`` (the end of one kind of block)."""
-    return re.compile(rb"#\+end_" + re.escape(kind) + rb"\b", re.IGNORECASE)
 
 
 def _addressed_lines(document: Document, offsets: Sequence[int]) -> list[OutlineEntry]:

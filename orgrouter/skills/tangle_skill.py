@@ -152,6 +152,7 @@ def summary(report: TangleReport, *, dry_run: bool = False) -> Result:
              for t in report.targets]  # fmt: skip
     lines += [f"- skipped block at line {s.line} ({s.reason}): {s.detail}"
               for _, s in report.blocks_skipped]  # fmt: skip
+    lines += [f"- warning at line {w.line}: {w.detail}" for _, w in report.warnings]
     lines += [f"- error: {message}" for _path, message in report.failed]
     written = report.count("written")
     bad = ("conflict", "refused", "failed", "held")

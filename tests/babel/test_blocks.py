@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from orgrouter.org.blocks import (
     balanced_split,
-    escape,
     find_src_blocks,
     parse_header_args,
     read_value,
     unescape,
 )
+from orgrouter.org.escape import escape_code
 
 DOC = """\
 * H
@@ -108,4 +108,10 @@ def test_read_value_and_escaping() -> None:
     assert read_value('"a \\"q\\""') == 'a "q"'
     assert read_value('"a" "b"') == '"a" "b"'
     assert unescape(",* a\n ,,#+b\n,c\n") == "* a\n ,#+b\n,c\n"
-    assert escape("* a\n #+b\n,*c\nd\n") == ",* a\n ,#+b\n,,*c\nd\n"
+    assert escape_code("* a\n #+b\n,*c\nd\n") == ",* a\n ,#+b\n,,*c\nd\n"
+
+
+def test_a_src_block_ends_inside_the_greater_block_around_it() -> None:
+    # Org looks for "#+end_src" only up to the "#+end_center": this begin line is text.
+    text = "#+begin_center\n#+begin_src sh\n#+end_center\n#+end_src\n#+begin_src sh\n#+end_src\n"
+    assert [b.line for b in find_src_blocks(text)] == [5]

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orgrouter.neuro.markdown import escape_line, inline, markdown_to_org
+from orgrouter.neuro.markdown import inline, markdown_to_org
+from orgrouter.org.escape import escape_line
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "neuro" / "markdown"
 HEADLINE = re.compile(r"^\*+ ", re.MULTILINE)

@@ -12,12 +12,10 @@ from orgrouter.org.edit import (
     Splice,
     apply_splices,
     edit_bytes,
-    escape_body,
-    escape_safe_body,
-    one_line,
     plan_edits,
     shift_offset,
 )
+from orgrouter.org.escape import escape_plain, escape_safe, safe_line
 from orgrouter.org.scan import iter_headline_lines
 
 
@@ -48,14 +46,14 @@ def test_shift_offset() -> None:
 
 def test_escape_body_as_org_does() -> None:
     text = "* h\n  ** h\n#+TITLE: t\n,* e\n,,#+x\n*bold*\nkeep * this\n#not keyword\n"
-    assert escape_body(text) == (
+    assert escape_plain(text) == (
         ",* h\n  ,** h\n,#+TITLE: t\n,,* e\n,,,#+x\n,*bold*\nkeep * this\n#not keyword\n"
     )
 
 
 def test_safe_body_still_escapes_headlines_and_settings() -> None:
     text = "* x\n#+TITLE: y\n#+SETUPFILE: z\n  #+todo: a b\n**\tnot a headline\n*bold*"
-    assert escape_safe_body(text) == (
+    assert escape_safe(text) == (
         ",* x\n,#+TITLE: y\n,#+SETUPFILE: z\n  ,#+todo: a b\n**\tnot a headline\n*bold*"
     )
 
@@ -90,7 +88,7 @@ def test_safe_body_still_escapes_headlines_and_settings() -> None:
     ],
 )
 def test_safe_body_blocks(body: str, escaped: str) -> None:
-    assert escape_safe_body(body) == escaped
+    assert escape_safe(body) == escaped
 
 
 def test_append_child_escapes_a_safe_body_only_where_needed() -> None:
@@ -106,8 +104,8 @@ def test_append_child_escapes_a_safe_body_only_where_needed() -> None:
     )
 
 
-def test_one_line() -> None:
-    assert one_line("  a\r\nb\rc\n\x00d ") == "a b c \ufffdd"
+def test_safe_line() -> None:
+    assert safe_line("  a\r\nb\rc\n\x00d ") == "a b c \ufffdd"
 
 
 def test_unchanged_returns_the_same_bytes_object() -> None:

@@ -7,7 +7,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orgrouter.org.edit import AppendChild, edit_bytes, escape_safe_body
+from orgrouter.org.edit import AppendChild, edit_bytes
+from orgrouter.org.escape import escape_safe
 from orgrouter.org.scan import iter_headline_lines
 
 LINES = [
@@ -40,7 +41,7 @@ bodies = st.lists(st.sampled_from(LINES), max_size=30).map("\n".join)
 
 @given(bodies)
 def test_only_commas_are_added_and_no_headline_or_setting_is_left(body: str) -> None:
-    escaped = escape_safe_body(body)
+    escaped = escape_safe(body)
     before, after = body.split("\n"), escaped.split("\n")
     assert len(before) == len(after)
     for old, new in zip(before, after, strict=True):
@@ -48,7 +49,7 @@ def test_only_commas_are_added_and_no_headline_or_setting_is_left(body: str) -> 
         assert not new.startswith(("* ", "** "))
         if new.lstrip(" \t").startswith("#+"):
             assert _DELIMITER.match(new), new  # only a block's begin or end line stays
-    assert escape_safe_body(escaped) == escaped  # stable: a second pass adds nothing
+    assert escape_safe(escaped) == escaped  # stable: a second pass adds nothing
 
 
 @given(bodies)

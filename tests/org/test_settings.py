@@ -137,3 +137,15 @@ def test_a_keyword_first_after_a_bom_counts() -> None:
     # note took SHIPPED for no done state.
     settings = read_settings("\ufeff#+TODO: NEXT | SHIPPED\n* NEXT x\n")
     assert settings.todo.keywords == ("NEXT", "SHIPPED")
+
+
+def test_keywords_after_a_block_closed_only_outside_its_greater_block_count() -> None:
+    # The src block cannot close past "#+end_center" (Org), so the keyword is one.
+    text = "#+begin_center\n#+begin_src sh\n#+end_center\n#+TODO: A | B\n#+end_src\n"
+    assert read_settings(text, None).todo.keywords == ("A", "B")
+
+
+def test_keywords_inside_a_crlf_src_block_do_not_count() -> None:
+    # Emacs visits a CRLF file with dos line ends: "#+end_src\r\n" closes the block.
+    text = "#+begin_src sh\r\n#+TODO: A | B\r\n#+end_src\r\n"
+    assert read_settings(text, None).todo == DEFAULT_TODO

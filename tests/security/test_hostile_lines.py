@@ -39,7 +39,7 @@ def test_a_headline_of_blanks_in_another_note_does_not_stall_search(tmp_path: Pa
         ("orgrouter.org.syntax", "TBLFM_RE", "#+TBLFM: Title"),
         ("orgrouter.skills.archive", "_CATEGORY_KEYWORD", "#+CATEGORY: Title"),
         ("orgrouter.org.blocks", "SRC_BEGIN_RE", "#+begin_src sh -n Title"),
-        ("orgrouter.org.blocks", "_AFFILIATED_RE", "#+NAME: Title"),
+        ("orgrouter.org.syntax", "AFFILIATED_RE", "#+NAME: Title"),
         ("orgrouter.org.syntax", "AFFILIATED_RE", "#+ATTR_HTML: Title"),
     ],
 )

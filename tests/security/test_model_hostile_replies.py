@@ -180,17 +180,17 @@ def test_escaped_reply_is_stable_and_readable(tmp_path: Path) -> None:
     ],
 )
 def test_one_rule_for_plain_and_safe_bodies(text: str, plain: str, safe: str | None) -> None:
-    from orgrouter.org.edit import escape_body, escape_safe_body
+    from orgrouter.org.escape import escape_plain, escape_safe
 
-    assert escape_body(text) == plain
-    assert escape_safe_body(text) == (plain if safe is None else safe)
+    assert escape_plain(text) == plain
+    assert escape_safe(text) == (plain if safe is None else safe)
 
 
 def test_titles_and_markdown_take_the_same_rule() -> None:
     from orgrouter.neuro.markdown import markdown_to_org
-    from orgrouter.org.edit import one_line
+    from orgrouter.org.escape import safe_line
 
-    assert one_line("Local Variables:\x1b\x07 -*- x -*-") == "Local-Variables: -\\*- x -\\*-"
+    assert safe_line("Local Variables:\x1b\x07 -*- x -*-") == "Local-Variables: -\\*- x -\\*-"
     assert markdown_to_org(":PROPERTIES:\n:ORGROUTER_RESULT: a/1\n:END:") == (
         ",:PROPERTIES:\n,:ORGROUTER_RESULT: a/1\n,:END:"
     )

@@ -1,0 +1,192 @@
+"""Where a text's blocks are, in the two readings orgrouter needs: the one place for both.
+
+**As Org parses** (:func:`parsed_block_spans`, what org-element does): a ``#+begin_NAME``
+line opens a block only when a line closing it (``syntax.block_end_re``) comes before
+the next headline and before the end of the block around it; otherwise the line is a
+paragraph's. A lesser block's contents (``syntax.LESSER_BLOCKS``) are text, so a begin
+line inside one opens nothing; a greater or special block's contents are Org, so
+blocks nest in it. LaTeX environments, closed the same way, are text inside too.
+
+**As written** (:func:`written_block_spans`, on bytes): from a ``#+begin_KIND`` line of a
+lesser kind to the first later line starting with ``#+end_KIND``, headlines ignored:
+what the user wrote as code, even where Org ends the block at an unescaped ``* x``.
+
+The element parser (``elements``, ``lists``) applies the same closing-line patterns
+line by line within its own limits (drawers, items), which this module does not model.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from orgrouter.org.scan import HEADLINE_TEXT_RE
+from orgrouter.org.syntax import LESSER_BLOCKS, block_end_re, latex_end_re
+
+__all__ = ["Block", "parsed_block_spans", "written_block_spans"]
+
+# A begin line: a block's (any case) or a LaTeX environment's (org-element's latex-begin).
+_OPEN_RE = re.compile(r"^[ \t]*(?:(?i:#\+BEGIN_)(\S+)|\\begin\{([A-Za-z0-9*]+)\})", re.MULTILINE)
+# Lines that may close a block; each name's pattern is then tried on these only.
+_BLOCK_CLOSER_RE = re.compile(r"^[ \t]*#\+END_", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One closed block or LaTeX environment, by character offsets into its text."""
+
+    name: str  # as written on the begin line: "src", "QUOTE", an environment's name
+    begin: int  # the begin line's start
+    contents: int  # just past the begin line
+    close: int  # the closing line's start (for LaTeX, maybe the begin line itself)
+    end: int  # just past the closing line (its LF included), or the text's end
+    latex: bool = False
+
+    @property
+    def lesser(self) -> bool:
+        """Return whether Org reads the contents as text (a lesser block, LaTeX)."""
+        return self.latex or self.name.upper() in LESSER_BLOCKS
+
+
+class _Closers:
+    """The lines of a text that may close a block, each name's hits found once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: dict[bool, list[tuple[int, int, str]]] = {}
+        self._hits: dict[tuple[bool, str], tuple[list[int], list[int]]] = {}
+
+    def _candidates(self, latex: bool) -> list[tuple[int, int, str]]:
+        found = self._lines.get(latex)
+        if found is None:
+            text = self.text
+            if latex:
+                starts = sorted({text.rfind("\n", 0, m.start()) + 1
+                                 for m in re.finditer(r"\\end\{", text)})
+            else:
+                starts = [m.start() for m in _BLOCK_CLOSER_RE.finditer(text)]
+            found = []
+            for start in starts:
+                newline = text.find("\n", start)
+                stop = len(text) if newline < 0 else newline
+                # A CRLF file's CR is part of the line end, as when Emacs visits it.
+                content = text[start:stop].removesuffix("\r")
+                found.append((start, len(text) if newline < 0 else newline + 1, content))
+            self._lines[latex] = found
+        return found
+
+    def first(self, name: str, latex: bool, after: int, limit: int) -> tuple[int, int] | None:
+        """Return (start, end) of the first line closing ``name`` in [after, limit)."""
+        hits = self._hits.get((latex, name))
+        if hits is None:
+            pattern = (latex_end_re if latex else block_end_re)(name)
+            lines = [(s, e) for s, e, content in self._candidates(latex) if pattern.match(content)]
+            hits = self._hits[(latex, name)] = ([s for s, _ in lines], [e for _, e in lines])
+        at = bisect_left(hits[0], after)
+        if at < len(hits[0]) and hits[0][at] < limit:
+            return hits[0][at], hits[1][at]
+        return None
+
+
+def parsed_block_spans(text: str, *, latex: bool = False, body: bool = False) -> list[Block]:
+    """Return the blocks Org parses in ``text``, in order (LaTeX environments if ``latex``).
+
+    ``body``: the text is a result body whose headline lines will be escaped, so a
+    headline line inside it ends no block.
+    """
+    if "#+" not in text and not (latex and "\\begin{" in text):
+        return []
+    headlines = [] if body else [m.start() for m in HEADLINE_TEXT_RE.finditer(text)]
+    closers = _Closers(text)
+    found: list[Block] = []
+    around: list[Block] = []  # the greater blocks holding this point, innermost last
+    covered = 0  # the end of the last lesser block: nothing inside it is a block
+    head = 0
+    for match in _OPEN_RE.finditer(text):
+        start = match.start()
+        is_latex = match.group(2) is not None
+        if start < covered or (is_latex and not latex):
+            continue
+        while around and around[-1].close <= start:
+            around.pop()
+        while head < len(headlines) and headlines[head] <= start:
+            head += 1
+        limit = headlines[head] if head < len(headlines) else len(text)
+        if around:
+            limit = min(limit, around[-1].close)
+        newline = text.find("\n", start)
+        contents = len(text) if newline < 0 else newline + 1
+        name = match.group(2) if is_latex else match.group(1)
+        # A LaTeX environment may close on its own begin line.
+        close = closers.first(name, is_latex, start if is_latex else contents, limit)
+        if close is None:
+            continue  # not closed: the line is a paragraph's
+        block = Block(name, start, contents, close[0], close[1], is_latex)
+        found.append(block)
+        if block.lesser:
+            covered = block.end
+        else:
+            around.append(block)
+    return found
+
+
+# As written: the lesser kinds, found from the literal "#+", so a large file costs a
+# jump from "#" to "#", not a line-start pattern tried at every byte.
+_WRITTEN_BEGIN = re.compile(
+    rb"#\+begin_(" + "|".join(k.lower() for k in LESSER_BLOCKS).encode() + rb")\b", re.IGNORECASE
+)
+
+
+def written_block_spans(data: bytes) -> Iterator[tuple[int, int]]:
+    """Yield each block's span as written: its begin line's start to past ``#+end_KIND``.
+
+    The same spans, in the same order, as ``^[ \\t]*#\\+begin_(KIND)\\b.*?^[ \\t]*#\\+end_\\1\\b``
+    (multi-line, dot-all, ignoring case) finds: a begin without an end is no block.
+    """
+    position = 0
+    unclosed: set[bytes] = set()  # kinds with no end line after some point: none later
+    while True:
+        begin = _WRITTEN_BEGIN.search(data, position)
+        if begin is None:
+            return
+        start = begin.start()
+        position = begin.end()
+        line_start = start
+        if start and data[start - 1] != 0x0A:  # most begins start their line: no search
+            line_start = data.rfind(b"\n", 0, start) + 1
+            if data[line_start:start].strip(b" \t"):
+                continue  # "#+begin_src" after text on its line opens nothing
+        kind = begin.group(1).lower()
+        if kind in unclosed:
+            continue
+        end = _written_end(data, _written_end_re(kind), position)
+        if end is None:
+            unclosed.add(kind)
+        else:
+            yield line_start, end
+            position = end
+
+
+def _written_end(data: bytes, pattern: re.Pattern[bytes], after: int) -> int | None:
+    """Return the end of the first ``pattern`` (an end line) starting a line after ``after``."""
+    position = after
+    while True:
+        end = pattern.search(data, position)
+        if end is None:
+            return None
+        start = end.start()
+        if data[start - 1] == 0x0A:  # start > after > 0: the common case, no search
+            return end.end()
+        line_start = data.rfind(b"\n", 0, start) + 1
+        if line_start >= after and not data[line_start:start].strip(b" \t"):
+            return end.end()
+        position = end.end()
+
+
+@lru_cache(maxsize=8)
+def _written_end_re(kind: bytes) -> re.Pattern[bytes]:
+    """Return the pattern of ``#+end_KIND`` (the end of one kind of block, as written)."""
+    return re.compile(rb"#\+end_" + re.escape(kind) + rb"\b", re.IGNORECASE)

@@ -10,12 +10,12 @@ from pathlib import Path
 from orgrouter.babel.headers import Params, block_sources, merge, property_chain_value
 from orgrouter.errors import InputError
 from orgrouter.org.blocks import SrcBlock, find_src_blocks
+from orgrouter.org.document import Document as OrgDocument
 from orgrouter.org.drawer import Property, locate_head
-from orgrouter.org.headline import parse_headline
 from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Inherited, Outline
 from orgrouter.org.scan import HeadlineLine
-from orgrouter.org.settings import InBufferSettings, read_settings
+from orgrouter.org.settings import read_settings
 
 # org-babel-src-block-regexp: how org-babel-map-src-blocks finds blocks (a language is
 # required, and the first "#+end_src" at a line start after it ends the match).
@@ -56,12 +56,17 @@ class Document:
 
     path: Path
     text: str
-    outline: Outline
+    org: OrgDocument  # the same (LF) bytes as the org layer reads them: outline, heads
     headings: list[Heading]
     blocks: list[SrcBlock]
     keyword_properties: dict[str, str]
     file_properties: LocalValues = field(default_factory=dict)
     _heading_starts: list[int] = field(default_factory=list)
+
+    @property
+    def outline(self) -> Outline:
+        """Return the file's outline (the org layer's)."""
+        return self.org.outline
 
     def __post_init__(self) -> None:
         self._heading_starts = [h.begin for h in self.headings]
@@ -86,11 +91,10 @@ class Document:
             line = data.count(b"\n", 0, error.start) + 1
             raise InputError("not valid UTF-8", path=path, line=line) from error
         settings = read_settings(text, path)
-        outline = Outline(data)
-        headings = _read_headings(text, outline, settings)
+        org = OrgDocument(data, path, newline=b"\n", settings=settings)
         props = {key.casefold(): value for key, value in settings.properties.items()}
         blocks = find_src_blocks(text)
-        return cls(path, text, outline, headings, blocks, props, _file_drawer(data))
+        return cls(path, text, org, _read_headings(text, org), blocks, props, _file_drawer(data))
 
     def heading_index(self, offset: int) -> int | None:
         """Return the index of the headline that ``offset`` (characters) sits under."""
@@ -159,18 +163,17 @@ class Document:
                 pos = match.end()
 
 
-def _read_headings(text: str, outline: Outline, settings: InBufferSettings) -> list[Heading]:
+def _read_headings(text: str, org: OrgDocument) -> list[Heading]:
     """Return the document's headlines with what tangling needs from each."""
-    data = outline.data
-    offsets = Offsets(text, data=data)
+    offsets = Offsets(text, data=org.data)
     # A subtree ends where a later headline begins, or at the end of the text.
-    chars = {line.begin: offsets.char(line.begin) for line in outline.entries}
-    chars[len(data)] = len(text)
+    chars = {line.begin: offsets.char(line.begin) for line in org.entries}
+    chars[len(org.data)] = len(text)
     headings: list[Heading] = []
-    for line in outline.entries:
-        raw_line = data[line.begin : line.end].decode("utf-8").rstrip("\n")
-        parsed = parse_headline(raw_line, settings.todo)
-        head = locate_head(data, line)
+    for index, line in enumerate(org.entries):
+        raw_line = org.line_text(index)
+        parsed = org.headline(index)
+        head = org.head(index)
         props: LocalValues = {}
         custom_id = node_id = None
         if head.drawer is not None:

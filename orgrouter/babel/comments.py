@@ -117,10 +117,12 @@ def block_link(doc: Document, block: SrcBlock, tangle_value: str) -> str:
     As Org 9.5 does, the whole ``FILE::search`` goes through ``file-relative-name``, so
     a headline holding ``//`` or ``a/../b`` changes the link (Emacs writes the same).
     """
-    directory = doc.path.parent / os.path.expanduser(os.path.dirname(tangle_value))
+    path = os.path.abspath(doc.path)
+    base = os.path.expanduser(os.path.dirname(tangle_value))
+    directory = os.path.join(os.path.dirname(path), base)
     search = search_option(doc, block)
-    link = str(doc.path) if search is None else f"{doc.path}::{search}"
-    return "file:" + relative_name(link_escape(link), str(directory))
+    link = path if search is None else f"{path}::{search}"
+    return "file:" + relative_name(link_escape(link), directory)
 
 
 def _expand(name: str) -> str:

@@ -23,6 +23,7 @@ from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.errors import ConflictError, InputError
 from orgrouter.io.transaction import Transaction
 from orgrouter.org.escape import escape_code
+from orgrouter.org.scan import BOM
 
 _BEGIN_RE = re.compile(
     r"^(?P<lead>.*?)\[\[(?P<link>(?:[^][\\]|\\.)+)\]\[(?P<name>[^]]+)\]\](?P<tail>.*)$"
@@ -170,12 +171,9 @@ def _detangle_into(
     return messages
 
 
-_BOM = b"\xef\xbb\xbf"
-
-
 def _read_as_crlf(data: bytes) -> bool:
     """Return whether babel's Document folded every CRLF of ``data`` into LF."""
-    data = data.removeprefix(_BOM)
+    data = data.removeprefix(BOM)
     return b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
 
 
@@ -187,7 +185,7 @@ def _splice_bodies(data: bytes, text: str, edits: list[tuple[int, int, str]]) ->
     outside the replaced bodies, each line end included, stays as it was (a mixed file
     is not normalised either way). Each body carries its own line ends already.
     """
-    lead = len(_BOM) if data.startswith(_BOM) else 0
+    lead = len(BOM) if data.startswith(BOM) else 0
     crlf = _read_as_crlf(data)
 
     def at(offset: int) -> int:

@@ -66,14 +66,10 @@ def is_lisp_value(value: str | None) -> bool:
 
 
 def parse_mode(value: str) -> tuple[int | None, str]:
-    """Return the file mode a ``:tangle-mode`` value names, and a warning ('' if none).
+    """Return the mode a ``:tangle-mode`` value names as Org 9.5 reads it, and a warning.
 
-    Org 9.5 hands ``set-file-modes`` what ``org-babel-read`` makes of the value: a
-    plain integer is a decimal number (448 is #o700; chmod keeps its low 12 bits); the
-    ``o600``/``#o600`` spelling of Org 9.6 stays a string, on which 9.5 fails after
-    writing the file. That spelling is applied (it is what the user meant, and 9.5
-    offers nothing to match but an aborted run), with a warning; what no Org release
-    reads is not applied.
+    9.5 gives ``set-file-modes`` what ``org-babel-read`` makes of it: an integer is
+    decimal (448 is #o700); 9.6's ``o600`` stays a string it fails on (README).
     """
     value = value.strip()
     match = _IDENTITY_MODE_RE.match(value)

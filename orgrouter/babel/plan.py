@@ -72,7 +72,6 @@ class TargetPlan:
     mode: int | None = None  # an explicit mode (:shebang, :tangle-mode); None = default
     mkdirp: bool = False
     blocks: list[BlockSpec] = field(default_factory=list)
-    first_line: int = 0  # line of the first block, for messages
 
 
 @dataclass
@@ -200,7 +199,7 @@ def plan_document(doc: Document) -> FilePlan:
         target = targets.get(name)
         if target is None:
             path = Path(os.path.normpath(doc.path.parent / os.path.expanduser(name)))
-            target = targets[name] = TargetPlan(name, path, first_line=block.line)
+            target = targets[name] = TargetPlan(name, path)
         target.blocks.append(spec)
     plans = list(targets.values())
     warnings: list[Skipped] = []

@@ -24,16 +24,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orgrouter.errors import StateError
-from orgrouter.org.drawer import Head, locate_head
+from orgrouter.org.document import Document
+from orgrouter.org.drawer import Head
 from orgrouter.org.headline import parse_headline
-from orgrouter.org.scan import iter_headline_lines
 from orgrouter.route.request import RESULT_KEY, instruction_hash
 from orgrouter.route.results import CHECK_KEY, KIND_KEY, MARK, find_mark, result_check
 
@@ -115,17 +114,16 @@ def corrections(path: str, data: bytes, newline: bytes) -> list[RouteRecord]:
     if position < 0:
         return []  # no result at all: the common case costs one search
     # One linear headline scan; each result drawer belongs to the headline above it.
-    headlines = list(iter_headline_lines(data))
-    begins = [headline.begin for headline in headlines]
+    document = Document(data, newline=newline)
     found: dict[str, RouteRecord] = {}
     seen: set[int] = set()
     while position >= 0:
-        index = bisect_right(begins, position) - 1
+        index = document.find(position)
         position = find_mark(data, position + len(MARK))
-        if index < 0 or index in seen:
+        if index is None or index in seen:
             continue
         seen.add(index)
-        head = locate_head(data, headlines[index], newline=newline)
+        head = document.head(index)
         identity = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
         if identity is None or identity.value in found or not _edited(data, head):
             continue

@@ -80,14 +80,11 @@ def abbreviate(path: str) -> str:
 
 def inherited_property(document: Document, index: int, key: str) -> str | None:
     """Return property ``key`` of headline ``index`` or its nearest ancestor having it."""
-    at: int | None = index
-    while at is not None:
-        entry = document.entries[at]
-        head = document.head(at)
-        found = head.drawer.get(key) if head.drawer is not None else None
+    for at in (index, *document.outline.ancestors(index)):
+        drawer = document.head(at).drawer
+        found = drawer.get(key) if drawer is not None else None
         if found is not None:
             return found.value
-        at = entry.parent
     return None
 
 
@@ -161,13 +158,11 @@ def context_of(
     """Return the ARCHIVE_* properties of headline ``index``, in Org's order."""
     headline = document.headline(index)
     path: list[str] = []
-    at = document.entries[index].parent
-    while at is not None:
+    for at in document.outline.ancestors(index):
         above = document.headline(at)
         # org-get-outline-path takes the title group of `org-complex-heading-regexp',
         # which keeps a COMMENT keyword (unlike :raw-value).
         path.insert(0, outline_title(f"COMMENT {above.raw}" if above.commented else above.raw))
-        at = document.entries[at].parent
     own = set(document.own_tags(index))
     inherited = [tag for tag in document.tags(index) if tag not in own]
     pairs = [

@@ -154,11 +154,8 @@ def find_heading(
     wanted = [p.strip().casefold() for p in path.split("/") if p.strip()]
     matches: list[tuple[int, tuple[str, ...]]] = []
     for entry in document.entries:
-        olpath: list[str] = []
-        at: int | None = entry.index
-        while at is not None:
-            olpath.insert(0, outline_title(document.headline(at).raw))
-            at = document.entries[at].parent
+        chain = (entry.index, *document.outline.ancestors(entry.index))
+        olpath = [outline_title(document.headline(at).raw) for at in reversed(chain)]
         if [p.casefold() for p in olpath[-len(wanted) :]] == wanted and len(olpath) >= len(wanted):
             matches.append((entry.index, tuple(olpath)))
     if exact:

@@ -45,6 +45,9 @@ CREATE TABLE IF NOT EXISTS scan_cache (
 );
 """
 RACY_NS = 2_000_000_000
+# The run memo key (``StateDB.run_memo``) saying that this run's scan reads every note:
+# the cache knew none (a first run over the tree, or --force). ``search`` reads it.
+READS_EVERY_NOTE = "scan:reads_every_note"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +98,11 @@ class ScanCache:
                     bool(row[7]),
                     str(row[8]),
                 )
+
+    @property
+    def knows_nothing(self) -> bool:
+        """Return whether no file is remembered (every file is read this run)."""
+        return not self._entries
 
     def get(self, path: str | os.PathLike[str]) -> Entry | None:
         """Return the entry for ``path`` (as an absolute path), if any."""

@@ -21,6 +21,8 @@ from types import TracebackType
 
 from orgrouter.config import Config
 from orgrouter.errors import StateError
+from orgrouter.xdg import state_dir as state_dir
+from orgrouter.xdg import xdg_state_home as xdg_state_home
 
 BUSY_TIMEOUT_S = 10.0  # cron and a hand run may share the file; wait, don't fail
 RESET_HINT = "run `orgrouter state reset` to rebuild it (it holds only caches and windows)"
@@ -225,27 +227,12 @@ def _tables_created_by(ddl: str) -> list[str]:
     return _CREATE_TABLE_RE.findall(ddl)
 
 
-def xdg_state_home(env: Mapping[str, str]) -> Path:
-    """Return ``$XDG_STATE_HOME`` or ``~/.local/state`` (XDG Base Directory spec)."""
-    value = env.get("XDG_STATE_HOME", "")
-    # The spec says a relative value is invalid and must be ignored.
-    if value and os.path.isabs(value):
-        return Path(value)
-    home = env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".local" / "state"
-
-
 def root_key(notes_root: str | os.PathLike[str]) -> str:
     """Return a file-name-safe key for a notes root: its name plus a path hash."""
     resolved = Path(notes_root).expanduser().resolve()
     digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:16]
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", resolved.name).strip("._") or "root"
     return f"{name[:40]}-{digest}"
-
-
-def state_dir(env: Mapping[str, str]) -> Path:
-    """Return orgrouter's directory under the XDG state home."""
-    return xdg_state_home(env) / "orgrouter"
 
 
 def resolve_state_path(

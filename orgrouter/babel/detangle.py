@@ -23,6 +23,7 @@ from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.errors import ConflictError, InputError
 from orgrouter.io.transaction import Transaction
 from orgrouter.org.escape import escape_code
+from orgrouter.org.lines import Offsets
 from orgrouter.org.scan import BOM
 
 _BEGIN_RE = re.compile(
@@ -185,12 +186,11 @@ def _splice_bodies(data: bytes, text: str, edits: list[tuple[int, int, str]]) ->
     outside the replaced bodies, each line end included, stays as it was (a mixed file
     is not normalised either way). Each body carries its own line ends already.
     """
-    lead = len(BOM) if data.startswith(BOM) else 0
+    offsets = Offsets(text, byte0=len(BOM) if data.startswith(BOM) else 0)
     crlf = _read_as_crlf(data)
 
     def at(offset: int) -> int:
-        before = text[:offset]
-        return lead + len(before.encode("utf-8")) + (before.count("\n") if crlf else 0)
+        return offsets.byte(offset) + (text.count("\n", 0, offset) if crlf else 0)
 
     out = data
     for begin, end, body in sorted(edits, reverse=True):

@@ -20,8 +20,9 @@ from orgrouter.commands.options import (
 from orgrouter.config import Config
 from orgrouter.errors import UsageError
 from orgrouter.report import plural
-from orgrouter.route.runner import RunOptions
+from orgrouter.route.router import RunOptions
 from orgrouter.writemode import WriteMode
+from orgrouter.xdg import cache_dir
 
 if TYPE_CHECKING:
     from orgrouter.route.pipeline import RequestReport
@@ -111,6 +112,7 @@ def route(
         on_request=printer,
         on_diff=lambda text: click.echo(text, nl=False),
         config_dir=loaded.directory,
+        rules_cache=cache_dir(os.environ),
     )
     if use_stdin:
         return _stdin(file_name, config, options, state_path, quiet)

@@ -182,15 +182,23 @@ def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]
     )
 
 
-def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Snapshot:
-    """Read and decode the Org file at ``path``, raising InputError naming it on bad input."""
+def read_org_text(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """Return the text of the Org file at ``path`` (no BOM), refused as ``read_org_file`` refuses.
+
+    For readers that never write back (search): no symlink resolution, no hash.
+    """
     name = os.fspath(path)
-    # Resolve the link once and read what it resolved to, so that real_path names the
-    # very file whose bytes the snapshot holds (the transaction replaces that file).
-    real = os.path.realpath(name)
+    data, _st = _read_named(name, name, max_bytes)
+    return decode_org(data, name, max_bytes=max_bytes).text
+
+
+def _read_named(
+    opened: str, name: str, max_bytes: int
+) -> tuple[bytes, os.stat_result]:
+    """Read the regular file ``opened``, raising InputError naming ``name`` on failure."""
     try:
         # O_NONBLOCK: opening a FIFO named like a note must not hang the run.
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(opened, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise InputError("no such file", path=name) from None
     except IsADirectoryError:
@@ -201,13 +209,22 @@ def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_
         raise InputError(f"cannot open: {exc.strerror}", path=name) from None
     try:
         try:
-            data, st = _read_fd(fd, name, max_bytes)
+            return _read_fd(fd, name, max_bytes)
         except IsADirectoryError:
             raise InputError("is a directory, not an Org file", path=name) from None
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", path=name) from None
     finally:
         os.close(fd)
+
+
+def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Snapshot:
+    """Read and decode the Org file at ``path``, raising InputError naming it on bad input."""
+    name = os.fspath(path)
+    # Resolve the link once and read what it resolved to, so that real_path names the
+    # very file whose bytes the snapshot holds (the transaction replaces that file).
+    real = os.path.realpath(name)
+    data, st = _read_named(real, name, max_bytes)
     decoded = decode_org(data, name, max_bytes=max_bytes)
     return Snapshot(
         path=name,

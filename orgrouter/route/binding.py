@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from orgrouter.config import AgentConfig
+from orgrouter.route.results import APPROVAL_KEY
 from orgrouter.skills.base import Context, Result
 
 if TYPE_CHECKING:
@@ -39,6 +41,11 @@ if TYPE_CHECKING:
 DIGEST_KEY = "ORGROUTER_APPROVES"  # on approval results: sha256 of the effect approved
 EFFECT_FIELD = "effect"  # key of the effect in the held intent (ORGROUTER_APPROVAL)
 APPROVED_DIGEST = "approved_digest"  # payload key: the digest the approval's drawer holds
+WAITING = "WAITING"
+APPROVED_FLAG = "approved"  # payload key of a delegation the user approved
+# What an approval headline keeps of the held intent: enough to run it, nothing more.
+HELD_KEYS = ("order", "skill", "verb", "object", "agent", "text", "risk", "risk_reason",
+             EFFECT_FIELD)  # fmt: skip
 _AGAIN = "; asked again because "
 _SCHEMA, _VERSION = "approvals", 1
 _DDL = """
@@ -128,8 +135,6 @@ def require_approval(
 
     The new approval says what changed when an earlier one approved something else.
     """
-    from orgrouter.route.guardian import APPROVED_FLAG, approval_result
-
     note = _note(ctx)
     changed: list[str] = []
     if payload.get(APPROVED_FLAG):
@@ -198,3 +203,40 @@ def _was_asked(db: StateDB, note: str, digest: str) -> bool:
     ).fetchone()
     return row is not None
 
+
+def intent_subject(payload: Mapping[str, Any]) -> str:
+    """Return what a held intent without a skill's own effect approves: its words."""
+    return f"{payload.get('text', '')} (by skill {payload.get('skill', '')})"
+
+
+def approval_result(
+    payload: Mapping[str, Any], agent: AgentConfig, effect: Effect | None = None
+) -> Result:
+    """Return the approval headline that holds ``payload`` until the user decides.
+
+    ``effect`` is exactly what approving it permits (default: the intent's words); its
+    digest goes into the drawer and the body, and the held intent keeps the effect.
+    """
+    import json  # most routes hold no approval; json stays off their start-up
+
+    text = str(payload.get("text", ""))
+    reason = payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky"
+    effect = effect or Effect(subject=intent_subject(payload))
+    held = {k: payload[k] for k in HELD_KEYS if payload.get(k) not in (None, "", [])}
+    held[EFFECT_FIELD] = effect.to_json()
+    shown = "\n".join(["It approves exactly this:", *effect.lines()])
+    return Result(
+        title=f"Approve: {text}",
+        body=(
+            f"Held for approval: {reason}. Nothing has run.\n{shown}\n"
+            f"To run it, change {WAITING} to {agent.approve_keyword} and route again; "
+            f"{agent.reject_keyword} closes it. If what it does changes before then, "
+            "orgrouter asks again."
+        ),
+        kind="approval",
+        todo=WAITING,
+        properties=(
+            (APPROVAL_KEY, json.dumps(held, ensure_ascii=False, sort_keys=True)),
+            (DIGEST_KEY, effect.digest),
+        ),
+    )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from orgrouter.config import Config
 from orgrouter.io.text import check_org
 from orgrouter.route.pipeline import DocumentOutcome
-from orgrouter.route.runner import Router, RunOptions
+from orgrouter.route.router import Router, RunOptions
 
 if TYPE_CHECKING:
     from orgrouter.state import StateDB

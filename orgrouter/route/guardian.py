@@ -15,12 +15,16 @@ itself, with that effect, and the guardian leaves its intents to it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from orgrouter.config import AgentConfig
-from orgrouter.route.binding import APPROVED_DIGEST, DIGEST_KEY, EFFECT_FIELD, Effect
+from orgrouter.route.binding import (
+    APPROVED_DIGEST,
+    APPROVED_FLAG,
+    DIGEST_KEY,
+    Effect,
+    intent_subject,
+)
 from orgrouter.route.request import STATUS_KEY
 from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, Written
 from orgrouter.skills.base import (
@@ -35,12 +39,7 @@ from orgrouter.skills.base import (
     proposal_stimulus,
 )
 
-WAITING = "WAITING"
-APPROVED_FLAG = "approved"  # payload key of a delegation the user approved
-# What an approval headline keeps of the held intent: enough to run it, nothing more.
 FREE_FORM = frozenset({"ask", "draft", "rewrite", "explain", "translate", "summarize"})
-HELD_KEYS = ("order", "skill", "verb", "object", "agent", "text", "risk", "risk_reason",
-             EFFECT_FIELD)  # fmt: skip
 
 
 class GuardianSkill(BaseSkill):
@@ -107,44 +106,6 @@ class ApprovedSkill(BaseSkill):
                 ),
             )
         )
-
-
-def intent_subject(payload: Mapping[str, Any]) -> str:
-    """Return what a held intent without a skill's own effect approves: its words."""
-    return f"{payload.get('text', '')} (by skill {payload.get('skill', '')})"
-
-
-def approval_result(
-    payload: Mapping[str, Any], agent: AgentConfig, effect: Effect | None = None
-) -> Result:
-    """Return the approval headline that holds ``payload`` until the user decides.
-
-    ``effect`` is exactly what approving it permits (default: the intent's words); its
-    digest goes into the drawer and the body, and the held intent keeps the effect.
-    """
-    import json  # most routes hold no approval; json stays off their start-up
-
-    text = str(payload.get("text", ""))
-    reason = payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky"
-    effect = effect or Effect(subject=intent_subject(payload))
-    held = {k: payload[k] for k in HELD_KEYS if payload.get(k) not in (None, "", [])}
-    held[EFFECT_FIELD] = effect.to_json()
-    shown = "\n".join(["It approves exactly this:", *effect.lines()])
-    return Result(
-        title=f"Approve: {text}",
-        body=(
-            f"Held for approval: {reason}. Nothing has run.\n{shown}\n"
-            f"To run it, change {WAITING} to {agent.approve_keyword} and route again; "
-            f"{agent.reject_keyword} closes it. If what it does changes before then, "
-            "orgrouter asks again."
-        ),
-        kind="approval",
-        todo=WAITING,
-        properties=(
-            (APPROVAL_KEY, json.dumps(held, ensure_ascii=False, sort_keys=True)),
-            (DIGEST_KEY, effect.digest),
-        ),
-    )
 
 
 @dataclass(frozen=True)

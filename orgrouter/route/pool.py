@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, OrgRouterError
-from orgrouter.route.runner import Router, RunOptions
+from orgrouter.route.kernel import NotHere
+from orgrouter.route.router import Router, RunOptions
 from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class Setup:
     state_path: Path | None
     config_dir: Path | None
     parent: int = 0  # the run's pid: a worker dies with it
+    rules_cache: Path | None = None
 
     @classmethod
     def of(cls, router: Router) -> Setup:
@@ -103,6 +105,7 @@ class Setup:
             options.state_path if router.state is not None else None,
             options.config_dir,
             os.getpid(),
+            options.rules_cache,
         )
 
 
@@ -128,10 +131,6 @@ class Answer:
     warnings: tuple[str, ...] | None = None  # the skills' load warnings, if it used them
 
 
-class GiveBack(BaseException):
-    """Hand the file back to the parent (a BaseException: the kernel catches Exception)."""
-
-
 class _ParentOnly:
     """A skill that must not act in a worker: acting gives the file back instead."""
 
@@ -149,11 +148,11 @@ class _ParentOnly:
 
     def neuro(self, stimulus: Stimulus, ctx: Context) -> object:
         """Give the file back: the skill would act."""
-        raise GiveBack(self.name)
+        raise NotHere(self.name)
 
     def symbolic(self, proposal: object, ctx: Context) -> None:
         """Give the file back: the skill would act."""
-        raise GiveBack(self.name)
+        raise NotHere(self.name)
 
 
 class WorkerRouter(Router):
@@ -198,6 +197,7 @@ def start_worker(setup: Setup) -> None:
             force=setup.force,
             state_path=setup.state_path,
             config_dir=setup.config_dir,
+            rules_cache=setup.rules_cache,
         )
         router = WorkerRouter(setup.config, options, setup.root, state)
         router.env(None)  # skills, rules and the gate load now, while the parent scans
@@ -237,7 +237,7 @@ def route_in_worker(task: Task) -> Answer:
     router.used_env = False
     try:
         outcome = router.route(task.data, task.path, task.newline)
-    except GiveBack:
+    except NotHere:
         return Answer(HERE)
     except ConfigError:
         return Answer(HERE)  # the parent meets it again and stops the run, as serially

@@ -9,9 +9,9 @@ when it is there, else the package's own (an overlay). A malformed table is a
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -118,13 +118,19 @@ class _Table:
         self.text = text
         self.packaged = packaged  # the package's own table (the test suite checks it)
         self.targets: Collection[str] = ()  # the skills intents may be sent to
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        """Return the table's TOML, parsed (only on a cache miss: see route/rulecache.py)."""
+        import tomllib
+
         try:
-            self.data: dict[str, Any] = tomllib.loads(text)
+            return tomllib.loads(self.text)
         except tomllib.TOMLDecodeError as error:
             found = re.search(r"line (\d+)", str(error))
             raise ConfigError(
                 f"invalid TOML in routing table: {error}",
-                path=source,
+                path=self.source,
                 line=int(found.group(1)) if found else None,
             ) from error
 
@@ -476,15 +482,24 @@ def load_rules(rules_dir: Path | None = None, targets: Collection[str] | None = 
     ``targets`` are the skills an intent may be sent to (``registry.targets``: with a
     run's user skills); by default the built-ins'.
     """
+    return build_rules(read_tables(rules_dir), targets)
+
+
+def read_tables(rules_dir: Path | None = None) -> dict[str, _Table]:
+    """Return every table's text (unparsed), each from ``rules_dir`` if there."""
+    return {name: _read(name, rules_dir) for name in TABLES}
+
+
+def build_rules(tables: Mapping[str, _Table], targets: Collection[str] | None = None) -> Rules:
+    """Return the ``Rules`` of ``tables``: parsed, validated against ``targets``, compiled."""
     if targets is None:
         from orgrouter.skills.registry import ROUTABLE
 
         targets = ROUTABLE
     fields: dict[str, Any] = {}
     sources: dict[str, str] = {}
-    tables: dict[str, _Table] = {}
     for name in TABLES:
-        table = tables[name] = _read(name, rules_dir)
+        table = tables[name]
         table.targets = targets
         sources[name] = table.source
         fields.update(_LOADERS[name](table))
@@ -538,11 +553,17 @@ def configured_rules(
 
     ``targets``: the skills an intent may be sent to, when a run has user skills.
     """
+    path = rules_path(rules_dir, base=base)
+    return default_rules() if path is None else load_rules(path, targets)
+
+
+def rules_path(rules_dir: str | None, *, base: Path | None = None) -> Path | None:
+    """Return the directory a ``[rules] dir`` setting names (relative to ``base``), checked."""
     if rules_dir is None:
-        return default_rules()
+        return None
     path = Path(rules_dir).expanduser()
     if not path.is_absolute() and base is not None:
         path = base / path
     if not path.is_dir():
         raise ConfigError("rules.dir is not a directory", path=path)
-    return load_rules(path, targets)
+    return path

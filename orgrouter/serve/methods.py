@@ -65,9 +65,10 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     """
     from orgrouter.clock import NOW_ENV, parse_now
     from orgrouter.route.filter import route_stdin, stdin_root
-    from orgrouter.route.runner import RunOptions
+    from orgrouter.route.router import RunOptions
     from orgrouter.serve.splices import editor_splices, text_edits
     from orgrouter.state import resolve_state_path
+    from orgrouter.xdg import cache_dir
 
     text = params.text("text")
     path = params.optional_str("path")
@@ -85,6 +86,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
         force=force,
         config_dir=loaded.files[-1].parent if loaded.files else None,
         within=_byte_range(text, within),
+        rules_cache=cache_dir(settings.environ),
     )
     root = stdin_root(file_name)
 

@@ -44,6 +44,7 @@ from orgrouter.skills.executor import (
     bound_name,
     index_at_line,
     inherited_privacy,
+    outline_title,
     relative_name,
     resolve_subjects,
     where_note,
@@ -57,8 +58,6 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _TAG_VARIANT = re.compile(
     r"\b(?:archive[ -]tag|tag\w*\s+(?:it|this|them)?\s*(?:as\s+)?archived)\b", re.I
 )
-_COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
-_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
 # A keyword's value without trailing blanks, in linear time ("(.*?)[ \t]*$" is
 # quadratic in a line of blanks: tests/security/test_hostile_lines.py).
 _VALUE = rb"[ \t]*((?:.*[^ \t\r\n])?)[ \t]*\r?$"
@@ -143,13 +142,6 @@ def split_location(location: str, source: Path) -> tuple[Path | None, str]:
     if not target.is_absolute():
         target = source.parent / target
     return Path(os.path.abspath(target)), heading
-
-
-def outline_title(raw: str) -> str:
-    """Return a title as ``org-get-outline-path`` gives it (cookies out, links shown)."""
-    text = _COOKIE.sub("", raw)
-    text = _LINK.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), text)
-    return text.strip(" \t\r\n")
 
 
 def context_of(

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from orgrouter.route.binding import Effect
 
 EXECUTORS = ("archive", "refile", "delete")
+# What org-get-outline-path drops from a title: statistics cookies, and links' targets.
+_COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
+_LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
 RESULT_MARK = re.compile(rb"^[ \t]*:ORGROUTER_[A-Z_]+:.*(?:\r?\n|$)", re.MULTILINE | re.IGNORECASE)
 EMPTY_DRAWER = re.compile(
     rb"^[ \t]*:PROPERTIES:[ \t]*\r?\n[ \t]*:END:[ \t]*(?:\r?\n|$)", re.M | re.I
@@ -306,14 +309,19 @@ def _open_below(document: Document, index: int) -> bool:
     )
 
 
+def outline_title(raw: str) -> str:
+    """Return a title as ``org-get-outline-path`` gives it (cookies out, links shown)."""
+    text = _COOKIE.sub("", raw)
+    text = _LINK.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(1), text)
+    return text.strip(" \t\r\n")
+
+
 def named(document: Document, title: str, own: int) -> Subject:
     """Return the headline titled ``title`` (case-insensitive), or raise Unclear.
 
     The title as written or as Org shows it (a link's description, no cookies): the
     headline ``* [[https://example.org][Site]] [1/2]`` is "Site".
     """
-    from orgrouter.skills.archive import outline_title
-
     wanted = title.casefold()
     matches = [
         entry.index

@@ -20,7 +20,6 @@ from typing import Any
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.subtree import at_level, realign_first
-from orgrouter.skills.archive import outline_title
 from orgrouter.skills.base import Context
 from orgrouter.skills.executor import (
     ExecutorSkill,
@@ -31,6 +30,7 @@ from orgrouter.skills.executor import (
     bound_name,
     document_of,
     inherited_privacy,
+    outline_title,
     relative_name,
     resolve_subjects,
     where_note,

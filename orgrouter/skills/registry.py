@@ -14,9 +14,10 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from orgrouter.errors import ConfigError, OrgRouterError
+from orgrouter.skills.lazy import LazySkill
 
 if TYPE_CHECKING:  # the facts below are read by the rules loader, which needs neither
     from orgrouter.config import Config
@@ -39,34 +40,58 @@ class Builtin:
     # ``tangle`` and the executors write files, a model skill spends the run's budget.
     in_worker: bool = False
     models: bool = False  # acts only with a model backend: loaded only when one may be used
+    # What the kernel may know without importing it (skills/lazy.py; the model skills
+    # load whole): its priority; whether it takes requests (the router) or delegations;
+    # the intent skills its trigger accepts beyond its own intents (None: any); whether
+    # it binds its own approvals. tests/skills/test_lazy_skills.py holds each to the skill.
+    priority: int = 50
+    requests: bool = False
+    also: tuple[str, ...] | None = ()
+    binds_approvals: bool = False
+
+    def wants(self) -> tuple[str, ...] | None:
+        """Return the intent skills its trigger may accept (None: any)."""
+        return None if self.also is None else (*self.intents, *self.also)
 
 
-def _offline(name: str, module: str, *, in_worker: bool = True) -> Builtin:
-    return Builtin(f"orgrouter.{module}:SKILL", (name,), in_worker)
+def _offline(name: str, module: str, *, in_worker: bool = True, **facts: Any) -> Builtin:
+    return Builtin(f"orgrouter.{module}:SKILL", (name,), in_worker, **facts)
 
 
 def _model(attribute: str, *intents: str) -> Builtin:
     return Builtin(f"orgrouter.skills.llm:{attribute}", intents, models=True)
 
 
+_WRITES: dict[str, Any] = {"priority": 60, "binds_approvals": True}
 BUILTINS: dict[str, Builtin] = {
-    "router": Builtin("orgrouter.skills.router:SKILL", in_worker=True),
-    "guardian": Builtin("orgrouter.route.guardian:SKILL", in_worker=True),
-    "approved": Builtin("orgrouter.route.guardian:APPROVED_SKILL", in_worker=True),
+    "router": Builtin(
+        "orgrouter.skills.router:SKILL", in_worker=True, priority=10, requests=True, also=None
+    ),
+    "guardian": Builtin("orgrouter.route.guardian:SKILL", in_worker=True, priority=100, also=None),
+    "approved": Builtin(  # an approved free-form intent
+        "orgrouter.route.guardian:APPROVED_SKILL",
+        in_worker=True,
+        priority=70,
+        also=("ask", "draft", "explain", "rewrite", "summarize", "translate"),
+    ),
     "todo": _offline("todo", "skills.todo"),
     "schedule": _offline("schedule", "skills.schedule"),
     "tag": _offline("tag", "skills.tag"),
-    "summarize": _offline("summarize", "skills.summarize"),
+    "summarize": _offline("summarize", "skills.summarize", priority=20),
     "search": _offline("search", "skills.search", in_worker=False),
     "greet": _offline("greet", "skills.greet"),
     "compact": _offline("compact", "skills.compact"),
     "ask": Builtin(
-        "orgrouter.skills.ask:SKILL", ("ask", "translate", "draft", "rewrite", "explain"), True
+        "orgrouter.skills.ask:SKILL",
+        ("ask", "translate", "draft", "rewrite", "explain"),
+        True,
+        priority=20,
     ),
-    "tangle": _offline("tangle", "skills.tangle_skill", in_worker=False),
-    "archive": _offline("archive", "skills.archive", in_worker=False),
-    "refile": _offline("refile", "skills.refile", in_worker=False),
-    "delete": _offline("delete", "skills.delete", in_worker=False),
+    # tangle: a "tangle" verb or text, whatever the intent's skill; archive: "tag it archived"
+    "tangle": _offline("tangle", "skills.tangle_skill", in_worker=False, **_WRITES, also=None),
+    "archive": _offline("archive", "skills.archive", in_worker=False, **_WRITES, also=("tag",)),
+    "refile": _offline("refile", "skills.refile", in_worker=False, **_WRITES),
+    "delete": _offline("delete", "skills.delete", in_worker=False, **_WRITES),
     # The model-backed skills, which defer to the offline skill of the same intent
     # whenever no model may be used.
     "summarize-model": _model("SUMMARIZE"),
@@ -121,7 +146,23 @@ def builtin_skills(*, models: bool = True) -> list[Skill]:
     Model skills act only when a backend may be used, so a configuration without
     one leaves them out and spares their imports.
     """
-    return [load_builtin(name) for name, b in BUILTINS.items() if models or not b.models]
+    return [
+        load_builtin(name) if b.models else lazy_builtin(name, b)
+        for name, b in BUILTINS.items()
+        if models or not b.models
+    ]
+
+
+def lazy_builtin(name: str, builtin: Builtin) -> LazySkill:
+    """Return the built-in ``name`` as a ``LazySkill`` (imported when it may act)."""
+    return LazySkill(
+        name,
+        builtin.target,
+        builtin.priority,
+        requests=builtin.requests,
+        wants=builtin.wants(),
+        binds_approvals=builtin.binds_approvals,
+    )
 
 
 def targets(skills: Iterable[Skill]) -> tuple[str, ...]:
@@ -142,7 +183,8 @@ def configured_targets(config: Config, *, base_dir: Path | None = None) -> tuple
 def in_worker(skill: Skill) -> bool:
     """Return whether ``skill`` may act in a worker process (a pure built-in; no user skill)."""
     builtin = BUILTINS.get(skill.name)
-    return builtin is not None and builtin.in_worker and load_builtin(skill.name) is skill
+    real = skill.skill if isinstance(skill, LazySkill) else skill
+    return builtin is not None and builtin.in_worker and load_builtin(skill.name) is real
 
 
 def load_skills(

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from orgrouter.discover import discover
 from orgrouter.errors import InputError
-from orgrouter.io.text import read_org_file
+from orgrouter.io.text import read_org_file, read_org_text
 from orgrouter.neuro.privacy import private_headlines
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
@@ -43,7 +43,8 @@ from orgrouter.skills.base import (
 from orgrouter.skills.wording import stem
 
 if TYPE_CHECKING:
-    from orgrouter.searchindex import SearchIndex
+    from orgrouter.searchindex import IndexHit
+    from orgrouter.state import StateDB
 
 MAX_HITS = 25
 _VERB = re.compile(
@@ -135,26 +136,21 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
         if not isinstance(fts5, bool):
             fts5 = state.run_memo["fts5"] = searchindex.available(state.conn)
         if fts5:
-            index = searchindex.SearchIndex(state, ctx.config.privacy.tags)
-            key = f"search_index:{root}"
-            unreadable = state.run_memo.get(key)
-            if not isinstance(unreadable, int):
-                discovered = discover([root], ctx.config.scan)
-                done = index.refresh(discovered.files, _read, under=root)
-                unreadable = done.unreadable + len(discovered.errors)
-                state.run_memo[key] = unreadable
-            best, total = index.query(query, under=root, limit=MAX_HITS)
+            lookup = state.run_memo.get(f"search:{root}")
+            if not isinstance(lookup, Lookup):
+                lookup = state.run_memo[f"search:{root}"] = Lookup(state, root, ctx)
+            best, total = lookup.query(query, MAX_HITS)
             note = ""
             if not total and len(query) > 1:
-                held = _held_words(index, query, root)
+                held = _held_words(lookup, query)
                 if held:
-                    best, total = index.query(held, under=root, limit=MAX_HITS)
+                    best, total = lookup.query(held, MAX_HITS)
                     dropped = [word for word in query if word not in held]
                     note = f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)"
             memo = state.run_memo.setdefault("search_private", {})
             assert isinstance(memo, dict)
             hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx, memo)
-            return Found(hits, total - (len(best) - len(hits)), unreadable, note)
+            return Found(hits, total - (len(best) - len(hits)), lookup.unreadable, note)
         hits, unreadable = search(root, query, ctx)
         note = "(This SQLite has no FTS5, so headline titles were scanned instead of the index.)"
         return Found(hits, len(hits), unreadable, note)
@@ -162,12 +158,63 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
     return Found(hits, len(hits), unreadable)
 
 
-def _held_words(index: SearchIndex, query: list[str], root: Path) -> list[str]:
+class Lookup:
+    """One run's searches under one root: from the index, or from the notes' text.
+
+    A run whose scan reads every note anyway (``READS_EVERY_NOTE``: the first over a
+    tree, or ``--force``) and finds no index of it answers from the text
+    (``orgrouter.searchscan``): one pass per distinct query, far cheaper than indexing
+    the tree. Past ``MAX_SCANS`` distinct queries, or for words the text pass leaves to
+    the index, the index is built after all. Any other run brings the index up to date
+    (only changed files read) and asks it.
+    """
+
+    MAX_SCANS = 4  # a text pass costs about a tenth of building the index
+
+    def __init__(self, state: StateDB, root: Path, ctx: Context) -> None:
+        from orgrouter.scancache import READS_EVERY_NOTE
+        from orgrouter.searchindex import SearchIndex
+
+        self.root = root
+        self.tags = ctx.config.privacy.tags
+        self.index = SearchIndex(state, self.tags)
+        self.found = discover([root], ctx.config.scan)
+        self.unreadable = len(self.found.errors)
+        self.scanned: dict[tuple[str, ...], tuple[list[IndexHit], int]] = {}
+        self.refreshed = False
+        first = state.run_memo.get(READS_EVERY_NOTE) is True
+        self.by_text = first and not self.index.holds_under(root)
+
+    def query(self, words: list[str], limit: int) -> tuple[list[IndexHit], int]:
+        """Return up to ``limit`` best headlines holding every word, and how many do."""
+        from orgrouter.searchscan import plain_tokens, scan_search
+
+        tokens = plain_tokens(words) if self.by_text else None
+        if tokens is not None:
+            key = tuple(tokens)
+            if key not in self.scanned and len(self.scanned) < self.MAX_SCANS:
+                shown = max(limit, MAX_HITS)  # a count-only ask (limit 1) shares the pass
+                answer = scan_search(
+                    self.found.files, read_org_text, tokens, self.tags, limit=shown
+                )
+                self.unreadable = len(self.found.errors) + answer.unreadable
+                self.scanned[key] = (answer.hits, answer.total)
+            if key in self.scanned:
+                hits, total = self.scanned[key]
+                return hits[:limit], total
+        if not self.refreshed:
+            done = self.index.refresh(self.found.files, read_org_text, under=self.root)
+            self.unreadable = len(self.found.errors) + done.unreadable
+            self.refreshed = True
+        return self.index.query(words, under=self.root, limit=limit)
+
+
+def _held_words(lookup: Lookup, query: list[str]) -> list[str]:
     """Return the query words some headline holds (a plural as its singular, if need be)."""
     held: list[str] = []
     for word in query:
         for form in dict.fromkeys((word, stem(word))):
-            if index.query([form], under=root, limit=1)[1]:
+            if lookup.query([form], 1)[1]:
                 held.append(form)
                 break
     return held

@@ -7,8 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 from orgrouter.config import Config
-from orgrouter.route.binding import APPROVED_DIGEST, DIGEST_KEY
-from orgrouter.route.guardian import APPROVED_FLAG
+from orgrouter.route.binding import APPROVED_DIGEST, APPROVED_FLAG, DIGEST_KEY
 from orgrouter.route.results import APPROVAL_KEY
 from orgrouter.skills.base import Context, Emit, Request, Result, Skill, delegation
 from orgrouter.skills.tangle_skill import SKILL

@@ -282,7 +282,8 @@ def test_file_changed_during_run_is_skipped_then_routed(tmp_path: Path) -> None:
     from orgrouter.config import Config
     from orgrouter.prefilter import prefilter_for
     from orgrouter.report import Report
-    from orgrouter.route.runner import Router, RunOptions, route_file
+    from orgrouter.route.router import Router, RunOptions
+    from orgrouter.route.runner import route_file
     from orgrouter.scancache import ScanCache, scan_one
 
     path = tmp_path / "meeting.org"

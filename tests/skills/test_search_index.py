@@ -28,8 +28,8 @@ def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.org"))
 
 
-def _read(path: Path) -> bytes:
-    return path.read_bytes()
+def _read(path: Path) -> str:
+    return path.read_text()
 
 
 def test_body_text_matches_and_titles_rank_first(tmp_path: Path) -> None:
@@ -94,12 +94,9 @@ def test_unreadable_file_is_counted_not_indexed(tmp_path: Path) -> None:
     (notes / "bad.org").write_bytes(b"* Garden \x00\n")
     index = _index(tmp_path)
 
-    def read(path: Path) -> bytes:
-        from orgrouter.io.text import read_org_file
+    from orgrouter.io.text import read_org_text
 
-        return read_org_file(path).data
-
-    assert index.refresh(_files(notes), read, under=notes).unreadable == 1
+    assert index.refresh(_files(notes), read_org_text, under=notes).unreadable == 1
     assert index.query(["garden"], under=notes)[1] == 1
 
 

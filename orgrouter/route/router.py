@@ -1,0 +1,144 @@
+"""The Router: the routing machinery one run builds lazily and shares across its files.
+
+``RunOptions`` are what a run was asked to do. The Router loads the
+skills, the routing tables, the rate limiter and the model backends only when a file
+first holds work, then routes each document's bytes (``route_document``). Directory
+runs (``route/runner.py``), worker processes (``route/pool.py``) and ``--stdin``
+(``route/filter.py``) all route through one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orgrouter.config import Config
+from orgrouter.errors import ConfigError, InputError
+from orgrouter.writemode import WriteMode
+
+if TYPE_CHECKING:
+    from orgrouter.neuro.backend import NeuroBackend
+    from orgrouter.route.pipeline import DocumentOutcome, RequestReport, RouteEnv
+
+
+@dataclass
+class RunOptions:
+    """The choices of one ``orgrouter route`` run."""
+
+    mode: WriteMode = WriteMode.WRITE
+    now: datetime = field(default_factory=datetime.now)
+    force: bool = False
+    state_path: Path | None = None  # None: no state database (no cache, no rate window)
+    log_path: Path | None = None
+    on_request: Callable[[RequestReport], None] = lambda _report: None
+    on_diff: Callable[[str], None] = lambda _text: None
+    config_dir: Path | None = None  # where relative skills.paths are resolved
+    within: tuple[int, int] | None = None  # route only requests starting in these bytes
+    rules_cache: Path | None = None  # where compiled routing tables are kept (None: nowhere)
+
+
+class Router:
+    """Lazily built routing machinery shared by every file of one run."""
+
+    def __init__(self, config: Config, options: RunOptions, root: Path | None, state: Any):
+        self.config = config
+        self.options = options
+        self.root = root
+        self.state = state
+        self._env: RouteEnv | None = None
+        self._backends: dict[str, NeuroBackend | None] = {}
+        self._budget: Any = None
+        self.warnings: list[str] = []
+        self.used = False  # whether a file was routed with the environment (its warnings show)
+        self.pending: set[str] = set()  # files an interrupted move still holds (journal.py)
+
+    def preload(self) -> None:
+        """Build the route environment now, if it can be (a file routed later needs it)."""
+        # A broken rules table: the first file routed meets it again, in its turn, and
+        # stops the run there, as a serial run does.
+        with contextlib.suppress(ConfigError):
+            self.env(None)
+
+    def env(self, file_agent: str | None) -> RouteEnv:
+        """Return the route environment, loading skills and limiter on first use."""
+        if self._env is None:
+            from orgrouter.route.pipeline import RouteEnv
+            from orgrouter.skills.registry import load_skills, targets
+
+            roots = [self.root] if self.root is not None else []
+            loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
+            self.warnings.extend(f"orgrouter: warning: {error}" for error in loaded.errors)
+            from orgrouter.skills.registry import uses_models
+
+            limiter = None
+            # Spawns are model calls: none offline, and a dry run spends none.
+            if self.state is not None and self.options.mode.writes and uses_models(self.config):
+                from orgrouter.route.ratelimit import RateLimiter
+
+                gate = self.config.sensor_gate
+                limiter = RateLimiter(
+                    self.state, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
+                )
+            from orgrouter.route.rules import configured_rules
+
+            # A broken rules table is the run's configuration error (exit 2), found
+            # before any note is touched, never an error result written into one.
+            where = (self.config.rules.dir,)
+            found = targets(loaded.skills)
+            cache = self.options.rules_cache
+            if cache is None:
+                rules = configured_rules(*where, base=self.options.config_dir, targets=found)
+            else:
+                from orgrouter.route import rulecache
+
+                base = self.options.config_dir
+                rules = rulecache.configured_rules(*where, cache, base=base, targets=found)
+            self._env = RouteEnv(
+                config=self.config,
+                skills=loaded.skills,
+                now=self.options.now,
+                notes_root=self.root,
+                state=self.state,
+                limiter=limiter,
+                backend_for=self.backend_for,
+                force=self.options.force,
+                dry_run=not self.options.mode.writes,
+                rules=rules,
+                within=self.options.within,
+            )
+        self._env.file_agent = file_agent
+        return self._env
+
+    def backend_for(self, agent: str) -> NeuroBackend | None:
+        """Return the model backend for ``agent`` (None for ``rules``), built once."""
+        settings = self.config.neuro_for(agent)
+        key = agent if agent.lower() in self.config.agents else ""
+        if key not in self._backends:
+            if settings.backend == "rules":
+                self._backends[key] = None
+            else:
+                from orgrouter.neuro.budget import TokenBudget
+                from orgrouter.neuro.factory import make_backend
+
+                if self._budget is None:
+                    neuro = self.config.neuro
+                    self._budget = TokenBudget(neuro.budget_tokens, neuro.run_timeout_s)
+                self._backends[key] = make_backend(settings, budget=self._budget)
+        return self._backends[key]
+
+    def route(self, data: bytes, path: str | None, newline: bytes) -> DocumentOutcome:
+        """Route one document's bytes."""
+        from orgrouter.configload import agent_keyword_in_bytes
+        from orgrouter.route.pipeline import route_document
+
+        try:
+            file_agent = agent_keyword_in_bytes(data, path)
+        except ConfigError as error:  # a bad keyword in one note fails that note only
+            raise InputError(error.message, path=error.path, line=error.line) from None
+        env = self.env(file_agent)
+        self.used = True
+        return route_document(data, path, env, newline=newline)

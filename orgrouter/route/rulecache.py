@@ -1,0 +1,120 @@
+"""The compiled routing tables, cached by content hash under the state directory.
+
+Parsing and validating the six TOML tables costs every route about 8 ms (``--stdin``
+from Emacs pays it on each call). The result is plain data apart from its regular
+expressions and personas, so it is kept as a ``marshal`` file named by a hash of
+everything it was built from: each table's source and text and this code. A table
+edited, a ``rules.dir`` added or an upgrade of orgrouter gives another name, so a
+stale entry is never read. An unreadable or broken entry is rebuilt; a cache that
+cannot be written is only slower.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import os
+import re
+import sys
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from orgrouter.route.rules import Persona, Rules, build_rules, read_tables, rules_path
+
+if TYPE_CHECKING:
+    from orgrouter.route.rules import _Table
+
+_PATTERN, _PERSONA = "\0re", "\0persona"  # markers no table word can be
+_CODE = (Path(__file__).with_name("rules.py"), Path(__file__))
+KEEP = 8  # entries kept: a few rules dirs (and the package's tables) in use at once
+
+
+def configured_rules(
+    rules_dir: str | None,
+    directory: Path,
+    *,
+    base: Path | None = None,
+    targets: Collection[str] | None = None,
+) -> Rules:
+    """Return the rules for a ``[rules] dir`` setting, cached in ``directory``."""
+    return cached_rules(read_tables(rules_path(rules_dir, base=base)), directory, targets)
+
+
+def cached_rules(
+    tables: Mapping[str, _Table], directory: Path, targets: Collection[str] | None = None
+) -> Rules:
+    """Return the ``Rules`` of ``tables`` (as ``build_rules``), from ``directory`` if built."""
+    path = directory / f"rules-{cache_key(tables, targets)}.marshal"
+    try:
+        return _thaw(marshal.loads(path.read_bytes()))
+    except (OSError, ValueError, EOFError, TypeError, KeyError, re.error):
+        pass  # absent, unreadable or not ours: build it again
+    rules = build_rules(tables, targets)
+    _store(path, marshal.dumps(_freeze(vars(rules))))
+    _prune(directory)
+    return rules
+
+
+def cache_key(tables: Mapping[str, _Table], targets: Collection[str] | None = None) -> str:
+    """Return the hash of everything the compiled tables are built from."""
+    digest = hashlib.sha256(sys.version.encode())  # marshal's format follows Python's
+    digest.update(repr(None if targets is None else sorted(targets)).encode())
+    for code in _CODE:
+        digest.update(code.read_bytes())
+    for name, table in sorted(tables.items()):
+        for part in (name, table.source, table.text):
+            digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    return digest.hexdigest()[:32]
+
+
+def _store(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (a temp file beside it), or not at all."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp.write_bytes(data)
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):  # the directory may be what failed
+            temp.unlink(missing_ok=True)
+
+
+def _prune(directory: Path) -> None:
+    """Remove all but the ``KEEP`` newest entries (each edit of a rules dir adds one)."""
+    with contextlib.suppress(OSError):
+        entries = sorted(directory.glob("rules-*.marshal"), key=lambda p: p.stat().st_mtime)
+        for old in entries[:-KEEP]:
+            old.unlink(missing_ok=True)
+
+
+def _freeze(value: Any) -> Any:
+    """Return ``value`` as data ``marshal`` can hold (patterns and personas tagged)."""
+    if isinstance(value, re.Pattern):
+        return (_PATTERN, value.pattern, value.flags)
+    if isinstance(value, Persona):
+        return (_PERSONA, *(_freeze(v) for v in vars(value).values()))
+    if isinstance(value, dict):
+        return {key: _freeze(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_freeze(item) for item in value)
+    return value
+
+
+def _thaw(data: Any) -> Rules:
+    """Return the ``Rules`` ``_freeze`` turned into data."""
+    def thaw(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: thaw(item) for key, item in value.items()}
+        if isinstance(value, tuple) and value and value[0] == _PATTERN:
+            return re.compile(value[1], value[2])
+        if isinstance(value, tuple) and value and value[0] == _PERSONA:
+            return Persona(*value[1:])
+        if isinstance(value, tuple):
+            return tuple(thaw(item) for item in value)
+        return value
+
+    if not isinstance(data, dict):
+        raise TypeError("not a cached Rules")
+    return Rules(**{key: thaw(item) for key, item in data.items()})

@@ -1,0 +1,338 @@
+"""Answer a search from the notes' text, for a run that reads every note anyway.
+
+The first run over a tree (an empty scan cache, or ``--force``) reads every note to
+find its requests. Building the search index in that run cost ten times that reading
+(SQLite FTS5 tokenizes every section, one row each), for a handful of queries that
+C-speed substring tests answer in about the time of a second read from the page
+cache. So such a run answers its searches here and leaves the index to the next run
+that searches (``skills/search.py`` decides).
+
+The hits are the index's: the rows of ``searchindex.sections`` (same privacy, results
+and requests rules, same section text) that hold every word, a word matching whole
+words in any case, accents folded, as FTS5's ``unicode61 remove_diacritics 2``
+tokenizer does for plain ASCII words (others are left to the index). A file that
+cannot hold every word is never split into sections, and of one that can, only the
+sections near a word are. The ranking is FTS5's BM25 formula (titles weighted by
+``TITLE_WEIGHT``) with section lengths estimated from blanks instead of counted tokens,
+so its order can differ slightly from the index's among close scores.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from orgrouter.errors import OrgRouterError
+from orgrouter.org.headline import parse_headline
+from orgrouter.org.todo import TodoKeywords
+from orgrouter.searchindex import (
+    ADDRESS,
+    BODY_CHARS,
+    NOT_TEXT,
+    SNIPPET_TOKENS,
+    TITLE_WEIGHT,
+    IndexHit,
+    Section,
+    file_prelude,
+    headline_starts,
+    sections,
+)
+
+K1 = 1.2  # FTS5's bm25 constants
+B = 0.75
+_PLAIN = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"\w+")
+_TOKEN = re.compile(r"[^\W_]+")
+_NEWLINE = re.compile(r"\n")
+_TAG_CHARS = re.compile(r"[\w@#%:]+")  # Org's tag characters, on ASCII
+_STRUCTURE_FIRST = frozenset(" \t:SDC#")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A search's hits (best first), how many headlines matched, files it could not read."""
+
+    hits: list[IndexHit]
+    total: int
+    unreadable: int
+
+
+def plain_tokens(words: Sequence[str]) -> list[str] | None:
+    """Return the query's tokens as FTS5 reads them, or None if one is not plain ASCII."""
+    tokens = [token.lower() for word in words for token in _WORD.findall(word)]
+    if not tokens or not all(_PLAIN.fullmatch(token) for token in tokens):
+        return None
+    return list(dict.fromkeys(tokens))
+
+
+def fold(text: str) -> str:
+    """Return ``text`` lower-cased with accents removed (newlines kept where they are)."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+def scan_search(
+    files: Iterable[Path],
+    read: Callable[[Path], str],
+    tokens: Sequence[str],
+    privacy_tags: Collection[str],
+    *,
+    limit: int = 25,
+) -> Answer:
+    """Return the headlines of ``files`` holding every token (see ``plain_tokens``)."""
+    # The word first, its boundaries after: a literal start is found at memchr speed.
+    patterns = [
+        re.compile(rf"{re.escape(t)}(?<![^\W_]{re.escape(t)})(?![^\W_])") for t in tokens
+    ]
+    stats = _Stats()
+    holding = [0] * len(tokens)  # occurrences of each token: BM25's document counts, nearly
+    # Each hit as (path, offset, counts, length): only the best are read again, to show.
+    found: list[tuple[Path, int, list[tuple[int, int]], int]] = []
+    unreadable = 0
+    for path in files:
+        try:
+            text = read(path)
+        except (OSError, OrgRouterError):
+            unreadable += 1
+            continue
+        folded = fold(text)
+        stats.add(folded)
+        if not any(token in folded for token in tokens):
+            continue
+        offsets = [[m.start() for m in pattern.finditer(folded)] for pattern in patterns]
+        for n, found_at in enumerate(offsets):
+            holding[n] += len(found_at)
+        if all(offsets):
+            hits = _file_hits(text, folded, path, offsets, patterns, privacy_tags)
+            found.extend((path, start, counts, length) for start, counts, length in hits)
+    rows, mean = stats.rows(), stats.mean()
+    best = sorted(
+        found,
+        key=lambda hit: (-_bm25(hit[2], hit[3], mean, rows, holding), str(hit[0]), hit[1]),
+    )[:limit]
+    shown = []
+    for path, start, *_ in best:
+        row = _row(path, start, read, privacy_tags)
+        if row is not None:
+            shown.append(IndexHit(path, row.line, row.title, _snippet(row.body, patterns)))
+    return Answer(shown, len(found) - (len(best) - len(shown)), unreadable)
+
+
+def _row(
+    path: Path, start: int, read: Callable[[Path], str], privacy_tags: Collection[str]
+) -> Section | None:
+    """Return the index's row of ``path`` for the headline at ``start`` (None: gone since)."""
+    try:
+        text = read(path)
+    except (OSError, OrgRouterError):
+        return None
+    rows = sections(text, privacy_tags, path, near=[start])
+    return next((row for row in rows if row.start == start), None)
+
+
+Hits = Iterator[tuple[int, list[tuple[int, int]], int]]
+
+
+class _Stats:
+    """BM25's corpus figures, estimated: headlines, and the mean section length.
+
+    Lengths are in characters (a section's, not its tokens: BM25 uses only their ratio
+    to the mean); headlines are counted in one note of every ``SAMPLE`` and scaled by
+    size, as counting them everywhere cost a tenth of a pass.
+    """
+
+    SAMPLE = 16
+
+    def __init__(self) -> None:
+        self.chars = 0
+        self.seen = 0
+        self.sampled_chars = 0
+        self.sampled_heads = 0
+
+    def add(self, folded: str) -> None:
+        """Count one note (its size always, its headlines if sampled)."""
+        if self.seen % self.SAMPLE == 0:
+            self.sampled_chars += len(folded)
+            # "\n*" lines overcount ("*bold*" starting a line): it is an estimate.
+            self.sampled_heads += folded.count("\n*") + folded.startswith("*")
+        self.seen += 1
+        self.chars += len(folded)
+
+    def rows(self) -> int:
+        """Return the estimated number of headlines (BM25's N)."""
+        if not self.sampled_chars:
+            return 1
+        return max(1, round(self.chars * self.sampled_heads / self.sampled_chars))
+
+    def mean(self) -> float:
+        """Return the estimated mean section length, in characters."""
+        return self.sampled_chars / self.sampled_heads if self.sampled_heads else 1.0
+
+
+def _file_hits(
+    text: str,
+    folded: str,
+    path: Path,
+    offsets: list[list[int]],
+    patterns: list[re.Pattern[str]],
+    privacy_tags: Collection[str],
+) -> Hits:
+    """Yield (headline offset, counts, length) for each section of one note that is a hit.
+
+    The common case (plain ASCII, no privacy tag or result written in the note) goes by
+    the words' offsets alone; any other note, or a section longer than the index keeps,
+    is cut into the index's own rows (``searchindex.sections``) near the words.
+    """
+    plain = text.isascii()
+    prelude = file_prelude(text, privacy_tags, path, folded if plain else "")
+    if prelude is None:
+        return
+    todo, maybe_private, has_results = prelude
+    if maybe_private or has_results or not plain:
+        yield from _row_hits(text, folded, path, min(offsets, key=len), patterns, privacy_tags)
+        return
+    starts = headline_starts(text)
+    width = len(offsets)
+    # Per section: [where its headline line ends, then for each token its occurrences
+    # in that line and in the section's text].
+    held: dict[int, list[int]] = {}
+    for n, found_at in enumerate(offsets):
+        for at in found_at:
+            index = bisect.bisect_right(starts, at) - 1
+            if index < 0:
+                continue  # before the first headline: in no section
+            entry = held.get(index)
+            if entry is None:
+                head_end = text.find("\n", starts[index])
+                entry = held[index] = [len(text) if head_end < 0 else head_end] + [0] * 2 * width
+            if at < entry[0]:
+                entry[1 + 2 * n] += 1
+                continue
+            # A drawer, planning or keyword line is not text to the index (its
+            # NOT_TEXT); only a line starting with a blank or one of ":SDC#" can be.
+            line = text.rfind("\n", 0, at)
+            if text[line + 1] not in _STRUCTURE_FIRST or not NOT_TEXT.match(text, line):
+                entry[2 + 2 * n] += 1
+    long: list[int] = []
+    for index, entry in held.items():
+        in_head, in_body = entry[1::2], entry[2::2]
+        if not all(map(max, in_head, in_body)):
+            continue
+        head_end = entry[0]
+        start = starts[index]
+        end = starts[index + 1] if index + 1 < len(starts) else len(text)
+        if end - head_end > BODY_CHARS:
+            long.append(start)  # the index keeps its first BODY_CHARS: cut as it cuts
+            continue
+        # The title is parsed out only where it decides: an address in it (a request,
+        # never indexed), or a word found in no other place of the section. Elsewhere a
+        # word in the line ranks as a title word, in a tag too.
+        in_title = in_head
+        head = text[start:head_end]
+        maybe_request = "@" in head and ADDRESS.search(head, 0, _title_end(head, todo))
+        if maybe_request or not all(in_body):
+            title = parse_headline(head, todo).raw
+            if maybe_request and ADDRESS.search(title):
+                continue
+            in_title = [len(pattern.findall(title.lower())) for pattern in patterns]
+            if not all(map(max, in_title, in_body)):
+                continue
+        yield start, list(zip(in_title, in_body, strict=True)), end - start
+    if long:
+        yield from _row_hits(text, folded, path, long, patterns, privacy_tags)
+
+
+def _title_end(head: str, todo: TodoKeywords) -> int:
+    """Return where a headline line's title surely ends: before tags Org surely reads.
+
+    Tags are surely tags when a word that is no TODO keyword, priority cookie or COMMENT
+    comes before them (else Org may read them as the title); otherwise the line's end.
+    """
+    stripped = head.rstrip(" \t")
+    if not stripped.endswith(":"):
+        return len(head)
+    first = max(stripped.rfind(" "), stripped.rfind("\t")) + 1
+    group = stripped[first:]
+    if len(group) < 3 or not group.startswith(":") or not _TAG_CHARS.fullmatch(group):
+        return len(head)
+    before = stripped[:first]
+    words = before.lstrip("*").split()
+    if any(w not in todo.keywords and not w.startswith(("[#", "COMMENT")) for w in words):
+        return len(before.rstrip(" \t"))
+    return len(head)
+
+
+def _row_hits(
+    text: str,
+    folded: str,
+    path: Path,
+    near: list[int],
+    patterns: list[re.Pattern[str]],
+    privacy_tags: Collection[str],
+) -> Hits:
+    """Yield the hits among the index's rows of one note, near the offsets ``near``."""
+    if not text.isascii():  # folding may have moved the offsets: go by lines instead
+        starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
+        near = [starts[folded.count("\n", 0, at)] for at in near]
+    for row in sections(text, privacy_tags, path, near=near):
+        counts = _counts(row, patterns)
+        if counts is not None:
+            yield row.start, counts, _length(row)
+
+
+def _counts(row: Section, patterns: list[re.Pattern[str]]) -> list[tuple[int, int]] | None:
+    """Return each token's (title, body) occurrences in ``row``, None if one has none."""
+    body = fold(row.body)
+    head = fold(row.head)
+    counts = []
+    for pattern in patterns:
+        in_body = len(pattern.findall(body))
+        # Only a headline line holding the word needs its title parsed out.
+        in_title = len(pattern.findall(fold(row.title))) if pattern.search(head) else 0
+        if not in_title and not in_body:
+            return None
+        counts.append((in_title, in_body))
+    return counts
+
+
+def _length(row: Section) -> int:
+    """Return the row's length in characters, as the mean is counted."""
+    return len(row.head) + len(row.body)
+
+
+def _bm25(
+    counts: list[tuple[int, int]], length: int, mean: float, rows: int, holding: list[int]
+) -> float:
+    """Return FTS5's bm25 score of one row (higher is better)."""
+    score = 0.0
+    for (in_title, in_body), held in zip(counts, holding, strict=True):
+        ratio = (rows - held + 0.5) / (held + 0.5)  # occurrences may outnumber the rows
+        idf = math.log(ratio) if ratio > 1 else 1e-6
+        weight = TITLE_WEIGHT * in_title + in_body
+        score += idf * weight * (K1 + 1) / (weight + K1 * (1 - B + B * length / mean))
+    return score
+
+
+def _snippet(body: str, patterns: list[re.Pattern[str]]) -> str:
+    """Return about ``SNIPPET_TOKENS`` words of ``body`` around its first matched word."""
+    words = list(_TOKEN.finditer(body))
+    if not words:
+        return ""
+    folded = [fold(w.group(0)) for w in words]
+    first = next(
+        (i for i, w in enumerate(folded) if any(p.fullmatch(w) for p in patterns)), 0
+    )
+    start = max(0, min(first - SNIPPET_TOKENS // 4, len(words) - SNIPPET_TOKENS))
+    stop = min(len(words), start + SNIPPET_TOKENS)
+    # As FTS5's snippet: a window reaching either end of the text takes what is there.
+    begin = 0 if start == 0 else words[start].start()
+    end = len(body) if stop == len(words) else words[stop - 1].end()
+    text = " ".join(body[begin:end].split())
+    return ("…" if start > 0 else "") + text + ("…" if stop < len(words) else "")

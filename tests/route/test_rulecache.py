@@ -1,0 +1,57 @@
+"""The compiled routing tables, cached by content hash under the state directory."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from orgrouter.route.rulecache import KEEP, cache_key, cached_rules, configured_rules
+from orgrouter.route.rules import load_rules, read_tables
+
+
+def test_a_cached_build_equals_a_fresh_one(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = configured_rules(None, cache)
+    (entry,) = cache.iterdir()
+    assert entry.name == f"rules-{cache_key(read_tables(None))}.marshal"
+    second = configured_rules(None, cache)  # read from the entry
+    assert first == second == load_rules(None)
+    assert second.personas == load_rules(None).personas
+    assert second.courtesy_frames.pattern == load_rules(None).courtesy_frames.pattern
+
+
+def test_an_edited_table_is_another_entry(tmp_path: Path) -> None:
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    packaged = resources.files("orgrouter.rules").joinpath("verbs.toml").read_text()
+    (rules_dir / "verbs.toml").write_text(packaged)
+    cache = tmp_path / "cache"
+    assert configured_rules(str(rules_dir), cache) == load_rules(rules_dir)
+    edited = packaged.replace('verbs = ["summarize"', 'verbs = ["boildown", "summarize"', 1)
+    assert edited != packaged
+    (rules_dir / "verbs.toml").write_text(edited)
+    rules = configured_rules(str(rules_dir), cache)
+    assert rules.verbs[("boildown",)] == "summarize"
+    assert len(list(cache.iterdir())) == 2
+    for n in range(KEEP + 3):  # one entry per edit, the oldest pruned
+        (rules_dir / "verbs.toml").write_text(edited.replace("boildown", f"boil{n}"))
+        configured_rules(str(rules_dir), cache)
+    assert len(list(cache.iterdir())) == KEEP
+
+
+def test_a_broken_entry_is_rebuilt(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    tables = read_tables(None)
+    cache.mkdir()
+    entry = cache / f"rules-{cache_key(tables)}.marshal"
+    for junk in (b"", b"\x00garbage", b"\xe9"):
+        entry.write_bytes(junk)
+        assert cached_rules(tables, cache) == load_rules(None)
+        assert entry.read_bytes() != junk  # written again, whole
+
+
+def test_a_cache_in_a_file_s_place_only_costs_time(tmp_path: Path) -> None:
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a directory")
+    assert configured_rules(None, blocker) == load_rules(None)
+    assert blocker.read_text() == "not a directory"

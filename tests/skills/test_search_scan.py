@@ -1,0 +1,149 @@
+"""Searching the notes' text: the index's hits, without building the index."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from orgrouter import searchindex, searchscan
+from orgrouter.io.text import read_org_text
+from orgrouter.state import StateDB
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "neuro"))
+from chatserver import run_orgrouter
+
+PRIVATE = ("@personal",)
+WORDS = ["budget", "review", "kernel", "garden", "the", "of", "and", "notes", "plan"]
+# Notes that put a query word everywhere the index treats specially.
+TRICKY = {
+    "tags.org": "* Meeting :budget:review:\nnothing\n* TODO Budget\n* DONE review\n",
+    "drawers.org": (
+        "* Plan\n:PROPERTIES:\n:budget: 12\n:END:\nSCHEDULED: <2026-12-01 Tue>\n"
+        "#+caption: budget\n  #+begin_src python\nbudget = 1\n#+end_src\n* Other\n"
+        "  DEADLINE: budget\n  budget in the text\n"
+    ),
+    "requests.org": (
+        "* @agent find budget\n** Search: budget\n:PROPERTIES:\n:ORGROUTER_RESULT: a/1\n"
+        ":END:\n- budget\n* Budget mail bob@agent.org :@home:\nbudget\n"
+        "* TODO :@home:\nbudget\n* [#A] COMMENT budget @later\n* Kept @ budget\n"
+    ),
+    "private.org": (
+        "* Health :@personal:\n** Budget dentist\nbudget\n* Work\n** Budget review\n"
+        "* Diary :@Personal:\nbudget\n"
+    ),
+    "filetags.org": "#+FILETAGS: :@personal:\n* Budget worries\nbudget\n",
+    "unicode.org": "* Budgét plan\nthe budget—review, Budget_x, budgetary\n* Ärger\nbudget\n",
+    "crlf.org": "* Budget\r\nreview of the budget\r\n* Next\r\nkernel\r\n",
+    "long.org": "* Long\n" + "garden " * 400 + "budget\n* Short\nbudget " + "x " * 990 + "\n",
+    "before.org": "budget before any headline\n* Kernel\n",
+    "custom.org": "#+TODO: plan | done\n* plan budget\n* done\nbudget\n* plan :budget:\n",
+}
+
+
+def _notes(root: Path, seed: int) -> list[Path]:
+    rng = random.Random(seed)
+    for name, text in TRICKY.items():
+        (root / name).write_bytes(text.encode())
+    for n in range(40):
+        lines = []
+        for _ in range(rng.randint(1, 12)):
+            stars = "*" * rng.randint(1, 3)
+            title = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
+            keyword = rng.choice(["", "TODO ", "DONE "])
+            tags = rng.choice(["", " :work:", " :@home:", " :@personal:", " :budget:"])
+            lines.append(f"{stars} {keyword}{title.capitalize()}{tags}")
+            for _ in range(rng.randint(0, 3)):
+                lines.append(" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9))))
+        (root / f"gen{n:02d}.org").write_text("\n".join(lines) + "\n")
+    return sorted(root.glob("*.org"))
+
+
+def _index(tmp_path: Path) -> searchindex.SearchIndex:
+    db = StateDB.open(tmp_path / "state.db")
+    if not searchindex.available(db.conn):
+        pytest.skip("this SQLite has no FTS5")
+    return searchindex.SearchIndex(db, PRIVATE)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_text_pass_finds_exactly_what_the_index_finds(tmp_path: Path, seed: int) -> None:
+    root = tmp_path / "notes"
+    root.mkdir()
+    files = _notes(root, seed)
+    index = _index(tmp_path)
+    index.refresh(files, read_org_text, under=root)
+    for words in (["budget"], ["Budget", "review"], ["kernel"], ["plan"], ["garden", "notes"]):
+        tokens = searchscan.plain_tokens(words)
+        assert tokens is not None
+        answer = searchscan.scan_search(files, read_org_text, tokens, PRIVATE, limit=10_000)
+        hits, total = index.query(words, under=root, limit=10_000)
+        assert answer.total == total, words
+        assert {(h.path, h.line, h.title) for h in answer.hits} == {
+            (h.path, h.line, h.title) for h in hits
+        }, words
+
+
+def test_the_tricky_notes_hold_the_hits_expected(tmp_path: Path) -> None:
+    files = _notes(tmp_path, 0)
+    answer = searchscan.scan_search(
+        [f for f in files if f.name in TRICKY], read_org_text, ["budget"], PRIVATE, limit=100
+    )
+    found = {(h.path.name, h.title) for h in answer.hits}
+    assert ("unicode.org", "Budgét plan") in found  # accents folded, a dash separates
+    assert ("unicode.org", "Ärger") in found
+    assert ("drawers.org", "Other") in found  # "budget in the text", not DEADLINE's
+    assert ("drawers.org", "Plan") in found  # the src block's line is text
+    # The index keeps a section's first BODY_CHARS: the word after them is not held.
+    assert ("long.org", "Long") not in found and ("long.org", "Short") in found
+    assert ("tags.org", "Meeting") not in found  # a tag is no title word
+    assert ("custom.org", "budget") in found and ("custom.org", "done") in found
+    assert {title for name, title in found if name in ("filetags.org", "private.org")} == {
+        "Budget review"  # under Work; the rest is tagged private, in any case
+    }
+    titles = {title for _, title in found}
+    assert "Kept @ budget" in titles and "Budget mail bob@agent.org" in titles
+    assert not any("@later" in t or t == "Search: budget" for t in titles)
+
+
+def test_titles_rank_first_and_the_snippet_shows_the_word(tmp_path: Path) -> None:
+    note = tmp_path / "a.org"
+    note.write_text("* Groceries\nRemember the budget for the week.\n* Budget 2027\nNumbers.\n")
+    answer = searchscan.scan_search([note], read_org_text, ["budget"], PRIVATE)
+    assert [h.title for h in answer.hits] == ["Budget 2027", "Groceries"]
+    assert answer.total == 2 and "budget for the week" in answer.hits[1].snippet
+
+
+def test_words_the_text_pass_cannot_read_are_left_to_the_index() -> None:
+    assert searchscan.plain_tokens(["Ärger"]) is None
+    assert searchscan.plain_tokens(["budget_2026"]) is None
+    assert searchscan.plain_tokens(["Budget", "budget's"]) == ["budget", "s"]
+
+
+def test_a_first_run_answers_from_the_text_and_the_next_builds_the_index(tmp_path: Path) -> None:
+    (tmp_path / "orgrouter.toml").write_text("")
+    (tmp_path / "k8s.org").write_text("* Cluster work\nUpgrade kubernetes to 1.31.\n")
+    (tmp_path / "more.org").write_text("* Kubernetes notes :ops:\n")
+    first = tmp_path / "ops.org"
+    first.write_text("* Ops\n** @agent find notes about kubernetes\n")
+    state = tmp_path / "state.sqlite3"
+    args = ("route", ".", "--state", str(state), "--now", "2026-12-01T09:00:00")
+    done = run_orgrouter(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    links = [line for line in first.read_text().splitlines() if line.startswith("- [[")]
+    assert links == [
+        "- [[file:more.org::*Kubernetes notes][Kubernetes notes]]",
+        "- [[file:k8s.org::*Cluster work][Cluster work]] — Upgrade kubernetes to 1.31.",
+    ]
+    with sqlite3.connect(state) as conn:
+        assert conn.execute("SELECT count(*) FROM search_files").fetchone() == (0,)
+    second = tmp_path / "later.org"
+    second.write_text("* @agent find kubernetes\n")
+    done = run_orgrouter(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    assert [line for line in second.read_text().splitlines() if line.startswith("- [[")] == links
+    with sqlite3.connect(state) as conn:
+        assert conn.execute("SELECT count(*) FROM search_files").fetchone()[0] >= 3

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from orgrouter.address import file_agent_lines
 from orgrouter.config import BACKENDS, Config, NeuroConfig
 from orgrouter.errors import ConfigError
 
@@ -532,18 +533,12 @@ def _keyword_error(loaded: LoadedConfig, key: str, message: str) -> ConfigError:
 
 # -- per-file agent ------------------------------------------------------------------
 
-_KEYWORD_RE = re.compile(rb"^[ \t]*#\+ORGROUTER_AGENT:[ \t]*(.*?)[ \t\r]*$", re.M | re.I)
-_KEYWORD_LITERAL_RE = re.compile(rb"#\+ORGROUTER_AGENT:", re.I)
-
-
 def agent_keyword_in_bytes(data: bytes, path: str | os.PathLike[str] | None = None) -> str | None:
     """Return the last ``#+ORGROUTER_AGENT:`` name in an Org file's bytes (no parse)."""
-    if _KEYWORD_LITERAL_RE.search(data) is None:  # a plain search skips most files fast
-        return None
     found: str | None = None
-    for match in _KEYWORD_RE.finditer(data):
-        line = data.count(b"\n", 0, match.start()) + 1
-        found = _agent_name(match.group(1).decode("utf-8", "replace"), path, line)
+    for offset, value in file_agent_lines(data):
+        line = data.count(b"\n", 0, offset) + 1
+        found = _agent_name(value.decode("utf-8", "replace"), path, line)
     return found
 
 

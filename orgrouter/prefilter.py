@@ -15,54 +15,18 @@ Unicode rules: a non-ASCII letter before or after an address counts as a boundar
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from collections.abc import Iterable
 
+from orgrouter.address import address_bytes_re, address_names, file_agent_lines, follows_word
 from orgrouter.config import Config
 
-DEFAULT_ADDRESS = "agent"
 WAITING_KEYWORD = "WAITING"
 ORGROUTER_PROPERTY = b":ORGROUTER_"
 # Emacs reads a UTF-8 BOM as a coding marker, not text: a file's first line is still a
 # headline after it. (Only the first line can start with one.)
 _BOM = rb"(?:\xef\xbb\xbf)"
-
-
-def caseless_bytes(name: str) -> bytes:
-    """Return a bytes regex matching ``name`` in any letter case, UTF-8 encoded.
-
-    ``re.IGNORECASE`` on bytes folds ASCII only; an agent named ``Ärger`` must match
-    ``@ärger`` too, so every non-ASCII character becomes an alternation of its cases.
-    """
-    parts: list[bytes] = []
-    for char in name:
-        variants = sorted({char, char.lower(), char.upper()} - {""})
-        encoded = [re.escape(v.encode("utf-8")) for v in variants if len(v) == 1]
-        if len(encoded) == 1 or char.isascii():
-            parts.append(re.escape(char.encode("utf-8")))
-        else:
-            parts.append(b"(?:" + b"|".join(encoded) + b")")
-    return b"".join(parts)
-
-
-_FILE_AGENT_RE = re.compile(
-    rb"^[ \t]*#\+ORGROUTER_AGENT:[ \t]*([^\s]+)", re.MULTILINE | re.IGNORECASE
-)
-
-
-_FILE_AGENT_LITERAL = re.compile(rb"#\+orgrouter_agent:", re.IGNORECASE)
-
-
-@functools.lru_cache(maxsize=256)
-def _address_re(addresses: tuple[str, ...]) -> re.Pattern[bytes]:
-    """Compile the regex for an address starting at an ``@`` (matched at its offset)."""
-    names = b"|".join(caseless_bytes(a) for a in addresses)
-    # (?<![\w.]) and (?!\w) are the contract's boundaries on ASCII; on bytes a UTF-8
-    # lead or continuation byte is not \w, which errs towards a match. The lookbehind
-    # sees the byte before the offset ``match`` starts at.
-    return re.compile(rb"(?<![\w.])@(?:" + names + rb")(?!\w)", re.IGNORECASE)
 
 
 _HEADLINE_START = re.compile(_BOM + rb"?\*+ ")
@@ -86,7 +50,7 @@ def _scan_ats(data: bytes, address: re.Pattern[bytes]) -> tuple[bool, bool]:
                 break
             pos = find(b"@", newline)
             continue
-        if address.match(data, pos) is not None:
+        if address.match(data, pos) is not None and not follows_word(data, pos):
             return True, True
         any_at = True
         pos = find(b"@", pos + 1)
@@ -117,13 +81,17 @@ class Prefilter:
     def __init__(self, addresses: tuple[str, ...], answer_keywords: tuple[str, ...]) -> None:
         self.addresses = addresses  # lower-cased, ``agent`` first
         self.answer_keywords = answer_keywords  # the approve and reject TODO keywords
-        self._address = _address_re(addresses)
+        self._address = address_bytes_re(addresses)
         self._answer = _keyword_re(answer_keywords) if answer_keywords else None
         self._answer_literals = tuple(k.encode("utf-8") for k in answer_keywords)
         self._waiting = _keyword_re([WAITING_KEYWORD])
 
     def matches(self, data: bytes) -> bool:
         """Return whether ``data`` may hold a request or an answered approval."""
+        if b"\n" not in data and b"\r" in data:
+            # CR-only: Emacs visits it with mac EOL, so a request there is on a line of
+            # its own; find it (routing then refuses the file by name, never misses it).
+            data = data.replace(b"\r", b"\n")
         found, headline_at = _scan_ats(data, self._address)
         if found:
             return True
@@ -142,16 +110,12 @@ class Prefilter:
 
     def _file_agent_matches(self, data: bytes) -> bool:
         """Match addresses to the names a file gives itself with ``#+ORGROUTER_AGENT:``."""
-        # Most notes have an @ tag on some headline and none has this keyword: an
-        # unanchored literal search rules it out faster than the line-anchored regex.
-        if _FILE_AGENT_LITERAL.search(data) is None:
-            return False
-        names: list[str] = []
-        for raw in _FILE_AGENT_RE.findall(data):
-            name = raw.decode("utf-8", "replace").lstrip("@").lower()
-            if name and name not in self.addresses:
-                names.append(name)
-        return bool(names) and _scan_ats(data, _address_re(tuple(names)))[0]
+        # Any first word may be a name (configload says which is valid, and fails the
+        # file otherwise): a superset of the names the file gives itself.
+        words = [value.split(maxsplit=1)[0] for _, value in file_agent_lines(data) if value]
+        names = address_names(None, (w.decode("utf-8", "replace") for w in words))[1:]
+        names = tuple(n for n in names if n not in self.addresses)
+        return bool(names) and _scan_ats(data, address_bytes_re(names))[0]
 
     @property
     def signature(self) -> str:
@@ -165,13 +129,8 @@ class Prefilter:
 
 def make_prefilter(addresses: Iterable[str], answer_keywords: Iterable[str]) -> Prefilter:
     """Build a prefilter for ``@agent`` plus ``addresses`` and the answer keywords."""
-    names: list[str] = [DEFAULT_ADDRESS]
-    for address in addresses:
-        name = address.strip().lstrip("@").lower()
-        if name and name not in names:
-            names.append(name)
     keywords = tuple(dict.fromkeys(k for k in answer_keywords if k))
-    return Prefilter(tuple(names), keywords)
+    return Prefilter(address_names(None, addresses), keywords)
 
 
 def prefilter_for(config: Config, *, extra_names: Iterable[str] = ()) -> Prefilter:

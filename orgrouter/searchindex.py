@@ -27,6 +27,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
 from orgrouter.org.todo import TodoKeywords
 from orgrouter.state import StateDB
@@ -64,7 +65,6 @@ _HEADLINE = re.compile(r"^(\*+) ((?:.*[^ \t\n])?)[ \t]*$", re.MULTILINE)
 # Where the headlines after the first line start: a literal first lets the regex engine
 # skip ahead at memchr speed, where "^\*" is tried at every character.
 _NEXT_HEADLINE = re.compile(r"\n\*+ ")
-ADDRESS = re.compile(r"(?<![\w.])@\w")
 # Lines of a section that are structure, not text: drawers, planning, keywords, blocks.
 # Matched from the newline before each (a section's text starts with one), so that the
 # engine skips from newline to newline instead of trying "^" at every character.
@@ -354,7 +354,7 @@ def sections(
         line += text.count("\n", position, head.start())
         position = head.start()
         row = Section(line, head.start(), head.group(0), body, todo)
-        if "@" in row.head and ADDRESS.search(row.title):
+        if "@" in row.head and ANY_ADDRESS_RE.search(row.title):
             continue
         row.body = NOT_TEXT.sub("\n", body)[:BODY_CHARS]
         yield row

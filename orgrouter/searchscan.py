@@ -27,11 +27,11 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.todo import TodoKeywords
 from orgrouter.searchindex import (
-    ADDRESS,
     BODY_CHARS,
     NOT_TEXT,
     SNIPPET_TOKENS,
@@ -236,10 +236,10 @@ def _file_hits(
         # word in the line ranks as a title word, in a tag too.
         in_title = in_head
         head = text[start:head_end]
-        maybe_request = "@" in head and ADDRESS.search(head, 0, _title_end(head, todo))
+        maybe_request = "@" in head and ANY_ADDRESS_RE.search(head, 0, _title_end(head, todo))
         if maybe_request or not all(in_body):
             title = parse_headline(head, todo).raw
-            if maybe_request and ADDRESS.search(title):
+            if maybe_request and ANY_ADDRESS_RE.search(title):
                 continue
             in_title = [len(pattern.findall(title.lower())) for pattern in patterns]
             if not all(map(max, in_title, in_body)):

@@ -70,10 +70,10 @@ def classify(
     sensor_gate.min_confidence has "clarify": true and nothing would run. A query
     changes nothing: the spawn window is read, and written only with --record.
     """
+    from orgrouter.address import address_names
     from orgrouter.configload import load_config
     from orgrouter.route.gate import classify as run_gate
     from orgrouter.route.ratelimit import RateLimiter
-    from orgrouter.route.request import address_names
     from orgrouter.route.rules import configured_rules
     from orgrouter.skills.registry import configured_targets
     from orgrouter.state import StateDB, resolve_state_path

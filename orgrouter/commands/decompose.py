@@ -34,11 +34,11 @@ def decompose(
     verbose: bool,
 ) -> None:
     """Split TEXT (or stdin when TEXT is -) into ordered atomic intents."""
+    from orgrouter.address import address_names
     from orgrouter.configload import load_config
     from orgrouter.errors import UsageError
     from orgrouter.route.decompose import decompose as split
     from orgrouter.route.decompose import decompose_items
-    from orgrouter.route.request import address_names
     from orgrouter.route.rules import configured_rules
     from orgrouter.skills.registry import configured_targets
 

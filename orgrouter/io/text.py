@@ -18,6 +18,7 @@ from orgrouter.errors import ConflictError, InputError
 BOM = b"\xef\xbb\xbf"
 LF = b"\n"
 CRLF = b"\r\n"
+CR = b"\r"  # classic Mac line ends
 
 # Notes are text a person writes; 64 MiB is far beyond any real note (the largest
 # corpus file is a few MB) yet small enough that a mistaken path to a disk image or a
@@ -33,7 +34,7 @@ class Decoded:
 
     text: str  # without the BOM
     has_bom: bool
-    newline: bytes  # b"\n" or b"\r\n"
+    newline: bytes  # b"\n", b"\r\n" or b"\r"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,7 @@ class Snapshot:
     sha256: str  # hex digest of data
     mode: int  # permission bits (stat.S_IMODE)
     has_bom: bool
-    newline: bytes  # b"\n" or b"\r\n"
+    newline: bytes  # b"\n", b"\r\n" or b"\r"
     text: str  # decoded, without the BOM
 
     @property
@@ -58,18 +59,32 @@ class Snapshot:
 
 
 def detect_newline(data: bytes) -> bytes:
-    """Return ``b"\\r\\n"`` when every line ends with CRLF, else ``b"\\n"``."""
-    # Emacs decodes a file as DOS only when its line ends are consistently CRLF; with
-    # mixed ends it keeps the \r as a visible ^M and writes LF. Do the same.
+    """Return the line end Emacs visits ``data`` with: LF, CRLF or (no LF at all) CR."""
+    # Emacs decodes a file as DOS when every LF follows a CR (a lone CR is then a
+    # visible ^M); with a lone LF it keeps each \r as a ^M and writes LF. With no LF at
+    # all and a CR, it visits the file with mac EOL: each CR ends a line. Do the same.
     # The common case, without counting a large file twice. A lone b"\r" is looked
     # for, not CRLF: one byte is a memchr, while a search for b"\r\n" stops at every
     # b"\n" (5 ms on a 5 MB note).
     if b"\r" not in data:
         return LF
+    if b"\n" not in data:
+        return CR
     crlf = data.count(CRLF)
     if crlf and crlf == data.count(LF):
         return CRLF
     return LF
+
+
+def refuse_cr_only(newline: bytes, path: str | os.PathLike[str] | None) -> None:
+    """Raise InputError for a CR-only target file (a move pastes LF or CRLF lines only)."""
+    if newline == CR:
+        raise InputError(
+            "classic Mac line ends (CR only): orgrouter does not paste into such a file; "
+            "convert it to LF (Emacs: C-x RET f undecided-unix RET, then save)",
+            path=path,
+            line=1,
+        )
 
 
 def _position(data: bytes, offset: int) -> tuple[int, int]:

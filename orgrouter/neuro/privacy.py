@@ -21,7 +21,6 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from orgrouter.org.headline import line_tags
-from orgrouter.org.scan import iter_headline_lines
 
 _HEADLINE = re.compile(r"^(\*+) ")
 _RESULT_PROPERTY = re.compile(r"^[ \t]*:ORGROUTER_RESULT:", re.IGNORECASE)
@@ -46,36 +45,20 @@ def headline_tags(line: str) -> list[str]:
     return line_tags(line.rstrip("\r\n"))
 
 
-def file_tags(text: str, path: Path | None) -> tuple[str, ...]:
-    """Return the tags every headline of a file inherits: ``#+FILETAGS``, setup files too."""
-    if not _FILE_SETTING.search(text.encode("utf-8", "replace")):
-        return ()
-    from orgrouter.org.settings import read_settings
-
-    return read_settings(text, path).filetags
-
-
 def private_headlines(data: bytes, path: Path | None, privacy_tags: Collection[str]) -> set[int]:
-    """Return the 1-based lines of the headlines of a note that are private."""
-    lines = list(iter_headline_lines(data))
-    if not lines or not privacy_tags:
+    """Return the 1-based lines of the headlines of a note (valid UTF-8) that are private."""
+    from orgrouter.org.document import Document
+    from orgrouter.org.settings import InBufferSettings
+
+    if not privacy_tags:
         return set()
-    if _FILE_SETTING.search(data):
-        inherited = file_tags(data.decode("utf-8", "replace"), path)
-        if is_private(inherited, privacy_tags):
-            return {line.line for line in lines}
-    found: set[int] = set()
-    private_below: int | None = None  # the level of the private subtree we are in
-    for line in lines:
-        if private_below is not None and line.level <= private_below:
-            private_below = None
-        if private_below is None:
-            text = data[line.begin : line.end].decode("utf-8", "replace")
-            if is_private(headline_tags(text), privacy_tags):
-                private_below = line.level
-        if private_below is not None:
-            found.add(line.line)
-    return found
+    # Without a #+FILETAGS or #+SETUPFILE line the file tags are none: the text need
+    # not be read for them. A CR before a LF is dropped in any file (newline CRLF),
+    # so a mixed-line-end file's tags are still seen: privacy errs on the safe side.
+    settings = None if _FILE_SETTING.search(data) else InBufferSettings()
+    document = Document(data, path, newline=b"\r\n", settings=settings)
+    tags = document.tags
+    return {e.line for e in document.entries if is_private(tags(e.index), privacy_tags)}
 
 
 def _is_result(lines: list[str], index: int) -> bool:

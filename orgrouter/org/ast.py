@@ -116,7 +116,9 @@ class _Builder:
         last = self._trim(subtree_start, subtree_limit)
         todo = parsed.todo
         properties: dict[str, object] = {
-            "level": parsed.level,
+            # org-element's level is org-reduced-level: under #+STARTUP: odd, 1, 3, 5
+            # stars are levels 1, 2, 3.
+            "level": parsed.level // 2 + 1 if document.settings.odd_levels else parsed.level,
             "raw-value": parsed.raw,
             "title": parsed.raw,
             "todo-keyword": todo,
@@ -216,7 +218,10 @@ def _attach_headlines(
 def build_document(document: Document) -> Node:
     """Return the ``org-data`` node of the whole document."""
     text = document.text
-    lines = Lines(text, crlf=document.newline == CRLF)
+    # Emacs drops a UTF-8 BOM when it visits the file: the first line starts after it,
+    # so a keyword or drawer there is one (offsets still count the BOM's bytes).
+    bom = int(text.startswith("\ufeff"))
+    lines = Lines(text, begin=bom, byte_begin=3 * bom, crlf=document.newline == CRLF)
     builder = _Builder(document, lines)
     root = Node("org-data", 0, len(document.data), 1)
     entries = document.entries

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orgrouter.errors import InputError
-from orgrouter.io.text import detect_newline
+from orgrouter.io.text import CR, detect_newline
 from orgrouter.org.drawer import Head, locate_head
 from orgrouter.org.headline import Headline, line_tags, parse_headline
 from orgrouter.org.outline import Inherited, Outline, OutlineEntry, dedupe_keep_last
@@ -49,11 +49,13 @@ class Document:
         ``settings`` are the file's in-buffer settings when the caller knows them
         already (else they are read from the text when first asked for).
         """
-        self.data = data
         self.path = None if path is None else Path(path)
         # When None, decide as Emacs does when visiting the file. Emacs reading the
         # file as utf-8-unix (as the conformance oracle does) corresponds to b"\n".
         self.newline = detect_newline(data) if newline is None else newline
+        # A CR-only file, visited with mac EOL: each CR ends a line. CR and LF are one
+        # byte each, so this LF view keeps every offset (a route works on it too).
+        self.data = data = data.replace(CR, b"\n") if self.newline == CR else data
         self.outline = Outline(data) if outline is None else outline
         self.label = "<buffer>"  # names a document without a path in messages
         self._settings = settings

@@ -91,7 +91,9 @@ class ListParser(Region):
                 close = self._find(end_re, position + 1, limit)
                 position = position if close is None else close
             elif DRAWER_RE.match(line):
-                close = self._find(DRAWER_END_RE, position + 1, limit)
+                # Org searches for ":END:" from this very line, so a stray ":END:" in an
+                # item closes itself instead of opening a drawer to the next one.
+                close = self._find(DRAWER_END_RE, position, limit)
                 position = position if close is None else close
             position += 1
         done.extend(open_items)

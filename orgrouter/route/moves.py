@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orgrouter.errors import InputError
-from orgrouter.io.text import detect_newline
+from orgrouter.io.text import detect_newline, refuse_cr_only
 from orgrouter.org.document import Document
 from orgrouter.org.subtree import Span, add_tags, subtree_span, without_local_variables
 from orgrouter.skills.executor import Move, Subject
@@ -126,6 +126,7 @@ def apply_moves(
         else:
             target = targets.read(move.target, source, move.kind)
             target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
+            refuse_cr_only(target_newline, move.target)
             if target_newline != newline:  # Emacs decodes both files: lines take the target's
                 # A note of mixed line ends is decoded as LF, its \r kept as a ^M character.
                 lines = text.replace(b"\r\n", b"\n") if newline == b"\r\n" else text

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from orgrouter.address import address_offsets
 from orgrouter.config import AgentConfig
+from orgrouter.io.text import CR, LF
 from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.org.document import Document
 from orgrouter.org.edit import Splice
@@ -30,7 +32,6 @@ from orgrouter.route.request import (
     HASH_KEY,
     STATUS_KEY,
     FoundRequest,
-    address_offsets,
     find_requests,
 )
 from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, RUN_KEY, Written, written_results
@@ -123,6 +124,8 @@ def route_document(
     data: bytes, path: str | None, env: RouteEnv, *, newline: bytes = b"\n"
 ) -> DocumentOutcome:
     """Return ``data`` with every request in it routed, and a report per request."""
+    if newline == CR:
+        return _route_mac(data, path, env)
     names = env.names()
     # Only the addressed headlines' subtrees and ancestors: a note of thousands of
     # headlines with one request is not indexed whole.
@@ -170,6 +173,19 @@ def route_document(
 
     moved, writes = apply_moves(routed, moves, path, newline)
     return DocumentOutcome(moved, reports, deferred, writes, stages)
+
+
+def _route_mac(data: bytes, path: str | None, env: RouteEnv) -> DocumentOutcome:
+    """Route a CR-only note (Emacs visits it with mac EOL) in its own line ends."""
+    # CR and LF are one byte each, so the note's LF view has the same offsets: route
+    # it, then give every line end back as a CR. The user's bytes (no LF among them)
+    # come back exactly, and each line written ends as theirs do (inserted text holds
+    # no CR: control characters are stripped from it).
+    routed = route_document(data.replace(CR, LF), path, env, newline=LF)
+    stages = [
+        [Splice(s.begin, s.end, s.text.replace(LF, CR)) for s in stage] for stage in routed.stages
+    ]
+    return dataclasses.replace(routed, data=routed.data.replace(LF, CR), stages=stages)
 
 
 def _has_setting_line(data: bytes) -> bool:

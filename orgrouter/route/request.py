@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
+from orgrouter.address import address_offsets, address_re
 from orgrouter.org.blockspans import written_block_spans
 from orgrouter.org.document import Document, OutlineEntry
 from orgrouter.org.drawer import Head
-from orgrouter.prefilter import caseless_bytes
 
 RESULT_KEY = "ORGROUTER_RESULT"
 HASH_KEY = "ORGROUTER_HASH"
 STATUS_KEY = "ORGROUTER_STATUS"
-DEFAULT_ADDRESS = "agent"
 
 # Org 9.5's default link types (org-link-parameters): "TYPE:PATH" is a plain link and
 # "<TYPE:PATH>" an angle link (org-link-plain-re, org-link-angle-re), so an @ inside
@@ -99,20 +98,6 @@ def instruction_hash(agent: str, instruction: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def address_names(name: str | None, sub_agents: Iterable[str]) -> tuple[str, ...]:
-    """Return the names the agent answers to, lower-case, ``agent`` first."""
-    names = [DEFAULT_ADDRESS]
-    for candidate in (name, *sub_agents):
-        if candidate and candidate.lower() not in names:
-            names.append(candidate.lower())
-    return tuple(names)
-
-
-def _address_re(names: Sequence[str]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"(?<![\w.])@({alternatives})(?!\w)", re.IGNORECASE)
-
-
 # Over this length a title's code and link spans are read only near each address: the
 # verbatim and link-description patterns scan to the line's end from every opener that
 # nothing closes, which is quadratic on a 300 KB title of "~a " or "[[a][b". No person
@@ -124,7 +109,7 @@ MAX_WINDOWS = 64  # addresses looked at in a long title; the rest are not reques
 
 def find_address(title: str, names: Sequence[str]) -> Address | None:
     """Return the first address in ``title`` outside code and link targets, or None."""
-    pattern = _address_re(names)
+    pattern = address_re(tuple(names))
     if len(title) <= LONG_TITLE:
         hidden = [(m.start(), m.end()) for m in _OPAQUE_SPAN.finditer(title)]
         for match in pattern.finditer(title):
@@ -152,9 +137,9 @@ def find_requests(
 ) -> list[FoundRequest]:
     """Return every request in ``document``, in file order.
 
-    ``offsets`` are ``address_offsets(document.data, names)`` when already known.
+    ``offsets`` are ``address.address_offsets(document.data, names)`` when already known.
     """
-    pattern = _address_re(names)
+    pattern = address_re(tuple(names))
     data = document.data
     blocks: _Blocks | None = None
     found: list[FoundRequest] = []
@@ -220,34 +205,6 @@ def _addressed_lines(document: Document, offsets: Sequence[int]) -> list[Outline
         if offset < entry.end and (not entries or entries[-1] is not entry):
             entries.append(entry)
     return entries
-
-
-def address_offsets(data: bytes, names: Sequence[str]) -> list[int]:
-    """Return where an address may start in ``data`` (a superset, on any line).
-
-    ``Document.around`` these offsets indexes every headline ``find_requests`` needs.
-    """
-    offsets: list[int] = []
-    for match in _address_bytes_re(tuple(names)).finditer(data):
-        before = data[match.start() - 1 : match.start()]
-        if before and (before.isalnum() or before in b"_."):
-            continue  # bob@agent.org: the address must not follow a word or a dot
-        offsets.append(match.start())
-    return offsets
-
-
-@lru_cache(maxsize=32)
-def _address_bytes_re(names: tuple[str, ...]) -> re.Pattern[bytes]:
-    """Return the bytes pattern of an address; ASCII-only word tests keep it a superset.
-
-    It starts with the literal ``@`` (no look-behind) so the regex engine can skip
-    ahead to each ``@`` instead of trying every byte of a large file. Names are spelt
-    with the prefilter's caseless bytes: ``re.IGNORECASE`` folds only ASCII in bytes,
-    and ``@Ärger`` must be found for the name ``ärger`` as ``find_address`` finds it.
-    """
-    ordered = sorted(names, key=len, reverse=True)
-    alternatives = b"|".join(caseless_bytes(n) for n in ordered)
-    return re.compile(rb"@(?:" + alternatives + rb")(?!\w)", re.IGNORECASE)
 
 
 def body_instruction(

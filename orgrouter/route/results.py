@@ -34,17 +34,39 @@ _MARK_RE = re.compile(re.escape(MARK), re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Written:
-    """A result headline already in the file."""
+    """A result headline already in the file (its line and parts are the document's)."""
 
+    document: Document
+    index: int  # the headline's index in document.entries
     identity: str  # the ORGROUTER_RESULT value
-    begin: int  # first star
-    end: int  # just past its last non-blank line
-    line: int
-    title: str  # as parsed (without keyword and tags)
-    keyword: str  # the first word of the title as written (WAITING, APPROVED...)
-    tags: tuple[str, ...]
     head: Head
     edited: bool  # the text no longer matches ORGROUTER_CHECK
+
+    @property
+    def begin(self) -> int:
+        """Return the offset of the first star."""
+        return self.document.entries[self.index].begin
+
+    @property
+    def line(self) -> int:
+        """Return the headline's 1-based line."""
+        return self.document.entries[self.index].line
+
+    @property
+    def title(self) -> str:
+        """Return the title as parsed (without keyword and tags)."""
+        return self.document.headline(self.index).raw
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Return the result's own tags."""
+        return tuple(self.document.headline(self.index).tags)
+
+    @property
+    def keyword(self) -> str:
+        """Return the first word of the title as written (WAITING, APPROVED...)."""
+        words = self.document.line_text(self.index)[self.document.entries[self.index].level :]
+        return next(iter(words.split(None, 1)), "")
 
     def get(self, key: str) -> str | None:
         """Return one of the result's properties, or None."""
@@ -80,28 +102,13 @@ def written_results(document: Document, request: FoundRequest) -> list[Written]:
 
 def _written(document: Document, index: int) -> Written | None:
     """Return headline ``index`` as a result, or None when it is not one."""
-    entry = document.entries[index]
     head = document.head(index)
     identity = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
     if identity is None or head.drawer is None:
         return None
-    end = document.outline.content_end(index)
     recorded = head.drawer.get(CHECK_KEY)
-    check = result_check(document.data, head)
-    headline = document.headline(index)
-    line = document.line_text(index)
-    words = line[entry.level :].split(None, 1)
-    return Written(
-        identity=identity.value,
-        begin=entry.begin,
-        end=end,
-        line=entry.line,
-        title=headline.raw,
-        keyword=words[0] if words else "",
-        tags=tuple(headline.tags),
-        head=head,
-        edited=recorded is None or recorded.value != check,
-    )
+    edited = recorded is None or recorded.value != result_check(document.data, head)
+    return Written(document, index, identity.value, head, edited)
 
 
 def result_check(data: bytes, head: Head) -> str:

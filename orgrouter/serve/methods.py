@@ -125,9 +125,9 @@ def classify(params: Params, settings: Settings) -> dict[str, Any]:
 
     Nothing is stored: the call counts no spawn against a rate window (a preview).
     """
+    from orgrouter.address import address_names
     from orgrouter.commands.classify import parse_now
     from orgrouter.route.gate import classify as run_gate
-    from orgrouter.route.request import address_names
 
     text, items = _text_or_items(params)
     path = params.optional_str("path")
@@ -149,9 +149,9 @@ def classify(params: Params, settings: Settings) -> dict[str, Any]:
 
 def decompose(params: Params, settings: Settings) -> dict[str, Any]:
     """Return the atomic intents of ``text`` (or ``items``), as ``decompose --json``."""
+    from orgrouter.address import address_names
     from orgrouter.route.decompose import decompose as split
     from orgrouter.route.decompose import decompose_items
-    from orgrouter.route.request import address_names
 
     text, items = _text_or_items(params)
     path = params.optional_str("path")

@@ -37,14 +37,13 @@ def find_pending(start: Path, config: Config) -> tuple[list[dict[str, Any]], lis
 
 def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
     """Return the pending items of one note."""
+    from orgrouter.address import address_names, address_offsets
     from orgrouter.configload import agent_keyword_in_bytes
     from orgrouter.io.text import check_org
     from orgrouter.org.document import Document
     from orgrouter.route.request import (
         HASH_KEY,
         STATUS_KEY,
-        address_names,
-        address_offsets,
         find_requests,
     )
     from orgrouter.route.results import KIND_KEY, written_results

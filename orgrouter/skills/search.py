@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.discover import discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file, read_org_text
@@ -55,7 +56,6 @@ _VERB = re.compile(
 )
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”")
 _NOISE = frozenset({"notes", "note", "about", "all", "my", "the", "in", "for", "on", "of"})
-_ADDRESS = re.compile(r"(?<![\w.])@\w")
 _WORD = re.compile(r"[^\W_]+")
 _FILE_TITLE = re.compile(rb"^[ \t]*#\+title:[ \t]*(.*?)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
 
@@ -308,7 +308,7 @@ def _file_hits(
             continue
         text = data[headline.begin : headline.end].decode("utf-8", "replace")
         parsed = parse_headline(text.rstrip("\r\n"))
-        if _ADDRESS.search(parsed.raw):
+        if ANY_ADDRESS_RE.search(parsed.raw):
             continue  # a request, never a hit
         words = _stems(parsed.raw)
         held = words | file_words if parsed.level == 1 else words

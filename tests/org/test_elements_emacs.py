@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 from pathlib import Path
@@ -18,8 +19,8 @@ Span = list[object]
 
 # The properties the dumper writes per type (see elements.el), besides post-blank.
 PROPERTIES = {
-    "headline": ["raw-value", "todo-keyword", "todo-type", "priority", "tags", "commentedp",
-                 "archivedp", "pre-blank"],
+    "headline": ["level", "raw-value", "todo-keyword", "todo-type", "priority", "tags",
+                 "commentedp", "archivedp", "pre-blank"],
     "keyword": ["key", "value"],
     "src-block": ["language", "switches", "parameters", "value", "name", "header"],
     "example-block": ["switches", "value"],
@@ -36,6 +37,7 @@ PROPERTIES = {
     "fixed-width": ["value"],
     "comment": ["value"],
     "planning": ["scheduled", "deadline", "closed"],
+    "babel-call": ["value"],
 }  # fmt: skip
 
 
@@ -61,12 +63,20 @@ def _ours(path: Path) -> list[Span]:
     return spans
 
 
-def _emacs(emacs: str, directory: Path, names: list[str]) -> dict[str, list[Span]]:
+def emacs_elements(
+    emacs: str, directory: Path, names: list[str], *, visit: bool = False
+) -> dict[str, list[Span]]:
+    """Return org-element's spans of each file, read as utf-8-unix or ``visit``ed."""
+    env = dict(os.environ)
+    env.pop("ELEMENTS_VISIT", None)
+    if visit:
+        env["ELEMENTS_VISIT"] = "1"
     result = subprocess.run(
         [emacs, "-Q", "--batch", "-l", str(DUMPER), *names],
         cwd=directory,
         capture_output=True,
         check=True,
+        env=env,
     )
     found: dict[str, list[Span]] = {}
     for line in result.stdout.decode("utf-8").split("\n"):
@@ -85,7 +95,7 @@ def _emacs(emacs: str, directory: Path, names: list[str]) -> dict[str, list[Span
 
 
 def _differences(directory: Path, names: list[str], emacs: str) -> list[str]:
-    expected = _emacs(emacs, directory, names)
+    expected = emacs_elements(emacs, directory, names)
     assert sorted(expected) == sorted(names)
     problems = []
     for name in names:

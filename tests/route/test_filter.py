@@ -39,3 +39,15 @@ def test_the_keyword_inside_a_line_is_not_one(tmp_path: Path) -> None:
     code, out, err = stdin(tmp_path, data)
     assert (code, err) == (0, "routed 1 request, 1 result\n")
     assert b"** TODO call Ann\n" in out
+
+
+def test_a_configured_name_written_with_its_at_is_an_address(tmp_path: Path) -> None:
+    # configload accepts name = "@bob" (it checks the name without the "@"); the
+    # request finder must read it as "bob" too, as the prefilter always did.
+    (tmp_path / "orgrouter.toml").write_text('[agent]\nname = "@Bob"\n')
+    data = b"* @bob create a todo to call Ann\n"
+    name = str(tmp_path / "n.org")
+    args = ["route", "--stdin", "--file-name", name, "--now", NOW]
+    code, out, err = run_cli(args, tmp_path, stdin=data)
+    assert (code, err) == (0, "routed 1 request, 1 result\n")
+    assert b"** TODO call Ann\n" in out

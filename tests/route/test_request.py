@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
+from orgrouter.address import address_names
 from orgrouter.org.document import Document
 from orgrouter.route.request import (
-    address_names,
     find_address,
     find_requests,
     instruction_hash,

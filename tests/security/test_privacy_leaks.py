@@ -175,6 +175,15 @@ def test_the_rule_reads_tags_as_org_get_tags_does() -> None:
     assert private_headlines(b"* TODO [#A] :x:@personal:\n", None, tags) == {1}
     assert private_headlines("\ufeff#+FILETAGS: @personal\n* a\n".encode(), None, tags) == {2}
     assert shareable("x\n** TODO :@personal:\nsecret\n** d\n", tags) == "x\n** d\n"
+    # A CR before LF is no part of the tags, even in a file of mixed line ends (which
+    # Emacs visits as LF, its CRs text): privacy errs on the safe side.
+    mixed = b"* a :@personal:\r\n** b\n*** c\n* d\n"
+    assert private_headlines(mixed, None, tags) == {1, 2, 3}
+    # The file's own TODO keywords: the keyword is not the title, the tags are still tags.
+    assert private_headlines(b"#+TODO: NEXT | DONE\n* NEXT :@personal:\n** c\n", None, tags) == {
+        2,
+        3,
+    }
 
 
 def test_a_refile_clarification_lists_no_private_headline(tmp_path: Path) -> None:

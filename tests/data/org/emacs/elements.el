@@ -1,18 +1,21 @@
 ;;; elements.el --- dump org-element's elements of Org files as JSON lines  -*- lexical-binding: t -*-
 ;; emacs -Q --batch -l elements.el FILE...
+;; ELEMENTS_VISIT=1 emacs -Q --batch -l elements.el FILE...  (visit each file instead)
 ;; One line per file: {"file": NAME, "elements": [[TYPE, BEGIN, END, CB, CE, PROPS, LINE]...]}
 ;; where BEGIN/END/CB/CE are 0-based byte offsets (CB/CE null without contents), in
 ;; org-element-map order (document order, parents first); PROPS holds the properties
 ;; listed in `elements-props' for that type (timestamps as their raw text, symbols and
 ;; characters as strings); LINE is BEGIN's 1-based line.  Files are read as
-;; utf-8-unix, like the headline oracle.  table-row elements are left out.
+;; utf-8-unix, like the headline oracle, or, with ELEMENTS_VISIT set, visited with
+;; find-file as a user's Emacs does (it decides coding, BOM and EOL: dos, mac); offsets
+;; are then mapped back to the file's bytes.  table-row elements are left out.
 (require 'org)
 (require 'org-element)
 (require 'json)
 (setq enable-local-variables nil)
 
 (defconst elements-props
-  '((headline :raw-value :todo-keyword :todo-type :priority :tags :commentedp :archivedp
+  '((headline :level :raw-value :todo-keyword :todo-type :priority :tags :commentedp :archivedp
               :pre-blank)
     (keyword :key :value)
     (src-block :language :switches :parameters :value :name :header)
@@ -29,13 +32,37 @@
     (footnote-definition :label :pre-blank)
     (fixed-width :value)
     (comment :value)
-    (planning :scheduled :deadline :closed))
+    (planning :scheduled :deadline :closed)
+    (babel-call :value))
   "Properties compared per element type, besides :post-blank for every element.")
 
 (defvar elements-bom 0
   "Bytes of a UTF-8 BOM that visiting the file dropped from the buffer.")
 
-(defun elements-byte (pos) (and pos (+ elements-bom (1- (position-bytes pos)))))
+(defvar elements-dos nil
+  "Non-nil when the file was visited with dos EOL: each buffer newline is 2 bytes.")
+
+(defun elements-byte (pos)
+  (and pos (+ elements-bom (1- (position-bytes pos))
+              (if elements-dos (1- (line-number-at-pos pos t)) 0))))
+
+(defun elements-read (name)
+  "Fill the current buffer with file NAME as the dumper's mode says; set the offsets' shift."
+  (setq elements-bom 0 elements-dos nil)
+  (if (getenv "ELEMENTS_VISIT")
+      (let* ((org-inhibit-startup t)
+             (buffer (find-file-noselect name t))
+             (coding (buffer-local-value 'buffer-file-coding-system buffer)))
+        (insert-buffer-substring buffer)
+        (setq elements-dos (eq (coding-system-eol-type coding) 1))
+        (when (coding-system-get coding :bom) (setq elements-bom 3))
+        (kill-buffer buffer))
+    (let ((coding-system-for-read 'utf-8-unix)) (insert-file-contents name))
+    ;; A user's Emacs drops a UTF-8 BOM when it visits a file (utf-8-with-signature), so
+    ;; a first line after one is a headline; offsets still count the file's bytes.
+    (when (eq (char-after 1) #xfeff)
+      (delete-region 1 2)
+      (setq elements-bom 3))))
 
 (defun elements-value (v)
   (cond ((null v) nil)
@@ -57,13 +84,7 @@
 
 (dolist (name command-line-args-left)
   (with-temp-buffer
-    ;; A user's Emacs drops a UTF-8 BOM when it visits a file (utf-8-with-signature), so
-    ;; a first line after one is a headline; offsets still count the file's bytes.
-    (let ((coding-system-for-read 'utf-8-unix)) (insert-file-contents name))
-    (setq elements-bom 0)
-    (when (eq (char-after 1) #xfeff)
-      (delete-region 1 2)
-      (setq elements-bom 3))
+    (elements-read name)
     (setq default-directory (file-name-directory (expand-file-name name)))
     (let ((org-inhibit-startup t)) (delay-mode-hooks (org-mode)))
     (let ((out nil) (last-pos 1) (last-line 1))

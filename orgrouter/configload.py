@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import tomllib
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -228,6 +227,8 @@ def _read_config_file(path: Path) -> _Layer:
         raw = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"cannot read: {error.strerror or error}", path=path) from error
+    import tomllib  # only a run with a configuration file parses TOML
+
     try:
         text = raw.decode("utf-8")
         data = tomllib.loads(text)

@@ -23,6 +23,9 @@ from orgrouter.config import ScanConfig
 from orgrouter.errors import InputError
 
 _MAGIC = re.compile(r"[*?\[]")
+# The run memo key (``StateDB.run_memo``) of a route run's own discovery, so that a
+# skill looking over the same root (search) need not walk it a second time.
+RUN_DISCOVERY = "discover:run"
 
 
 @dataclass

@@ -70,7 +70,8 @@ _NEXT_HEADLINE = re.compile(r"\n\*+ ")
 # engine skips from newline to newline instead of trying "^" at every character.
 NOT_TEXT = re.compile(r"\n[ \t]*(?::[\w-]+:|(?:SCHEDULED|DEADLINE|CLOSED):|#\+)[^\n]*")
 _WORD = re.compile(r"\w+")
-_SETTING_WORD = re.compile(r"#\+(?:FILETAGS|SETUPFILE|TODO|SEQ_TODO|TYP_TODO|INCLUDE):", re.I)
+# On the case-folded text, without IGNORECASE: the engine then skips to each "#+".
+_SETTING_WORD = re.compile(r"#\+(?:filetags|setupfile|todo|seq_todo|typ_todo|include):")
 _SETTING = re.compile(
     r"^\ufeff?[ \t]*#\+(?:FILETAGS|SETUPFILE|TODO|SEQ_TODO|TYP_TODO|INCLUDE):",
     re.IGNORECASE | re.MULTILINE,
@@ -295,12 +296,12 @@ def file_prelude(
     # Most notes set neither TODO keywords nor file tags; reading the settings costs
     # more than indexing such a file, so only files that have the keywords pay it.
     # With the file's path, a relative #+SETUPFILE is found where Org finds it.
-    has_settings = _SETTING_WORD.search(text) and _SETTING.search(text)
+    folded = folded or text.casefold()
+    has_settings = _SETTING_WORD.search(folded) and _SETTING.search(text)
     settings = read_settings(text, path) if has_settings else None
     todo = DEFAULT_TODO if settings is None else settings.todo
     if settings is not None and is_private(settings.filetags, privacy_tags):
         return None
-    folded = folded or text.casefold()
     maybe_private = any(tag.casefold() in folded for tag in privacy_tags)
     # As sections test each section; on ASCII, the folded text says the same.
     has_results = RESULT_MARK.lower() in folded if text.isascii() else RESULT_MARK in text.upper()

@@ -20,6 +20,7 @@ so its order can differ slightly from the index's among close scores.
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 import re
 import unicodedata
@@ -62,82 +63,7 @@ class Answer:
     unreadable: int
 
 
-def plain_tokens(words: Sequence[str]) -> list[str] | None:
-    """Return the query's tokens as FTS5 reads them, or None if one is not plain ASCII."""
-    tokens = [token.lower() for word in words for token in _WORD.findall(word)]
-    if not tokens or not all(_PLAIN.fullmatch(token) for token in tokens):
-        return None
-    return list(dict.fromkeys(tokens))
-
-
-def fold(text: str) -> str:
-    """Return ``text`` lower-cased with accents removed (newlines kept where they are)."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
-
-
-def scan_search(
-    files: Iterable[Path],
-    read: Callable[[Path], str],
-    tokens: Sequence[str],
-    privacy_tags: Collection[str],
-    *,
-    limit: int = 25,
-) -> Answer:
-    """Return the headlines of ``files`` holding every token (see ``plain_tokens``)."""
-    # The word first, its boundaries after: a literal start is found at memchr speed.
-    patterns = [
-        re.compile(rf"{re.escape(t)}(?<![^\W_]{re.escape(t)})(?![^\W_])") for t in tokens
-    ]
-    stats = _Stats()
-    holding = [0] * len(tokens)  # occurrences of each token: BM25's document counts, nearly
-    # Each hit as (path, offset, counts, length): only the best are read again, to show.
-    found: list[tuple[Path, int, list[tuple[int, int]], int]] = []
-    unreadable = 0
-    for path in files:
-        try:
-            text = read(path)
-        except (OSError, OrgRouterError):
-            unreadable += 1
-            continue
-        folded = fold(text)
-        stats.add(folded)
-        if not any(token in folded for token in tokens):
-            continue
-        offsets = [[m.start() for m in pattern.finditer(folded)] for pattern in patterns]
-        for n, found_at in enumerate(offsets):
-            holding[n] += len(found_at)
-        if all(offsets):
-            hits = _file_hits(text, folded, path, offsets, patterns, privacy_tags)
-            found.extend((path, start, counts, length) for start, counts, length in hits)
-    rows, mean = stats.rows(), stats.mean()
-    best = sorted(
-        found,
-        key=lambda hit: (-_bm25(hit[2], hit[3], mean, rows, holding), str(hit[0]), hit[1]),
-    )[:limit]
-    shown = []
-    for path, start, *_ in best:
-        row = _row(path, start, read, privacy_tags)
-        if row is not None:
-            shown.append(IndexHit(path, row.line, row.title, _snippet(row.body, patterns)))
-    return Answer(shown, len(found) - (len(best) - len(shown)), unreadable)
-
-
-def _row(
-    path: Path, start: int, read: Callable[[Path], str], privacy_tags: Collection[str]
-) -> Section | None:
-    """Return the index's row of ``path`` for the headline at ``start`` (None: gone since)."""
-    try:
-        text = read(path)
-    except (OSError, OrgRouterError):
-        return None
-    rows = sections(text, privacy_tags, path, near=[start])
-    return next((row for row in rows if row.start == start), None)
-
-
-Hits = Iterator[tuple[int, list[tuple[int, int]], int]]
+Hit = tuple[int, tuple[float, ...], int]  # a section's offset, weighted counts, length
 
 
 class _Stats:
@@ -176,6 +102,99 @@ class _Stats:
         return self.sampled_chars / self.sampled_heads if self.sampled_heads else 1.0
 
 
+def plain_tokens(words: Sequence[str]) -> list[str] | None:
+    """Return the query's tokens as FTS5 reads them, or None if one is not plain ASCII."""
+    tokens = [token.lower() for word in words for token in _WORD.findall(word)]
+    if not tokens or not all(_PLAIN.fullmatch(token) for token in tokens):
+        return None
+    return list(dict.fromkeys(tokens))
+
+
+def fold(text: str) -> str:
+    """Return ``text`` lower-cased with accents removed (newlines kept where they are)."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+def scan_search(
+    files: Iterable[Path],
+    read: Callable[[Path], str],
+    tokens: Sequence[str],
+    privacy_tags: Collection[str],
+    *,
+    limit: int = 25,
+) -> Answer:
+    """Return the headlines of ``files`` holding every token (see ``plain_tokens``)."""
+    # The word first, its boundaries after: a literal start is found at memchr speed.
+    patterns = [
+        re.compile(rf"{re.escape(t)}(?<![^\W_]{re.escape(t)})(?![^\W_])") for t in tokens
+    ]
+    stats = _Stats()
+    holding = [0] * len(tokens)  # occurrences of each token: BM25's document counts, nearly
+    # Each note's hits as (offset, weighted counts, length): only the best are read
+    # again, to be shown.
+    found: list[tuple[Path, str, list[Hit]]] = []
+    unreadable = 0
+    for path in files:
+        try:
+            text = read(path)
+        except (OSError, OrgRouterError):
+            unreadable += 1
+            continue
+        folded = fold(text)
+        stats.add(folded)
+        if not any(token in folded for token in tokens):
+            continue
+        offsets = [[m.start() for m in pattern.finditer(folded)] for pattern in patterns]
+        for n, found_at in enumerate(offsets):
+            holding[n] += len(found_at)
+        if all(offsets):
+            hits = list(_file_hits(text, folded, path, offsets, patterns, privacy_tags))
+            if hits:
+                found.append((path, str(path), hits))
+    best = heapq.nsmallest(limit, _scored(found, stats, holding))
+    shown = []
+    for _score, _key, start, path in best:
+        row = _row(path, start, read, privacy_tags)
+        if row is not None:
+            shown.append(IndexHit(path, row.line, row.title, _snippet(row.body, patterns)))
+    total = sum(len(hits) for _path, _key, hits in found)
+    return Answer(shown, total - (len(best) - len(shown)), unreadable)
+
+
+def _scored(
+    found: list[tuple[Path, str, list[Hit]]], stats: _Stats, holding: list[int]
+) -> Iterator[tuple[float, str, int, Path]]:
+    """Yield (minus FTS5's bm25 score, path, offset, path) for every hit: best first sorts."""
+    rows = stats.rows()
+    idfs = []
+    for held in holding:
+        ratio = (rows - held + 0.5) / (held + 0.5)  # occurrences may outnumber the rows
+        idfs.append(math.log(ratio) if ratio > 1 else 1e-6)
+    base, slope = K1 * (1 - B), K1 * B / stats.mean()
+    for path, key, hits in found:
+        for start, weights, length in hits:
+            damp = base + slope * length
+            score = 0.0
+            for idf, weight in zip(idfs, weights, strict=True):
+                score += idf * weight * (K1 + 1) / (weight + damp)
+            yield -score, key, start, path
+
+
+def _row(
+    path: Path, start: int, read: Callable[[Path], str], privacy_tags: Collection[str]
+) -> Section | None:
+    """Return the index's row of ``path`` for the headline at ``start`` (None: gone since)."""
+    try:
+        text = read(path)
+    except (OSError, OrgRouterError):
+        return None
+    rows = sections(text, privacy_tags, path, near=[start])
+    return next((row for row in rows if row.start == start), None)
+
+
 def _file_hits(
     text: str,
     folded: str,
@@ -183,7 +202,7 @@ def _file_hits(
     offsets: list[list[int]],
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
-) -> Hits:
+) -> Iterator[Hit]:
     """Yield (headline offset, counts, length) for each section of one note that is a hit.
 
     The common case (plain ASCII, no privacy tag or result written in the note) goes by
@@ -244,7 +263,7 @@ def _file_hits(
             in_title = [len(pattern.findall(title.lower())) for pattern in patterns]
             if not all(map(max, in_title, in_body)):
                 continue
-        yield start, list(zip(in_title, in_body, strict=True)), end - start
+        yield start, _weights(in_title, in_body), end - start
     if long:
         yield from _row_hits(text, folded, path, long, patterns, privacy_tags)
 
@@ -276,7 +295,7 @@ def _row_hits(
     near: list[int],
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
-) -> Hits:
+) -> Iterator[Hit]:
     """Yield the hits among the index's rows of one note, near the offsets ``near``."""
     if not text.isascii():  # folding may have moved the offsets: go by lines instead
         starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
@@ -284,7 +303,7 @@ def _row_hits(
     for row in sections(text, privacy_tags, path, near=near):
         counts = _counts(row, patterns)
         if counts is not None:
-            yield row.start, counts, _length(row)
+            yield row.start, _weights(*zip(*counts, strict=True)), _length(row)
 
 
 def _counts(row: Section, patterns: list[re.Pattern[str]]) -> list[tuple[int, int]] | None:
@@ -302,22 +321,14 @@ def _counts(row: Section, patterns: list[re.Pattern[str]]) -> list[tuple[int, in
     return counts
 
 
+def _weights(in_title: Sequence[int], in_body: Sequence[int]) -> tuple[float, ...]:
+    """Return each token's count as BM25 weighs it: the title's ``TITLE_WEIGHT`` times."""
+    return tuple(TITLE_WEIGHT * t + b for t, b in zip(in_title, in_body, strict=True))
+
+
 def _length(row: Section) -> int:
     """Return the row's length in characters, as the mean is counted."""
     return len(row.head) + len(row.body)
-
-
-def _bm25(
-    counts: list[tuple[int, int]], length: int, mean: float, rows: int, holding: list[int]
-) -> float:
-    """Return FTS5's bm25 score of one row (higher is better)."""
-    score = 0.0
-    for (in_title, in_body), held in zip(counts, holding, strict=True):
-        ratio = (rows - held + 0.5) / (held + 0.5)  # occurrences may outnumber the rows
-        idf = math.log(ratio) if ratio > 1 else 1e-6
-        weight = TITLE_WEIGHT * in_title + in_body
-        score += idf * weight * (K1 + 1) / (weight + K1 * (1 - B + B * length / mean))
-    return score
 
 
 def _snippet(body: str, patterns: list[re.Pattern[str]]) -> str:

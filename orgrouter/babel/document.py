@@ -62,6 +62,8 @@ class Document:
     keyword_properties: dict[str, str]
     file_properties: LocalValues = field(default_factory=dict)
     _heading_starts: list[int] = field(default_factory=list)
+    _babel_blocks: list[SrcBlock] | None = None
+    _block_starts: dict[int, SrcBlock] | None = None
 
     @property
     def outline(self) -> Outline:
@@ -140,9 +142,21 @@ class Document:
             specific = self.inherited(f"header-args:{block.language}", index)
         return merge(block_sources(block, general, specific))
 
+    def block_at(self, offset: int) -> SrcBlock | None:
+        """Return the block whose ``#+begin_src`` line starts at ``offset``, if any."""
+        if self._block_starts is None:
+            self._block_starts = {block.post_affiliated: block for block in self.blocks}
+        return self._block_starts.get(offset)
+
     def babel_blocks(self) -> list[SrcBlock]:
-        """Return the blocks org-babel-map-src-blocks visits, in order."""
+        """Return the blocks org-babel-map-src-blocks visits, in order (found once)."""
+        if self._babel_blocks is None:
+            self._babel_blocks = self._find_babel_blocks()
+        return self._babel_blocks
+
+    def _find_babel_blocks(self) -> list[SrcBlock]:
         by_start = {block.post_affiliated: block for block in self.blocks}
+        starts = sorted(by_start)
         visited: list[SrcBlock] = []
         pos = 0
         while True:
@@ -153,7 +167,7 @@ class Document:
             if block is not None:
                 visited.append(block)
                 pos = max(match.end(), block.contents_end)
-            elif any(match.start() < start < match.end() for start in by_start):
+            elif _any_between(starts, match.start(), match.end()):
                 # An unclosed "#+begin_src" ran past real blocks: Org 9.5 fails on
                 # such a file ("Wrong type argument"); we keep the blocks it hid.
                 pos = self.text.find("\n", match.start()) + 1
@@ -161,6 +175,12 @@ class Document:
                 # Not a block to Org (e.g. inside an example block): Babel resumes
                 # after the "#+end_src" this match ran to.
                 pos = match.end()
+
+
+def _any_between(starts: list[int], low: int, high: int) -> bool:
+    """Return whether sorted ``starts`` holds an offset strictly between low and high."""
+    i = bisect.bisect_right(starts, low)
+    return i < len(starts) and starts[i] < high
 
 
 def _read_headings(text: str, org: OrgDocument) -> list[Heading]:

@@ -9,7 +9,9 @@ block: we never do; the reference is reported and the block is skipped.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from orgrouter.babel.body import normalize_body
@@ -18,8 +20,6 @@ from orgrouter.babel.document import Document
 from orgrouter.babel.headers import Params
 from orgrouter.org.blocks import SrcBlock
 
-# org-babel-noweb-wrap, with the text before the reference on its line (group 1).
-NOWEB_RE = re.compile(r"(.*?)(<<([^ \t\n](?:.*?[^ \t\n])?)>>)")
 _CALL_RE = re.compile(r"\(.*\)")
 TANGLE_VALUES = frozenset({"yes", "tangle", "no-export", "strip-export"})
 
@@ -40,11 +40,19 @@ def expands_when_tangling(params: Params) -> bool:
 
 @dataclass
 class NowebContext:
-    """What reference lookups need from one document, computed once per file."""
+    """What reference lookups need from one document, computed once per file.
+
+    Each lookup table is built on first use in one pass over the document, so a file
+    with many references costs what its size does (a search per reference was
+    quadratic: 3,200 references in 5,000 blocks took minutes).
+    """
 
     doc: Document
     params: dict[int, Params] = field(default_factory=dict)  # by block start
     _by_ref: dict[str, list[SrcBlock]] | None = None
+    _counters: dict[int, int] | None = None
+    _names: dict[str, list[tuple[str, int]]] | None = None
+    _bodies: dict[str, str] | None = None
 
     def params_of(self, block: SrcBlock) -> Params:
         """Return ``block``'s header arguments (cached)."""
@@ -55,14 +63,17 @@ class NowebContext:
 
     def counter_of(self, block: SrcBlock) -> int:
         """Return the block's number among the blocks under its headline (from 1)."""
-        index = self.doc.heading_index(block.post_affiliated)
-        count = 0
-        for other in self.doc.babel_blocks():
-            if self.doc.heading_index(other.post_affiliated) == index:
-                count += 1
-            if other.post_affiliated == block.post_affiliated:
-                break
-        return count
+        if self._counters is None:
+            self._counters = {}
+            counter = 0
+            last_heading: int | None = -1  # -1: no block yet; None: before the first headline
+            for other in self.doc.babel_blocks():
+                index = self.doc.heading_index(other.post_affiliated)
+                # Blocks come in document order, so one headline's blocks are adjacent.
+                counter = counter + 1 if index == last_heading else 1
+                last_heading = index
+                self._counters[other.post_affiliated] = counter
+        return self._counters.get(block.post_affiliated, 0)
 
     def by_ref(self) -> dict[str, list[SrcBlock]]:
         """Return blocks by their ``:noweb-ref``, outside COMMENT subtrees, in order."""
@@ -77,31 +88,76 @@ class NowebContext:
         return self._by_ref
 
     def named(self, name: str) -> SrcBlock | None:
-        """Return the first block whose ``#+name`` line names it (Org's regexp search)."""
-        pattern = re.compile(
-            r"^[ \t]*#\+name:[ \t]*" + re.escape(name)
-            + r"[ \t]*(?:\n[ \t]*#\+\S+:.*)*?\n[ \t]*#\+begin_src[ \t]+[^ \f\t\n\r\v]+",
-            re.IGNORECASE | re.MULTILINE,
-        )  # fmt: skip
-        match = pattern.search(self.doc.text)
-        if match is None:
-            return None
-        begin_line = self.doc.text.rfind("\n", 0, match.end()) + 1
-        for block in self.doc.blocks:
-            if block.post_affiliated == begin_line:
-                if self.doc.in_commented(self.doc.heading_index(block.post_affiliated)):
+        """Return the first block whose ``#+name`` line names it (Org's regexp search).
+
+        Org searches for a ``#+name: NAME`` line (any case, blanks around NAME)
+        followed by affiliated keyword lines then a ``#+begin_src LANG`` line.
+        """
+        if self._names is None:
+            self._names = _name_lines(self.doc.text)
+        exact = re.compile(re.escape(name), re.IGNORECASE)
+        for written, begin_line in self._names.get(name.casefold(), ()):
+            if exact.fullmatch(written):
+                block = self.doc.block_at(begin_line)
+                if block is None or self.doc.in_commented(self.doc.heading_index(begin_line)):
                     return None
                 return block
         return None
 
     def headline_body(self, name: str) -> str | None:
         """Return the body of the headline whose CUSTOM_ID (or ID) is ``name``."""
+        if self._bodies is None:
+            self._bodies = self._headline_bodies()
+        return self._bodies.get(name)
+
+    def _headline_bodies(self) -> dict[str, str]:
+        # A CUSTOM_ID anywhere wins over an ID (Org looks for CUSTOM_ID first); the
+        # first headline with a given value wins.
         headings = self.doc.headings
-        for key in ("custom_id", "node_id"):
+        bodies: dict[str, str] = {}
+        for key in ("node_id", "custom_id"):
+            found: dict[str, str] = {}
             for heading in headings:
-                if getattr(heading, key) == name:
-                    return self.doc.text[heading.body_begin : heading.end]
-        return None
+                value = getattr(heading, key)
+                if value is not None and value not in found:
+                    found[value] = self.doc.text[heading.body_begin : heading.end]
+            bodies.update(found)
+        return bodies
+
+
+_NAME_LINE_RE = re.compile(r"[ \t]*#\+name:(.*)", re.IGNORECASE)
+_KEYWORD_LINE_RE = re.compile(r"[ \t]*#\+\S+:")
+_BEGIN_LINE_RE = re.compile(r"[ \t]*#\+begin_src[ \t]+[^ \f\t\n\r\v]", re.IGNORECASE)
+
+
+def _name_lines(text: str) -> dict[str, list[tuple[str, int]]]:
+    """Return ``#+name`` values (casefolded) -> [(value, start of its begin_src line)].
+
+    One pass from the end: the begin_src line a line reaches is the next line if that
+    starts a block, else what the next line reaches if it is a ``#+KEY:`` line (Org's
+    lazy run of affiliated keywords), else none.
+    """
+    lines = text.split("\n")
+    starts = [0] * len(lines)
+    for i in range(1, len(lines)):
+        starts[i] = starts[i - 1] + len(lines[i - 1]) + 1
+    reach: list[int | None] = [None] * len(lines)
+    for i in range(len(lines) - 2, -1, -1):
+        after = lines[i + 1]
+        if _BEGIN_LINE_RE.match(after):
+            reach[i] = starts[i + 1]
+        elif _KEYWORD_LINE_RE.match(after):
+            reach[i] = reach[i + 1]
+    names: dict[str, list[tuple[str, int]]] = {}
+    for i, line in enumerate(lines):
+        if reach[i] is None or "#" not in line:
+            continue
+        match = _NAME_LINE_RE.match(line)
+        target = reach[i]
+        if match is not None and target is not None:
+            value = match.group(1).strip(" \t")
+            names.setdefault(value.casefold(), []).append((value, target))
+    return names
 
 
 def expand(ctx: NowebContext, block: SrcBlock, body: str, stack: tuple[int, ...] = ()) -> str:
@@ -149,9 +205,59 @@ def expand(ctx: NowebContext, block: SrcBlock, body: str, stack: tuple[int, ...]
             pieces.append(expand_block(inner))
         return "".join(pieces)
 
-    def replace(match: re.Match[str]) -> str:
-        prefix = match.group(1)
-        lines = re.split(r"[\n\r]", resolve(match.group(3)))
-        return prefix + ("\n" + prefix).join(lines)
+    pieces: list[str] = []
+    done = 0
+    for prefix_begin, begin, end in references(body):
+        prefix = body[prefix_begin:begin]
+        lines = re.split(r"[\n\r]", resolve(body[begin + 2 : end - 2]))
+        pieces += [body[done:prefix_begin], prefix, ("\n" + prefix).join(lines)]
+        done = end
+    pieces.append(body[done:])
+    return "".join(pieces)
 
-    return NOWEB_RE.sub(replace, body)
+
+def references(body: str) -> Iterator[tuple[int, int, int]]:
+    """Yield (prefix start, ``<<`` start, ``>>`` end) of each noweb reference in ``body``.
+
+    The references are those of Org's ``\\(.*?\\)\\(<<\\([^ \\t\\n]\\(?:.*?[^
+    \\t\\n]\\)?\\)>>\\)`` replaced across the body: the first ``<<`` on a line
+    (after the last reference) that a ``>>`` closes later on the line, the name
+    between them neither starting nor ending with a blank; the prefix is the text
+    before it on its line, after the last reference. That pattern, run by a
+    backtracking matcher, re-read the rest of the line from every place on it and
+    every ``<<``: cubic, minutes for a line of 2,000 ``<``. Here each line is read
+    once, and its closers are found by bisection.
+    """
+    line_begin = 0
+    while line_begin <= len(body):
+        line_end = body.find("\n", line_begin)
+        if line_end < 0:
+            line_end = len(body)
+        at = body.find("<<", line_begin, line_end)
+        if at >= 0:
+            closers = _closers(body, at + 3, line_end)
+            done = line_begin
+            while at >= 0 and closers:
+                first = body[at + 2] if at + 2 < line_end else " "
+                i = bisect.bisect_left(closers, at + 3)
+                if i == len(closers):
+                    break  # no later ">>": no reference starts further on this line
+                if first not in " \t":
+                    end = closers[i] + 2
+                    yield done, at, end
+                    done = end
+                    at = body.find("<<", end, line_end)
+                else:
+                    at = body.find("<<", at + 1, line_end)
+        line_begin = line_end + 1
+
+
+def _closers(body: str, begin: int, end: int) -> list[int]:
+    """Return where a ``>>`` after a non-blank starts in ``body[begin:end]`` (overlapping)."""
+    found: list[int] = []
+    at = body.find(">>", begin, end)
+    while at >= 0:
+        if body[at - 1] not in " \t":
+            found.append(at)
+        at = body.find(">>", at + 1, end)
+    return found

@@ -165,13 +165,10 @@ def plan_document(doc: Document) -> FilePlan:
     ctx = NowebContext(doc)
     skipped: list[Skipped] = []
     targets: dict[str, TargetPlan] = {}
-    counter = 0
-    last_heading: object = object()
     previous_end = 0
     for block in doc.babel_blocks():
         index = doc.heading_index(block.post_affiliated)
-        counter = counter + 1 if index == last_heading else 1
-        last_heading = index
+        counter = ctx.counter_of(block)
         block_prev_end = previous_end
         end_match = _END_SRC_RE.search(doc.text, block.contents_end)
         previous_end = block.contents_end if end_match is None else end_match.end()

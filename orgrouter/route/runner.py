@@ -44,7 +44,7 @@ def run_route(
     environ: Mapping[str, str] = os.environ,
 ) -> None:
     """Route every Org file under ``paths``, recording each outcome in ``report``."""
-    from orgrouter.discover import discover, find_notes_root
+    from orgrouter.discover import RUN_DISCOVERY, discover, find_notes_root
     from orgrouter.prefilter import prefilter_for
     from orgrouter.scancache import READS_EVERY_NOTE, ScanCache, scan_one
     from orgrouter.state import StateDB
@@ -74,6 +74,7 @@ def run_route(
         cache = ScanCache(None if options.force else state, prefilter.signature)
         if state is not None:
             state.run_memo[READS_EVERY_NOTE] = cache.knows_nothing
+            state.run_memo[RUN_DISCOVERY] = found
         router = Router(config, options, root, state)
         router.pending = _settle_moves(state, report) if options.mode.writes else set()
         log = _event_log(options, state)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from orgrouter.skills.base import Heading
 from orgrouter.skills.orgtext import Item, Prose, read_prose, tables
-from orgrouter.skills.wording import stem, word_set
+from orgrouter.skills.wording import WS, stem, word_set
 
 _WORD = re.compile(r"[^\W_][\w'-]*")
 _OPEN = word_set(
@@ -57,9 +57,9 @@ _SCOPE = re.compile(
 )
 # "into todos", "as todos", "to my todo list": where the items go, not which.
 _DESTINATION = re.compile(
-    r"\s*\b(?:into|as|to|in|onto)\s+(?:my\s+|the\s+|an?\s+)?(?:real\s+|proper\s+|separate\s+)?"
+    rf"{WS}?\b(?:into|as|to|in|onto)\s+(?:my\s+|the\s+|an?\s+)?(?:real\s+|proper\s+|separate\s+)?"
     r"(?:todos?|to-?dos?|tasks?|todo\s+list|task\s+list|agenda)\b.*$"
-    r"|\s*\bshould\s+become\b.*$|\s*\bbecomes?\s+(?:a\s+)?todos?\b.*$",
+    rf"|{WS}?\bshould\s+become\b.*$|{WS}?\bbecomes?\s+(?:a\s+)?todos?\b.*$",
     re.IGNORECASE,
 )
 

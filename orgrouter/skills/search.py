@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orgrouter.address import ANY_ADDRESS_RE
-from orgrouter.discover import discover
+from orgrouter.discover import RUN_DISCOVERY, Discovery, discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file, read_org_text
 from orgrouter.neuro.privacy import private_headlines
@@ -178,9 +178,14 @@ class Lookup:
         self.root = root
         self.tags = ctx.config.privacy.tags
         self.index = SearchIndex(state, self.tags)
-        self.found = discover([root], ctx.config.scan)
+        found = state.run_memo.get(RUN_DISCOVERY)
+        # The run's own walk, when it walked exactly this root (absolute, as given).
+        if not isinstance(found, Discovery) or found.walked != [root]:
+            found = discover([root], ctx.config.scan)
+        self.found = found
         self.unreadable = len(self.found.errors)
         self.scanned: dict[tuple[str, ...], tuple[list[IndexHit], int]] = {}
+        self.asked: dict[tuple[str, ...], tuple[list[IndexHit], int]] = {}
         self.refreshed = False
         first = state.run_memo.get(READS_EVERY_NOTE) is True
         self.by_text = first and not self.index.holds_under(root)
@@ -206,7 +211,11 @@ class Lookup:
             done = self.index.refresh(self.found.files, read_org_text, under=self.root)
             self.unreadable = len(self.found.errors) + done.unreadable
             self.refreshed = True
-        return self.index.query(words, under=self.root, limit=limit)
+        # The index does not change within the run: the same words get the same answer.
+        key = (*words, f"\0{limit}")
+        if key not in self.asked:
+            self.asked[key] = self.index.query(words, under=self.root, limit=limit)
+        return self.asked[key]
 
 
 def _held_words(lookup: Lookup, query: list[str]) -> list[str]:

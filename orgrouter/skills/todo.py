@@ -17,7 +17,7 @@ from orgrouter.skills.base import (
 from orgrouter.skills.dates import Found, find_date, strip_date
 from orgrouter.skills.orgtext import Item, read_prose
 from orgrouter.skills.references import resolve
-from orgrouter.skills.wording import REMIND, task_title
+from orgrouter.skills.wording import REMIND, WS, task_title
 
 MAX_TODOS = 50
 # Words that point at the section instead of naming items ("todos for the action items").
@@ -27,9 +27,9 @@ _POINTERS_WORDS = (
     "steps task tasks that the them these this those to todo todos up"
 )
 _POINTERS = frozenset(_POINTERS_WORDS.split())
-_SPLIT = re.compile(r"\s*[,;]\s*(?:and\s+|then\s+)?", re.IGNORECASE)
+_SPLIT = re.compile(rf"{WS}?[,;]\s*(?:and\s+|then\s+)?", re.IGNORECASE)
 # "buying milk and bread" is one item; "calling Bob and booking flights" is two.
-_AND = re.compile(r"\s+(?:and|then)\s+(?=\S+\s+\S)", re.IGNORECASE)
+_AND = re.compile(rf"{WS}(?:and|then)\s+(?=\S+\s+\S)", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:TODO|action(?: item)?|AI|next step|follow[- ]up)\s*[:\-]\s*", re.I)
 _LEAD_TODO = re.compile(r"^TODO\s+")
 _INFINITIVE = re.compile(r"^to\s+", re.IGNORECASE)  # "... and to pay rent"

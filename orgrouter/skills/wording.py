@@ -10,6 +10,13 @@ from __future__ import annotations
 
 import re
 
+# A run of blanks, matched only from the run's start. A pattern searched for in a text
+# is tried at every place in turn, and a leading \s+ (or \s*) read a long run of
+# blanks again from each place inside it: quadratic in the run (20,000 blanks, a
+# second per pattern). A match never starts inside a run where it could start at the
+# run's start, so the matches are the same. Optional is ``{WS}?``.
+WS = r"(?:(?<!\s)\s+)"
+
 # Asking to be reminded, in the languages the notes here are written in.
 REMIND = re.compile(
     r"^(?:please\s+)?(?:(?:can|could|would) you\s+)?"
@@ -25,11 +32,11 @@ _OBLIGATION = re.compile(
 )
 # "... - remind me", "..., remind me please": a reminder asked for after the task.
 _TRAILING_REMIND = re.compile(
-    r"\s*[-–—,;:]?\s*(?:please\s+)?(?:remind me|rappelle-moi|recuérdame)\b.*$", re.IGNORECASE
+    rf"{WS}?(?:[-–—,;:]\s*)?(?:please\s+)?(?:remind me|rappelle-moi|recuérdame)\b.*$", re.IGNORECASE
 )
 # "... in my calendar", "... to my agenda": where it goes, not what it is.
 _CALENDAR = re.compile(
-    r"\s+(?:in|into|to|on|onto)\s+(?:my|the|our)\s+(?:calendar|agenda|diary|planner|todo list)\b",
+    rf"{WS}(?:in|into|to|on|onto)\s+(?:my|the|our)\s+(?:calendar|agenda|diary|planner|todo list)\b",
     re.IGNORECASE,
 )
 # "remind me on the 14th to pack": once the date is gone, "to" starts the title.

@@ -77,8 +77,9 @@ def test_runner_smoke(tmp_path: Path, emacs: str) -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     names = [row["ratio"] for row in data["rows"]]
-    assert names[:5] == [
+    assert names[:6] == [
         "cold route --dry-run ÷ bare read + prefilter",
+        "indexing route --dry-run ÷ bare read + prefilter",
         "indexed route --dry-run ÷ bare read + prefilter",
         "warm route ÷ bare os.walk + stat",
         "route --stdin (5 MB) ÷ bare start-up + read",

@@ -298,3 +298,11 @@ def test_a_note_named_like_a_directory_is_skipped_not_failed(notes: Path) -> Non
     code, _, err = invoke("tangle", ".")
     assert code == 0
     assert "orgrouter: skipped odd.org: a directory, not a note (its notes are routed)\n" in err
+
+
+def test_a_fifo_named_like_a_note_is_skipped_not_read(notes: Path) -> None:
+    """Reading it would block the run for ever (tangle's own walk once opened it)."""
+    os.mkfifo(notes / "pipe.org")
+    code, out, err = invoke("tangle", ".")
+    assert code == 0 and out == "written: out/run.sh (from note.org)\n"
+    assert "orgrouter: skipped pipe.org: not a regular file\n" in err

@@ -96,8 +96,3 @@ def label_format(switches: str | None) -> str:
 def remove_coderefs(body: str, switches: str | None) -> str:
     """Delete coderef labels from ``body`` (the ``-r`` switch)."""
     return coderef_regexp(label_format(switches)).sub("", body)
-
-
-def pad(text: str) -> str:
-    """Return ``text`` with one trailing newline, as Babel inserts a body."""
-    return text + "\n"

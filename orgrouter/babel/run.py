@@ -26,6 +26,7 @@ from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.babel.safety import refusal
 from orgrouter.errors import EXIT_FAILED, OrgRouterError
 from orgrouter.io.policy import Forbidden, NeedsApproval, WritePolicy
+from orgrouter.io.text import read_stable
 from orgrouter.io.transaction import Status, Transaction
 from orgrouter.report import Report
 from orgrouter.writemode import WriteMode, unified_diff
@@ -158,22 +159,25 @@ class Tangler:
         report = report if report is not None else TangleReport.for_mode(self.mode)
         for org in files:
             try:
-                data = org.read_bytes()
-            except OSError as error:
-                report.fail(org, f"cannot read: {error.strerror or error}")
+                data, _st = read_stable(org)
+            except OrgRouterError as error:
+                report.fail(error)
                 continue
             self.tangle_bytes(org, data, report)
         return report
 
-    def tangle_bytes(self, org: Path, data: bytes, report: TangleReport) -> None:
+    def tangle_bytes(
+        self, org: Path, data: bytes, report: TangleReport | None = None
+    ) -> TangleReport:
         """Tangle ``data`` as the contents of Org file ``org`` (an editor's buffer)."""
+        report = report if report is not None else TangleReport.for_mode(self.mode)
         if not _BEGIN_SRC.search(data):
-            return  # no src block: nothing to tangle, no need to parse
+            return report  # no src block: nothing to tangle, no need to parse
         try:
             doc = Document.from_bytes(org.absolute(), data)
         except OrgRouterError as error:
             report.fail(error)
-            return
+            return report
         plan = plan_document(doc)
         self._apply(plan, report)
         tangled = {s.line for s in plan.skipped}
@@ -182,6 +186,7 @@ class Tangler:
         report.not_evaluated += [
             (self._show(org), s) for s in lisp_forms(doc) if s.line not in tangled
         ]
+        return report
 
     def _show(self, path: Path) -> str:
         base = self.display_base or Path.cwd()

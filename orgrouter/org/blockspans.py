@@ -1,7 +1,7 @@
 """Where a text's blocks are, in the two readings orgrouter needs: the one place for both.
 
 **As Org parses** (:func:`parsed_block_spans`, what org-element does): a ``#+begin_NAME``
-line opens a block only when a line closing it (``syntax.block_end_re``) comes before
+line opens a block only when a line closing it (``syntax.BLOCK_END_RE``) comes before
 the next headline and before the end of the block around it; otherwise the line is a
 paragraph's. A lesser block's contents (``syntax.LESSER_BLOCKS``) are text, so a begin
 line inside one opens nothing; a greater or special block's contents are Org, so
@@ -11,26 +11,26 @@ blocks nest in it. LaTeX environments, closed the same way, are text inside too.
 lesser kind to the first later line starting with ``#+end_KIND``, headlines ignored:
 what the user wrote as code, even where Org ends the block at an unescaped ``* x``.
 
-The element parser (``elements``, ``lists``) applies the same closing-line patterns
-line by line within its own limits (drawers, items), which this module does not model.
+The element parser (``elements``, ``lists``) looks up the same closing lines
+(``syntax.ClosingLines``) within its own limits (drawers, items), which this module
+does not model.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 from orgrouter.org.scan import HEADLINE_TEXT_RE
-from orgrouter.org.syntax import LESSER_BLOCKS, block_end_re, latex_end_re
+from orgrouter.org.syntax import LESSER_BLOCKS, ClosingLines
 
 __all__ = ["Block", "parsed_block_spans", "written_block_spans"]
 
 # A begin line: a block's (any case) or a LaTeX environment's (org-element's latex-begin).
 _OPEN_RE = re.compile(r"^[ \t]*(?:(?i:#\+BEGIN_)(\S+)|\\begin\{([A-Za-z0-9*]+)\})", re.MULTILINE)
-# Lines that may close a block; each name's pattern is then tried on these only.
+# Lines that may close a block (ClosingLines reads which block each closes).
 _BLOCK_CLOSER_RE = re.compile(r"^[ \t]*#\+END_", re.IGNORECASE | re.MULTILINE)
 
 
@@ -51,44 +51,20 @@ class Block:
         return self.latex or self.name.upper() in LESSER_BLOCKS
 
 
-class _Closers:
-    """The lines of a text that may close a block, each name's hits found once."""
+def _closing_lines(text: str, latex: bool) -> ClosingLines:
+    """Index the lines of ``text`` that may close a block (or a LaTeX environment)."""
+    starts = [m.start() for m in _BLOCK_CLOSER_RE.finditer(text)]
+    if latex:
+        starts = sorted({*starts, *(text.rfind("\n", 0, m.start()) + 1
+                                    for m in re.finditer(r"\\end\{", text))})
+    # A CRLF file's CR is part of the line end, as when Emacs visits it.
+    return ClosingLines((start, _line(text, start)[0].removesuffix("\r")) for start in starts)
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._lines: dict[bool, list[tuple[int, int, str]]] = {}
-        self._hits: dict[tuple[bool, str], tuple[list[int], list[int]]] = {}
 
-    def _candidates(self, latex: bool) -> list[tuple[int, int, str]]:
-        found = self._lines.get(latex)
-        if found is None:
-            text = self.text
-            if latex:
-                starts = sorted({text.rfind("\n", 0, m.start()) + 1
-                                 for m in re.finditer(r"\\end\{", text)})
-            else:
-                starts = [m.start() for m in _BLOCK_CLOSER_RE.finditer(text)]
-            found = []
-            for start in starts:
-                newline = text.find("\n", start)
-                stop = len(text) if newline < 0 else newline
-                # A CRLF file's CR is part of the line end, as when Emacs visits it.
-                content = text[start:stop].removesuffix("\r")
-                found.append((start, len(text) if newline < 0 else newline + 1, content))
-            self._lines[latex] = found
-        return found
-
-    def first(self, name: str, latex: bool, after: int, limit: int) -> tuple[int, int] | None:
-        """Return (start, end) of the first line closing ``name`` in [after, limit)."""
-        hits = self._hits.get((latex, name))
-        if hits is None:
-            pattern = (latex_end_re if latex else block_end_re)(name)
-            lines = [(s, e) for s, e, content in self._candidates(latex) if pattern.match(content)]
-            hits = self._hits[(latex, name)] = ([s for s, _ in lines], [e for _, e in lines])
-        at = bisect_left(hits[0], after)
-        if at < len(hits[0]) and hits[0][at] < limit:
-            return hits[0][at], hits[1][at]
-        return None
+def _line(text: str, start: int) -> tuple[str, int]:
+    """Return the line starting at ``start`` (no LF) and the offset past its LF."""
+    newline = text.find("\n", start)
+    return (text[start:], len(text)) if newline < 0 else (text[start:newline], newline + 1)
 
 
 def parsed_block_spans(text: str, *, latex: bool = False, body: bool = False) -> list[Block]:
@@ -100,7 +76,7 @@ def parsed_block_spans(text: str, *, latex: bool = False, body: bool = False) ->
     if "#+" not in text and not (latex and "\\begin{" in text):
         return []
     headlines = [] if body else [m.start() for m in HEADLINE_TEXT_RE.finditer(text)]
-    closers = _Closers(text)
+    closers = _closing_lines(text, latex)
     found: list[Block] = []
     around: list[Block] = []  # the greater blocks holding this point, innermost last
     covered = 0  # the end of the last lesser block: nothing inside it is a block
@@ -117,14 +93,13 @@ def parsed_block_spans(text: str, *, latex: bool = False, body: bool = False) ->
         limit = headlines[head] if head < len(headlines) else len(text)
         if around:
             limit = min(limit, around[-1].close)
-        newline = text.find("\n", start)
-        contents = len(text) if newline < 0 else newline + 1
+        contents = _line(text, start)[1]
         name = match.group(2) if is_latex else match.group(1)
         # A LaTeX environment may close on its own begin line.
-        close = closers.first(name, is_latex, start if is_latex else contents, limit)
+        close = closers.first(name, start if is_latex else contents, limit, latex=is_latex)
         if close is None:
             continue  # not closed: the line is a paragraph's
-        block = Block(name, start, contents, close[0], close[1], is_latex)
+        block = Block(name, start, contents, close, _line(text, close)[1], is_latex)
         found.append(block)
         if block.lesser:
             covered = block.end

@@ -49,8 +49,6 @@ from orgrouter.org.syntax import (
     TABLE_RE,
     TBLFM_RE,
     blank,
-    block_end_re,
-    latex_end_re,
     skippable,
 )
 
@@ -138,7 +136,7 @@ class ElementParser(ListParser):
         line = self.contents[index]
         match = LATEX_BEGIN_RE.match(line)
         if match:
-            close = self._find(latex_end_re(match.group(1)), index, limit)
+            close = self.block_close(match.group(1), index, limit, latex=True)
             if close is not None:
                 return self._closed("latex-environment", first, close, limit)
         match = DRAWER_RE.match(line)
@@ -225,7 +223,7 @@ class ElementParser(ListParser):
         match = BLOCK_BEGIN_RE.match(line)
         if match:
             name = match.group(1)
-            close = self._find(block_end_re(name), index + 1, limit)
+            close = self.block_close(name, index + 1, limit)
             if close is None:
                 return None  # an unclosed block is a paragraph
             kind = name.upper()
@@ -488,10 +486,10 @@ class ElementParser(ListParser):
             return self._find(DRAWER_END_RE, position, limit) is not None
         block = BLOCK_BEGIN_RE.match(line)
         if block:
-            return self._find(block_end_re(block.group(1)), position + 1, limit) is not None
+            return self.block_close(block.group(1), position + 1, limit) is not None
         latex = LATEX_BEGIN_RE.match(line)
         if latex:
-            return self._find(latex_end_re(latex.group(1)), position, limit) is not None
+            return self.block_close(latex.group(1), position, limit, latex=True) is not None
         dual = DUAL_BRACKET_RE.match(line)
         if dual:
             return dual.group(1).upper() in ("CAPTION", "RESULTS")

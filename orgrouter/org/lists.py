@@ -15,7 +15,6 @@ from orgrouter.org.syntax import (
     FULL_ITEM_RE,
     ITEM_RE,
     blank,
-    block_end_re,
     indent_of,
     skippable,
 )
@@ -87,8 +86,10 @@ class ListParser(Region):
             if block:
                 # Any block, dynamic ones too: a dynamic block closes on "#+END:" here.
                 name = block.group(1)
-                end_re = _DYNAMIC_END_RE if name is None else block_end_re(name)
-                close = self._find(end_re, position + 1, limit)
+                if name is None:
+                    close = self._find(_DYNAMIC_END_RE, position + 1, limit)
+                else:
+                    close = self.block_close(name, position + 1, limit)
                 position = position if close is None else close
             elif DRAWER_RE.match(line):
                 # Org searches for ":END:" from this very line, so a stray ":END:" in an

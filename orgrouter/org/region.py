@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from orgrouter.org.lines import Lines
 from orgrouter.org.node import Node
-from orgrouter.org.syntax import BLANK, skippable
+from orgrouter.org.syntax import BLANK, ClosingLines, skippable
 
 if TYPE_CHECKING:
     from orgrouter.org.drawer import PropertyDrawer
@@ -31,7 +32,6 @@ class Region:
         self.contents = lines.contents
         self.drawer_at = drawer_at
         self.items: dict[int, Item] = {}  # list structures computed so far, by line
-        self._closers: list[int] | None = None
         self._hits: dict[tuple[str, int], list[int]] = {}
 
     def _node(self, type_: str, begin: int, end: int, **properties: object) -> Node:
@@ -67,19 +67,30 @@ class Region:
         key = (pattern.pattern, pattern.flags)
         hits = self._hits.get(key)
         if hits is None:
-            if self._closers is None:
-                self._closers = [
-                    position
-                    for position, line in enumerate(self.contents)
-                    if line.lstrip(BLANK).startswith(("#", ":")) or "\\end{" in line
-                ]
             contents = self.contents
-            hits = [position for position in self._closers if pattern.match(contents[position])]
+            hits = [position for position in self._candidates if pattern.match(contents[position])]
             self._hits[key] = hits
         found = bisect_left(hits, index)
         if found < len(hits) and hits[found] < limit:
             return hits[found]
         return None
+
+    @cached_property
+    def _candidates(self) -> list[int]:
+        """Return the indexes of the lines that could close something."""
+        return [
+            position
+            for position, line in enumerate(self.contents)
+            if line.lstrip(BLANK).startswith(("#", ":")) or "\\end{" in line
+        ]
+
+    @cached_property
+    def _closing(self) -> ClosingLines:
+        return ClosingLines((i, self.contents[i]) for i in self._candidates)
+
+    def block_close(self, name: str, index: int, limit: int, *, latex: bool = False) -> int | None:
+        """Return the first line in [index, limit) closing block (or LaTeX) ``name``."""
+        return self._closing.first(name, index, limit, latex=latex)
 
     def end_after(self, stop: int, limit: int) -> tuple[int, int]:
         """Return (line index after the blank lines from ``stop``, their count)."""

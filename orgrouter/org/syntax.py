@@ -7,7 +7,8 @@ variable or parser they come from.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from bisect import bisect_left
+from collections.abc import Iterable
 
 # `org-element--affiliated-re': dual keywords may carry [secondary] text.
 AFFILIATED_RE = re.compile(
@@ -69,17 +70,35 @@ LESSER_BLOCKS = {
     "VERSE": "verse-block",
 }
 
+# The lines that close ``#+BEGIN_NAME`` (NAME in any case) and ``\begin{NAME}`` (at the
+# line's end), with the NAME they close: Org's "#+END_%s" and "\\end{%s}" searches.
+BLOCK_END_RE = re.compile(r"[ \t]*#\+END_(\S+)[ \t]*$", re.IGNORECASE)
+LATEX_END_RE = re.compile(r".*\\end\{([A-Za-z0-9*]+)\}[ \t]*$")
 
-@lru_cache(maxsize=256)
-def block_end_re(name: str) -> re.Pattern[str]:
-    """Return the pattern of the line that closes ``#+BEGIN_NAME`` (any case, as Org reads it)."""
-    return re.compile(r"[ \t]*#\+END_" + re.escape(name) + r"[ \t]*$", re.IGNORECASE)
 
+class ClosingLines:
+    """The lines that close blocks and LaTeX environments, indexed by what they close.
 
-@lru_cache(maxsize=256)
-def latex_end_re(name: str) -> re.Pattern[str]:
-    """Return the pattern of the line that closes ``\\begin{NAME}`` (anywhere on the line)."""
-    return re.compile(r".*\\end\{" + re.escape(name) + r"\}[ \t]*$")
+    One pass over the candidate lines and a lookup per opener: a file of thousands of
+    differently named openers and closers stays linear, where a pattern per name
+    tried on every closing line is quadratic.
+    """
+
+    def __init__(self, lines: Iterable[tuple[int, str]]) -> None:
+        """Index ``lines``: (position, content) in increasing position."""
+        self._at: dict[tuple[bool, str], list[int]] = {}
+        for position, content in lines:
+            for latex, pattern in ((False, BLOCK_END_RE), (True, LATEX_END_RE)):
+                match = pattern.match(content)
+                if match:
+                    key = match.group(1) if latex else match.group(1).lower()
+                    self._at.setdefault((latex, key), []).append(position)
+
+    def first(self, name: str, after: int, limit: int, *, latex: bool = False) -> int | None:
+        """Return the first position in [after, limit) of a line closing ``name``."""
+        found = self._at.get((latex, name if latex else name.lower()), [])
+        at = bisect_left(found, after)
+        return found[at] if at < len(found) and found[at] < limit else None
 
 
 def blank(content: str) -> bool:

@@ -175,7 +175,7 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     ``mode`` (write, dry-run, check, diff) says whether to write at all.
     """
     from orgrouter.babel.record import TargetRecord
-    from orgrouter.babel.run import Tangler, TangleReport
+    from orgrouter.babel.run import Tangler
     from orgrouter.clock import parse_now
     from orgrouter.discover import find_notes_root
     from orgrouter.errors import OrgRouterError
@@ -208,8 +208,7 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
             policy = write_policy(ctx, note, record)
             tangler = Tangler([policy.root], mode, record=record, display_base=root,
                               policy=policy)  # fmt: skip
-            report = TangleReport.for_mode(mode)
-            tangler.tangle_bytes(note, data, report)
+            report = tangler.tangle_bytes(note, data)
     finally:
         lock.release()
     return {**report.to_json(), "exit_code": report.exit_code}

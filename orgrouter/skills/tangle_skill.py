@@ -68,16 +68,17 @@ class TangleSkill(BaseSkill):
                 body="Tangling needs a note file; run it from a note, not from stdin.",
                 kind="clarification",
             ),))  # fmt: skip
+        from orgrouter.io.text import read_stable
         from orgrouter.route.binding import Effect, require_approval
         from orgrouter.skills.writes import record_for
         from orgrouter.writemode import WriteMode
 
         note = request.path
         given = ctx.extra.get(NOTE_BYTES)
-        data = given if isinstance(given, bytes) else note.read_bytes()
+        data = given if isinstance(given, bytes) else read_stable(note)[0]
         record = record_for(ctx)
         policy = write_policy(ctx, note, record)
-        preview = _tangle(_tangler(ctx, note, policy, record, WriteMode.DRY_RUN), note, data)
+        preview = _tangler(ctx, note, policy, record, WriteMode.DRY_RUN).tangle_bytes(note, data)
         held = [t for t in preview.targets if t.action == "held"]
         approved: dict[str, str] = {}
         if held or stimulus.payload.get("needs_approval"):
@@ -91,16 +92,7 @@ class TangleSkill(BaseSkill):
         if mode is WriteMode.WRITE and (preview.count("would-write") or approved):
             before_write(ctx)  # route --stdin: the notes root's lock, or exit 75
         tangler = _tangler(ctx, note, policy, record, mode, approved)
-        return Emit((summary(_tangle(tangler, note, data), dry_run=ctx.dry_run),))
-
-
-def _tangle(tangler: Tangler, note: Path, data: bytes) -> TangleReport:
-    """Return the report of tangling ``data``, the note's text as routed."""
-    from orgrouter.babel.run import TangleReport
-
-    report = TangleReport.for_mode(tangler.mode)
-    tangler.tangle_bytes(note, data, report)
-    return report
+        return Emit((summary(tangler.tangle_bytes(note, data), dry_run=ctx.dry_run),))
 
 
 def _tangler(

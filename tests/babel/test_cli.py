@@ -132,7 +132,7 @@ def test_bad_file_does_not_stop_the_run(notes: Path) -> None:
     (notes / "plain.org").write_bytes(b"\xff\n")  # no src block: never even decoded
     code, _, err = invoke("tangle", ".")
     assert code == 3
-    assert "bad.org:2: not valid UTF-8" in err and "plain.org" not in err
+    assert "bad.org:2:1: invalid UTF-8 at byte 28" in err and "plain.org" not in err
     assert (notes / "out" / "run.sh").exists()
 
 
@@ -298,3 +298,11 @@ def test_a_note_named_like_a_directory_is_skipped_not_failed(notes: Path) -> Non
     code, _, err = invoke("tangle", ".")
     assert code == 0
     assert "orgrouter: skipped odd.org: a directory, not a note (its notes are routed)\n" in err
+
+
+def test_a_fifo_named_like_a_note_is_skipped_not_read(notes: Path) -> None:
+    """Reading it would block the run for ever (tangle's own walk once opened it)."""
+    os.mkfifo(notes / "pipe.org")
+    code, out, err = invoke("tangle", ".")
+    assert code == 0 and out == "written: out/run.sh (from note.org)\n"
+    assert "orgrouter: skipped pipe.org: not a regular file\n" in err

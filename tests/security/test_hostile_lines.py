@@ -59,3 +59,19 @@ def test_line_patterns_take_the_value_without_trailing_blanks_in_linear_time(
     got = found.group(found.re.groups)
     assert got.lstrip() == (value.encode() if binary else value)
     assert elapsed < 1.0
+
+
+def test_thousands_of_differently_named_unclosed_blocks_stay_linear() -> None:
+    from orgrouter.org.document import Document
+    from orgrouter.org.settings import read_settings
+
+    # Each opener's own closing pattern tried on every closing line was quadratic: 13 s
+    # for the settings and 31 s for the elements of these 200 KB; indexed, a fraction.
+    pair = "#+begin_a{0}\n#+end_b{0}\n\\begin{{x{0}}}\n\\end{{y{0}}}\n"
+    text = "".join(pair.format(i) for i in range(5000))
+    started = time.monotonic()
+    assert read_settings(text + "#+TODO: A | B\n").todo.keywords == ("A", "B")
+    nodes = list(Document(("* h\n" + text).encode(), None).ast().walk())
+    elapsed = time.monotonic() - started
+    assert {node.type for node in nodes} >= {"paragraph", "headline"}
+    assert elapsed < 8.0

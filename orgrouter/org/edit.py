@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 
 from orgrouter.org.drawer import Head, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
@@ -121,8 +123,25 @@ def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
 
 def shift_offset(offset: int, splices: Iterable[Splice]) -> int:
     """Return where byte ``offset`` of the original data sits after the splices."""
-    # Text inserted at ``offset`` goes before the byte that was there.
-    return offset + sum(len(s.text) - (s.end - s.begin) for s in splices if s.end <= offset)
+    return Shift(splices)(offset)
+
+
+class Shift:
+    """Where original offsets sit after some splices: one sort, then a bisection each.
+
+    A route moves one offset per request past every result spliced in; summing the
+    splices for each was quadratic in the requests of a file (3,000: a minute).
+    """
+
+    def __init__(self, splices: Iterable[Splice]) -> None:
+        """Order ``splices`` by end and sum what each adds (removes, if negative)."""
+        ordered = sorted(splices, key=lambda s: s.end)
+        self.ends = [s.end for s in ordered]
+        self.added = list(accumulate((len(s.text) - (s.end - s.begin) for s in ordered), initial=0))
+
+    def __call__(self, offset: int) -> int:
+        """Return where ``offset`` sits (text inserted at it goes before its byte)."""
+        return offset + self.added[bisect_right(self.ends, offset)]
 
 
 def child_level(level: int, odd_levels: bool = False) -> int:
@@ -159,10 +178,6 @@ class _Document:
         if begin not in self.heads:
             self.heads[begin] = locate_head(self.data, self.headline(begin), newline=self.newline)
         return self.heads[begin]
-
-    def subtree(self, begin: int) -> list[OutlineEntry]:
-        """Return the headlines below ``begin`` in its subtree."""
-        return self.outline.below(self.headline(begin).index)
 
     def content_end(self, pos: int) -> int:
         """Return the end of the line starting at ``pos``, before its line end."""
@@ -288,7 +303,7 @@ class _Planner:
         planned.append(edit)
 
     def _has_child(self, edit: AppendChild, identity: tuple[str, str]) -> bool:
-        for line in self.doc.subtree(edit.headline):
+        for line in self.doc.outline.below(self.doc.headline(edit.headline).index):
             drawer = self.doc.head(line.begin).drawer
             prop = drawer.get(identity[0]) if drawer else None
             if prop is not None and prop.value == identity[1]:

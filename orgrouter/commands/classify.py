@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from orgrouter.commands.options import verbosity, warn_environment
+from orgrouter.commands.options import CONFIG, verbosity, warn_environment
 from orgrouter.errors import UsageError
 
 
@@ -39,8 +39,7 @@ def read_text(text: str) -> str:
               show_default=True, help="Who wrote TEXT: a user, orgrouter, or a sub-agent.")
 @click.option("--rules", "rules_dir", type=click.Path(file_okay=False, exists=True),
               help="Take routing tables from this directory (overrides [rules] dir).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False),
-              help="Read this configuration file instead of looking for orgrouter.toml.")
+@CONFIG
 @click.option("--state", "state_path", type=click.Path(dir_okay=False),
               help="The state database holding the spawn windows.")
 @click.option("--record", is_flag=True,

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from orgrouter.commands.classify import read_text
-from orgrouter.commands.options import verbosity, warn_environment
+from orgrouter.commands.options import CONFIG, verbosity, warn_environment
 
 
 @click.command()
@@ -20,8 +20,7 @@ from orgrouter.commands.options import verbosity, warn_environment
               help="A body list item (repeatable), instead of TEXT.")
 @click.option("--rules", "rules_dir", type=click.Path(file_okay=False, exists=True),
               help="Take routing tables from this directory (overrides [rules] dir).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False),
-              help="Read this configuration file instead of looking for orgrouter.toml.")
+@CONFIG
 @verbosity
 def decompose(
     text: str | None,

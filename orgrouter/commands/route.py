@@ -12,6 +12,8 @@ import click
 
 from orgrouter.clock import NOW_ENV, parse_now
 from orgrouter.commands.options import (
+    CONFIG,
+    STATE,
     ExistingPath,
     complete_agents,
     verbosity,
@@ -28,7 +30,6 @@ if TYPE_CHECKING:
     from orgrouter.route.pipeline import RequestReport
 
 
-
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, type=ExistingPath())
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
@@ -43,15 +44,8 @@ if TYPE_CHECKING:
     shell_complete=complete_agents,
     help="Answer to @NAME as well as @agent (agent.name).",
 )
-@click.option(
-    "--config", "config_file", type=click.Path(dir_okay=False), help="Use this config file."
-)
-@click.option(
-    "--state",
-    "state_path",
-    type=click.Path(dir_okay=False),
-    help="The state database (default: ORGROUTER_STATE, state.path, else XDG per root).",
-)
+@CONFIG
+@STATE
 @click.option("--force", is_flag=True, help="Route requests again even if already answered.")
 @verbosity
 @click.option(

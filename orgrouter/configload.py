@@ -307,6 +307,8 @@ def _value_problem(dotted: str, value: Any) -> str | None:
         return f"{dotted} must be at least 100, not {value}"
     if dotted == "limits.echo_chars" and value < 20:
         return f"{dotted} must be at least 20, not {value}"
+    if dotted == "limits.pool_from" and value < 1:
+        return f"{dotted} must be at least 1, not {value}"
     if dotted == "neuro.run_timeout_s" and value is not None and value <= 0:
         return f"{dotted} must be positive, not {value:g}"
     if dotted == "sensor_gate.rate_limit_window_s" and value <= 0:

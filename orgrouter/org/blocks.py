@@ -148,12 +148,6 @@ def _lisp_escape(match: re.Match[str]) -> str:
     return _LISP_ESCAPES.get(code, code)
 
 
-def _line_end(text: str, pos: int) -> int:
-    """Return the offset just past the line containing ``pos`` (or len(text))."""
-    newline = text.find("\n", pos)
-    return len(text) if newline < 0 else newline + 1
-
-
 def _line_text(text: str, start: int) -> str:
     """Return the line starting at ``start`` without its LF (a final CR dropped too)."""
     newline = text.find("\n", start)
@@ -185,8 +179,7 @@ def find_src_blocks(text: str) -> list[SrcBlock]:
         line_no += text.count("\n", counted_to, start)
         counted_to = start
         first, name, headers = _affiliated(text, start)
-        # Blank lines end at the next non-blank line, a headline included.
-        blank_end, post_blank = _skip_blank_lines(text, block.end, len(text))
+        blank_end, post_blank = _skip_blank_lines(text, block.end)
         switches = parts.group(2).strip() if parts.group(2) else None
         blocks.append(
             SrcBlock(
@@ -234,13 +227,14 @@ def _affiliated(text: str, start: int) -> tuple[int, str | None, tuple[str, ...]
     return first, name, tuple(headers)
 
 
-def _skip_blank_lines(text: str, pos: int, limit: int) -> tuple[int, int]:
+def _skip_blank_lines(text: str, pos: int) -> tuple[int, int]:
     """Return the offset past the blank lines from ``pos`` and how many there were."""
     count = 0
-    while pos < limit:
-        line_end = _line_end(text, pos)
+    while pos < len(text):
+        newline = text.find("\n", pos)
+        line_end = len(text) if newline < 0 else newline + 1
         if text[pos:line_end].strip(" \t\r\n"):
-            break
+            break  # a headline line ends them too, being text
         pos = line_end
         count += 1
     return pos, count

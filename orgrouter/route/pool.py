@@ -9,7 +9,7 @@ run prints and writes exactly what a serial run does.
 
 A run stays serial (``workers_for``, ``RouteAhead``) when:
 
-- it has fewer than ``MIN_CANDIDATES`` candidate files: starting the workers (a fork
+- it has fewer than ``limits.pool_from`` candidate files (256): starting the workers (a fork
   each, then the rules and a state connection in each) costs more than a few routes;
 - a model backend is configured: the run's token budget and the spawn rate window are
   shared by all its files and must not be multiplied by the workers, and model calls
@@ -54,14 +54,15 @@ if TYPE_CHECKING:
     from orgrouter.scancache import Scanned
     from orgrouter.skills.base import Context, Skill, Stimulus
 
-MIN_CANDIDATES = 48  # measured: see the note below
 PER_WORKER = 16  # files in flight per worker: keeps it busy, bounds the parent's memory
 MAX_WAITING_BYTES = 8 * 1024 * 1024  # of candidates waiting (each held as bytes and text)
 CRASHED = "internal error: the worker process routing it stopped abruptly (killed, out of memory?)"
-# MIN_CANDIDATES: on 2 CPUs, cold routes of trees of notes of ~15 kB, one in five with a
-# request (median of 5): 16 candidates 0.28 s serial / 0.29 s pooled, 32: 0.33 / 0.34,
-# 64: 0.35 / 0.35 to 0.43 / 0.40, 400: 1.38 / 1.10. The pool's fixed cost is the fork
-# and the workers' start-up; it pays from about 48 (the benchmark tree's 40 stay serial).
+# limits.pool_from (256): `python bench/pool.py` (cold route --dry-run, 2 CPUs shared with other
+# work, notes of ~15 kB, one in five with a request, median of 5), pooled ÷ serial wall:
+# 65 candidates 1.16, 130: 0.95, 194: 1.05, 259: 0.58; the pool's CPU time is 15-30 %
+# more at every size and its peak memory about twice (57 vs 28 MB: each worker holds
+# the skills and rules). On an idle machine (0.1's figures) 64 broke even and 400 gained
+# 20 %. So a run pools only from about 256 candidates, where the gain is clear..
 
 
 def workers_for(config: Config, processes: int) -> int:
@@ -426,7 +427,7 @@ class RouteAhead:
 
     router: Router
     processes: int  # ORGROUTER_WORKERS, else the CPU count
-    min_candidates: int = MIN_CANDIDATES
+    min_candidates: int = 256  # the run passes its limits.pool_from
     on_start: Callable[[int, int], None] = lambda _workers, _candidates: None
     workers: int | None = None  # decided at the first candidate (the config is read then)
     pool: RoutePool | None = None

@@ -176,18 +176,13 @@ class _Blocks:
 
     def __init__(self, data: bytes) -> None:
         self.spans = written_block_spans(data)
-        self.seen: list[tuple[int, int]] = []
-        self.done = False
+        self.span = (0, 0)  # the first block not wholly before the last position asked
 
     def holds(self, position: int) -> bool:
-        """Return whether ``position`` lies strictly inside a block."""
-        while not self.done and (not self.seen or self.seen[-1][0] < position):
-            span = next(self.spans, None)
-            if span is None:
-                self.done = True
-            else:
-                self.seen.append(span)
-        return any(start < position < end for start, end in self.seen)
+        """Return whether ``position`` (asked in increasing order) is strictly inside a block."""
+        while self.span[1] <= position:
+            self.span = next(self.spans, (position + 1, position + 1))  # none left: never
+        return self.span[0] < position < self.span[1]
 
 
 def _addressed_lines(document: Document, offsets: Sequence[int]) -> list[OutlineEntry]:

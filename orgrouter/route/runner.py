@@ -114,7 +114,12 @@ def run_route(
                 if ahead is None:
                     from orgrouter.route.pool import RouteAhead
 
-                    ahead = RouteAhead(router, processes, on_start=pool_start)
+                    ahead = RouteAhead(
+                        router,
+                        processes,
+                        min_candidates=config.limits.pool_from,
+                        on_start=pool_start,
+                    )
                 for turn, handle in ahead.add(scanned):
                     take(turn, _answer(ahead, handle))
             for turn, handle in ahead.drain() if ahead is not None else ():

@@ -203,3 +203,11 @@ def test_a_long_title_still_hides_code_near_the_address() -> None:
     assert find_address(filler + "~@agent~ x", NAMES) is None
     assert find_address(filler + "[[https://x.org][@agent x]]", NAMES) is None
     assert find_address(filler + "@agent x", NAMES) is not None
+
+
+def test_requests_between_and_inside_many_blocks_as_written() -> None:
+    block = "#+begin_example\n* @agent in a block, {0}\n#+end_example\n"
+    text = "".join(block.format(i) + f"* @agent ask {i}\n" for i in range(3))
+    text += "#+begin_src\n* @agent unclosed: a request\n"
+    found = find_requests(Document(text.encode(), "t.org"), NAMES)
+    assert [r.instruction for r in found] == ["ask 0", "ask 1", "ask 2", "unclosed: a request"]

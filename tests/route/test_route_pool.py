@@ -18,10 +18,11 @@ import pytest
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError
-from orgrouter.route.pool import CRASHED, MIN_CANDIDATES, workers_for
+from orgrouter.route.pool import CRASHED, workers_for
 from orgrouter.route.runner import processes_from
 
 NOW = "2026-11-30T09:00"
+MIN_CANDIDATES = 48  # limits.pool_from for these trees (the default is 256)
 INSTRUCTIONS = (
     "create todos for the action items",
     "summarize this section",
@@ -62,6 +63,7 @@ SKILLS = [CrashInWorker()]
 """
 
 
+
 def note(index: int) -> bytes:
     """Return request note number ``index`` (instructions and sizes vary)."""
     instruction = INSTRUCTIONS[index % len(INSTRUCTIONS)]
@@ -96,9 +98,13 @@ def copy_tree(source: Path, base: Path) -> Path:
     return base / "notes"
 
 
-def route(base: Path, processes: int, *args: str) -> tuple[int, bytes, bytes]:
+def route(
+    base: Path, processes: int, *args: str, pool_from: int | None = MIN_CANDIDATES
+) -> tuple[int, bytes, bytes]:
     """Run ``orgrouter route ARGS notes`` from ``base`` in a fresh process."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("ORGROUTER_")}
+    if pool_from is not None:  # the default (256) would keep these small trees serial
+        env["ORGROUTER_LIMITS_POOL_FROM"] = str(pool_from)
     env.update(
         ORGROUTER_WORKERS=str(processes),
         XDG_CONFIG_HOME=str(base / "xdg-config"),
@@ -229,6 +235,13 @@ def test_few_candidates_stay_serial(tmp_path: Path) -> None:
     make_tree(tmp_path, MIN_CANDIDATES - 4)  # with the search, tangle and bad: one short
     assert route(tmp_path, 3, "-q")[0] == 3
     assert pool_events(tmp_path) == []
+
+
+def test_by_default_a_run_pools_only_from_256_candidates(tmp_path: Path) -> None:
+    make_tree(tmp_path, MIN_CANDIDATES + 8)  # pooled with limits.pool_from = 48
+    assert route(tmp_path, 3, "-q", pool_from=None)[0] == 3
+    assert pool_events(tmp_path) == []
+    assert Config().limits.pool_from == 256
 
 
 def test_bad_worker_count_is_a_usage_error(tmp_path: Path) -> None:

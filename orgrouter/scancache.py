@@ -18,14 +18,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import stat
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from orgrouter.errors import ConflictError, InputError
-from orgrouter.io.text import DEFAULT_MAX_BYTES, Snapshot, decode_org
+from orgrouter.io.text import DEFAULT_MAX_BYTES, Snapshot, decode_org, read_stable, snapshot_of
 from orgrouter.prefilter import Prefilter
 from orgrouter.state import StateDB
 
@@ -286,7 +285,7 @@ def scan_one(
     if cache.skip_unopened(path, st):
         return Scanned(path, "cached")
     try:
-        data, st = _read_stable(path, max_bytes)
+        data, st = read_stable(path, max_bytes=max_bytes)
     except ConflictError as error:
         return Scanned(path, "skipped", reason=error.reason)
     except InputError as error:
@@ -313,59 +312,10 @@ def scan_one(
         cache.record(path, st, digest, has_request=False, settled=False)
         return Scanned(path, "clean")
     try:
-        decoded = decode_org(data, path, max_bytes=max_bytes)
+        snapshot = snapshot_of(
+            path, os.path.realpath(path), data, st, sha256=digest, max_bytes=max_bytes
+        )
     except InputError as error:
         return Scanned(path, "failed", error=error)
     cache.record(path, st, digest, has_request=True, settled=False)
-    snapshot = Snapshot(
-        path=os.fspath(path),
-        real_path=os.path.realpath(path),
-        data=data,
-        size=len(data),
-        mtime_ns=st.st_mtime_ns,
-        sha256=digest,
-        mode=stat.S_IMODE(st.st_mode),
-        has_bom=decoded.has_bom,
-        newline=decoded.newline,
-        text=decoded.text,
-    )
     return Scanned(path, "candidate", snapshot=snapshot)
-
-
-def _read_stable(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
-    """Read a whole regular file, raising ConflictError if it changes meanwhile."""
-    try:
-        # O_NONBLOCK: a FIFO named like a note must not hang a cron run.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except PermissionError:
-        raise InputError("permission denied: cannot read the file", path=path) from None
-    except OSError as error:
-        raise InputError(f"cannot open: {error.strerror}", path=path) from None
-    try:
-        before = os.fstat(fd)
-        if not stat.S_ISREG(before.st_mode):
-            raise InputError("is not a regular file", path=path)
-        if before.st_size > max_bytes:
-            raise InputError(
-                f"file is {before.st_size} bytes, over the limit of {max_bytes} bytes", path=path
-            )
-        # One read of size + 1: a regular file returns short only at its end (or on a
-        # signal), so size + 1 bytes means it grew while we read it.
-        data = os.read(fd, before.st_size + 1)
-        while len(data) < before.st_size:
-            more = os.read(fd, before.st_size + 1 - len(data))
-            if not more:
-                break
-            data += more
-        after = os.fstat(fd)
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=path) from None
-    finally:
-        os.close(fd)
-    if len(data) != after.st_size or (before.st_size, before.st_mtime_ns) != (
-        after.st_size,
-        after.st_mtime_ns,
-    ):
-        raise ConflictError("changed while being read", path=path)
-    return data, after
-

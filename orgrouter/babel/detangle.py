@@ -21,6 +21,7 @@ from orgrouter.babel.noweb import expands_when_tangling
 from orgrouter.babel.plan import TargetPlan, plan_document
 from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.errors import ConflictError, InputError
+from orgrouter.io.text import CRLF, LF, detect_newline, read_stable
 from orgrouter.io.transaction import Transaction
 from orgrouter.org.escape import escape_code
 from orgrouter.org.lines import Offsets
@@ -98,7 +99,7 @@ def detangle_file(tangled: Path, record: TargetRecord | None = None) -> list[str
         messages += _detangle_into(org, tangled, found, data, last if edited else None)
     if record is not None and all(m.startswith(("detangled", "unchanged")) for m in messages):
         for org in by_org:
-            doc = Document.from_bytes(org, org.read_bytes())
+            doc = Document.from_bytes(org, read_stable(org)[0])
             target = _target_of(plan_document(doc).targets, tangled, org)
             if target.content == data:  # in sync again: a later tangle is no conflict
                 record.remember(os.path.realpath(tangled), data, str(org))
@@ -116,10 +117,7 @@ def _detangle_into(
     org: Path, tangled: Path, regions: list[Region], tangled_data: bytes, last_written: str | None
 ) -> list[str]:
     """Replace the bodies of ``org``'s blocks with the edited regions."""
-    try:
-        data = org.read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot read the Org source: {error.strerror}", path=org) from error
+    data, _st = read_stable(org)
     doc = Document.from_bytes(org, data)
     target = _target_of(plan_document(doc).targets, tangled, org)
     if target.content == tangled_data:
@@ -131,7 +129,7 @@ def _detangle_into(
             path=org,
         )
     specs = {spec.name: spec for spec in target.blocks}
-    crlf = _read_as_crlf(data)
+    newline = detect_newline(data)  # what babel's Document folded into LF
     edits: list[tuple[int, int, str]] = []
     messages: list[str] = []
     for region in regions:
@@ -151,14 +149,14 @@ def _detangle_into(
             )  # fmt: skip
         block = spec.block
         begin_line = doc.text[block.post_affiliated : block.contents_begin]
-        if crlf:
-            begin_line = begin_line.replace("\n", "\r\n")  # as the file has it
+        if newline != LF:
+            begin_line = begin_line.replace("\n", newline.decode())  # as the file has it
         indent = begin_line[: len(begin_line) - len(begin_line.lstrip(" \t"))] + CONTENT_INDENT
         lines = remove_indentation(region.text).split("\n")
         body = "".join((indent + line if line.strip() else "") + "\n" for line in lines)
-        newline = "\r\n" if begin_line.endswith("\r\n") else "\n"
+        ending = "\r\n" if begin_line.endswith("\r\n") else begin_line[-1]
         edits.append(
-            (block.contents_begin, block.contents_end, escape_code(body).replace("\n", newline))
+            (block.contents_begin, block.contents_end, escape_code(body).replace("\n", ending))
         )
         messages.append(f"detangled: {region.name} -> {org}:{block.line}")
     if not edits:
@@ -172,22 +170,17 @@ def _detangle_into(
     return messages
 
 
-def _read_as_crlf(data: bytes) -> bool:
-    """Return whether babel's Document folded every CRLF of ``data`` into LF."""
-    data = data.removeprefix(BOM)
-    return b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
-
 
 def _splice_bodies(data: bytes, text: str, edits: list[tuple[int, int, str]]) -> bytes:
     """Return ``data`` with each ``(begin, end, body)`` of ``text`` spliced into its bytes.
 
-    ``text`` is what babel's Document read: the BOM dropped, a CRLF file's line ends
-    folded to LF. Offsets are mapped back to the file's own bytes, so every byte
-    outside the replaced bodies, each line end included, stays as it was (a mixed file
-    is not normalised either way). Each body carries its own line ends already.
+    ``text`` is what babel's Document read (``as_visited``): the BOM dropped, a CRLF
+    or CR file's line ends folded to LF. Offsets are mapped back to the file's own
+    bytes, so every byte outside the replaced bodies, each line end included, stays as
+    it was (a mixed file is not normalised either way). Each body carries its own line ends already.
     """
     offsets = Offsets(text, byte0=len(BOM) if data.startswith(BOM) else 0)
-    crlf = _read_as_crlf(data)
+    crlf = detect_newline(data) == CRLF
 
     def at(offset: int) -> int:
         return offsets.byte(offset) + (text.count("\n", 0, offset) if crlf else 0)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orgrouter.babel.headers import Params, block_sources, merge, property_chain_value
-from orgrouter.errors import InputError
+from orgrouter.io.text import as_visited
 from orgrouter.org.blocks import SrcBlock, find_src_blocks
 from orgrouter.org.document import Document as OrgDocument
 from orgrouter.org.drawer import Property, locate_head
@@ -82,16 +82,8 @@ class Document:
 
     @classmethod
     def from_bytes(cls, path: Path, data: bytes) -> Document:
-        """Read ``data`` (the bytes of ``path``) into a Document."""
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-        if b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n"):
-            data = data.replace(b"\r\n", b"\n")  # a CRLF file: Emacs reads LF lines
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = data.count(b"\n", 0, error.start) + 1
-            raise InputError("not valid UTF-8", path=path, line=line) from error
+        """Read ``data`` (the bytes of ``path``) into a Document, as Emacs visits it."""
+        data, text = as_visited(data, path)
         settings = read_settings(text, path)
         org = OrgDocument(data, path, newline=b"\n", settings=settings)
         props = {key.casefold(): value for key, value in settings.properties.items()}

@@ -26,6 +26,7 @@ from orgrouter.babel.record import TargetRecord, digest
 from orgrouter.babel.safety import refusal
 from orgrouter.errors import EXIT_FAILED, OrgRouterError
 from orgrouter.io.policy import Forbidden, NeedsApproval, WritePolicy
+from orgrouter.io.text import read_stable
 from orgrouter.io.transaction import Status, Transaction
 from orgrouter.report import Report
 from orgrouter.writemode import WriteMode, unified_diff
@@ -158,9 +159,9 @@ class Tangler:
         report = report if report is not None else TangleReport.for_mode(self.mode)
         for org in files:
             try:
-                data = org.read_bytes()
-            except OSError as error:
-                report.fail(org, f"cannot read: {error.strerror or error}")
+                data, _st = read_stable(org)
+            except OrgRouterError as error:
+                report.fail(error)
                 continue
             self.tangle_bytes(org, data, report)
         return report

@@ -203,14 +203,21 @@ def read_org_text(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_
     For readers that never write back (search): no symlink resolution, no hash.
     """
     name = os.fspath(path)
-    data, _st = _read_named(name, name, max_bytes)
+    data, _st = read_stable(name, max_bytes=max_bytes)
     return decode_org(data, name, max_bytes=max_bytes).text
 
 
-def _read_named(
-    opened: str, name: str, max_bytes: int
+def read_stable(
+    path: str | os.PathLike[str], *, opened: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> tuple[bytes, os.stat_result]:
-    """Read the regular file ``opened``, raising InputError naming ``name`` on failure."""
+    """Return the bytes and stat of the regular file ``path`` (or ``opened``, its target).
+
+    The one way orgrouter reads a note (route, scan, search, tangle): never hangs on a
+    FIFO, refuses what is too large, raises ConflictError when the file keeps changing
+    and InputError naming ``path`` on any other failure.
+    """
+    name = os.fspath(path)
+    opened = name if opened is None else opened
     try:
         # O_NONBLOCK: opening a FIFO named like a note must not hang the run.
         fd = os.open(opened, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -239,17 +246,43 @@ def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_
     # Resolve the link once and read what it resolved to, so that real_path names the
     # very file whose bytes the snapshot holds (the transaction replaces that file).
     real = os.path.realpath(name)
-    data, st = _read_named(real, name, max_bytes)
-    decoded = decode_org(data, name, max_bytes=max_bytes)
+    data, st = read_stable(name, opened=real, max_bytes=max_bytes)
+    return snapshot_of(name, real, data, st, max_bytes=max_bytes)
+
+
+def snapshot_of(
+    path: str | os.PathLike[str],
+    real_path: str,
+    data: bytes,
+    st: os.stat_result,
+    *,
+    sha256: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Snapshot:
+    """Decode ``data``, read from ``path`` with stat ``st``, into a Snapshot."""
+    decoded = decode_org(data, path, max_bytes=max_bytes)
     return Snapshot(
-        path=name,
-        real_path=real,
+        path=os.fspath(path),
+        real_path=real_path,
         data=data,
         size=len(data),
         mtime_ns=st.st_mtime_ns,
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=hashlib.sha256(data).hexdigest() if sha256 is None else sha256,
         mode=stat.S_IMODE(st.st_mode),
         has_bom=decoded.has_bom,
         newline=decoded.newline,
         text=decoded.text,
     )
+
+
+def as_visited(data: bytes, path: str | os.PathLike[str]) -> tuple[bytes, str]:
+    """Return ``data`` as a visiting Emacs's buffer holds it: no BOM, LF line ends.
+
+    Bytes and text both, checked and decoded as ``decode_org`` does (Babel reads notes
+    this way: Org tangles the buffer's text, not the file's bytes).
+    """
+    decoded = decode_org(data, path)
+    body = data[len(BOM) :] if decoded.has_bom else data
+    if decoded.newline == LF:
+        return body, decoded.text
+    return body.replace(decoded.newline, LF), decoded.text.replace(decoded.newline.decode(), "\n")

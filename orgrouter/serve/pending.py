@@ -28,8 +28,6 @@ def find_pending(start: Path, config: Config) -> tuple[list[dict[str, Any]], lis
     for path in found.files:
         try:
             items.extend(file_pending(path, config))
-        except OSError as error:
-            errors.append(f"{path}: cannot read: {error.strerror or error}")
         except OrgRouterError as error:
             errors.append(str(error) if error.path else f"{path}: {error}")
     return items, errors
@@ -39,7 +37,7 @@ def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
     """Return the pending items of one note."""
     from orgrouter.address import address_names, address_offsets
     from orgrouter.configload import agent_keyword_in_bytes
-    from orgrouter.io.text import check_org
+    from orgrouter.io.text import check_org, read_stable
     from orgrouter.org.document import Document
     from orgrouter.route.request import (
         HASH_KEY,
@@ -48,7 +46,7 @@ def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
     )
     from orgrouter.route.results import KIND_KEY, written_results
 
-    data = path.read_bytes()
+    data, _st = read_stable(path)
     if b"@" not in data:
         return []
     newline = check_org(data, path)

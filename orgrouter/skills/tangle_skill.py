@@ -68,13 +68,14 @@ class TangleSkill(BaseSkill):
                 body="Tangling needs a note file; run it from a note, not from stdin.",
                 kind="clarification",
             ),))  # fmt: skip
+        from orgrouter.io.text import read_stable
         from orgrouter.route.binding import Effect, require_approval
         from orgrouter.skills.writes import record_for
         from orgrouter.writemode import WriteMode
 
         note = request.path
         given = ctx.extra.get(NOTE_BYTES)
-        data = given if isinstance(given, bytes) else note.read_bytes()
+        data = given if isinstance(given, bytes) else read_stable(note)[0]
         record = record_for(ctx)
         policy = write_policy(ctx, note, record)
         preview = _tangler(ctx, note, policy, record, WriteMode.DRY_RUN).tangle_bytes(note, data)

@@ -132,7 +132,7 @@ def test_bad_file_does_not_stop_the_run(notes: Path) -> None:
     (notes / "plain.org").write_bytes(b"\xff\n")  # no src block: never even decoded
     code, _, err = invoke("tangle", ".")
     assert code == 3
-    assert "bad.org:2: not valid UTF-8" in err and "plain.org" not in err
+    assert "bad.org:2:1: invalid UTF-8 at byte 28" in err and "plain.org" not in err
     assert (notes / "out" / "run.sh").exists()
 
 

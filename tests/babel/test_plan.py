@@ -127,7 +127,8 @@ def test_unclosed_block_does_not_hide_later_blocks() -> None:
 def test_invalid_utf8_names_the_line() -> None:
     with pytest.raises(InputError) as caught:
         Document.from_bytes(Path("x.org"), b"ok\n\xff\n")
-    assert str(caught.value) == "x.org:2: not valid UTF-8"
+    # The one decoder's message, as a route gives it: line, column and byte.
+    assert str(caught.value) == "x.org:2:1: invalid UTF-8 at byte 3 (0xff): Org files must be UTF-8"
 
 
 def test_tangle_yes_uses_the_language_extension() -> None:

@@ -19,8 +19,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from orgrouter.org.outline import subtree_end_after
-from orgrouter.org.scan import BOM, iter_headline_lines
+from orgrouter.org.outline import subtree_end
+from orgrouter.org.scan import BOM, headline_at, iter_headline_lines
 
 TAGS_COLUMN = 77  # -77, `org-tags-column': tags end at this column
 TAB_WIDTH = 8
@@ -37,21 +37,14 @@ class Span:
     level: int
 
 
-_STARS = re.compile(rb"(\*+) ")
-
-
 def subtree_span(data: bytes, begin: int) -> Span:
     """Return the subtree whose headline starts at byte ``begin``."""
-    stars = _STARS.match(data, begin)
     at_line_start = begin == 0 or data[begin - 1 : begin] == b"\n" or data[:begin] == BOM
-    if stars is None or not at_line_start:
+    line = headline_at(data, 0 if data[:begin] == BOM else begin) if at_line_start else None
+    if line is None or line.begin != begin:
         raise ValueError(f"no headline starts at byte {begin}")
-    level = len(stars.group(1))
-    newline = data.find(b"\n", begin)
-    if newline < 0:
-        return Span(begin, len(data), level)
     # One search, not a scan of every headline: a move of many subtrees asks often.
-    return Span(begin, subtree_end_after(data, newline, level), level)
+    return Span(begin, subtree_end(data, line), line.level)
 
 
 def columns(text: str) -> int:

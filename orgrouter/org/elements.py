@@ -262,12 +262,19 @@ class ElementParser(ListParser):
         # org-element-babel-call-parser looks for the call's "[" or "(" up to the next
         # line's start and ends the element after the line it stopped on, so "#+CALL: f"
         # takes the line below with it (a paragraph's first line, a block's #+begin
-        # line). Only inside the container: there Org's element would run past its
-        # parent (over a headline or an :END:), which we keep out (README).
-        if _CALL_BRACKETS.intersection(value) or index + 1 >= limit:
+        # line), or a blank line that ends its section. Only inside the container:
+        # else Org's element runs past its parent (over a headline or an :END:), which
+        # we keep out (README).
+        if _CALL_BRACKETS.intersection(value):
             return self._single("babel-call", first, limit, start=index, value=value)
-        following, blank = self.end_after(index + 2, limit)
-        node = self._span("babel-call", first, following, post_blank=blank + 1, value=value)
+        if index + 1 >= limit:
+            below = index + 1 < len(self.contents) and blank(self.contents[index + 1])
+            if not below:
+                return self._single("babel-call", first, limit, start=index, value=value)
+            following, blank_lines = index + 2, 0  # past the limit: no blanks skipped
+        else:
+            following, blank_lines = self.end_after(index + 2, limit)
+        node = self._span("babel-call", first, following, post_blank=blank_lines + 1, value=value)
         return node, following
 
     def _lesser_block(

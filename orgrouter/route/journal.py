@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from orgrouter.errors import ConflictError, OrgRouterError
 from orgrouter.io.text import Snapshot
-from orgrouter.io.transaction import Status, Transaction, emacs_lock
 from orgrouter.state import StateDB
 
 SCHEMA = "move_journal"
@@ -103,6 +102,8 @@ def commit_move(
     environ: Mapping[str, str] = os.environ,
 ) -> None:
     """Write a move's files, journalled; raise ConflictError (nothing written) to defer it."""
+    from orgrouter.io.transaction import Status, Transaction, emacs_lock
+
     everything = [*others, Planned(source.path, source.data, source_after)]
     for planned in everything:
         lock = emacs_lock(planned.path)
@@ -192,6 +193,8 @@ def _settle(db: StateDB, move: int, files: list[Planned]) -> Settled:
     still holds its old bytes, nothing of the move was written, so a note edited since
     (the user went on writing) drops the record instead of holding the note forever.
     """
+    from orgrouter.io.transaction import Transaction, emacs_lock  # only a run a kill interrupted
+
     paths = tuple(f.path for f in files)
     states = []
     for planned in files:

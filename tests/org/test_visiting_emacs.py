@@ -68,6 +68,14 @@ def differences(emacs: str, directory: Path, names: list[str]) -> list[str]:
     return problems
 
 
+@pytest.mark.emacs
+@pytest.mark.slow
+def test_corpus_parse_json_matches_a_visiting_emacs(emacs: str, corpus_dir: Path) -> None:
+    names = sorted(p.relative_to(corpus_dir).as_posix() for p in corpus_dir.rglob("*.org"))
+    problems = differences(emacs, corpus_dir, names)
+    assert problems == [], f"{len(names) - len(problems)}/{len(names)} files equal"
+
+
 # Org 9.5's babel call without "[" or "(" swallows the next line; when that line is a
 # headline, its element ends past its own section. We stop it at the section (README).
 OVERRUN = "babel-call-heads.org"

@@ -136,8 +136,10 @@ class Router:
         from orgrouter.configload import agent_keyword_in_bytes
         from orgrouter.route.pipeline import route_document
 
+        # A CR-only note's lines end at each CR (Emacs visits it with mac EOL).
+        lines = data.replace(b"\r", b"\n") if newline == b"\r" else data
         try:
-            file_agent = agent_keyword_in_bytes(data, path)
+            file_agent = agent_keyword_in_bytes(lines, path)
         except ConfigError as error:  # a bad keyword in one note fails that note only
             raise InputError(error.message, path=error.path, line=error.line) from None
         env = self.env(file_agent)

@@ -20,6 +20,8 @@ NOTES = {
     # Below a keyword: an LF-only prefilter never saw it as a headline.
     "below.org": b"#+TITLE: t\r* Tasks\r** @agent create a todo to buy eggs\r* Other",
     "odd.org": b"#+STARTUP: odd\r* Tasks\r*** @agent create a todo to buy tea\r***** mine\r",
+    # The note's own agent name, read from its lines as Emacs sees them.
+    "named.org": b"#+ORGROUTER_AGENT: bob\r* Tasks\r** @bob create a todo to buy jam\r",
 }
 
 

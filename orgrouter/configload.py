@@ -26,6 +26,7 @@ from typing import Any
 from orgrouter.address import file_agent_lines
 from orgrouter.config import BACKENDS, Config, NeuroConfig
 from orgrouter.errors import ConfigError
+from orgrouter.tomlwhere import did_you_mean, key_line, nearest
 
 PROJECT_FILE = "orgrouter.toml"
 ENV_PREFIX = "ORGROUTER_"
@@ -100,17 +101,6 @@ def all_keys() -> list[str]:
     return [f"{s}.{k}" for s, cls in _sections().items() for k in section_keys(cls)]
 
 
-def _suggest(name: str, options: Iterable[str]) -> str:
-    """Return ' (did you mean X?)' for the nearest option, or a list of valid ones."""
-    options = list(options)
-    import difflib  # only a typo needs it; every run loads this module
-
-    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
-    if close:
-        return f" (did you mean {close[0]!r}?)"
-    return f" (valid: {', '.join(options)})" if len(options) <= 12 else ""
-
-
 # -- type checking and conversion --------------------------------------------------
 
 
@@ -183,32 +173,6 @@ def _from_text(text: str, annotation: Any) -> Any:
 # -- locating keys in TOML text (tomllib keeps no positions) -------------------------
 
 
-def _line_of(text: str, table: list[str], key: str | None) -> int | None:
-    """Return the 1-based line of ``key`` in ``[table]`` (or of the header) in TOML text."""
-    lines = text.splitlines()
-    sep = r"\s*\.\s*"
-    header = re.compile(r"^\s*\[\s*" + sep.join(map(re.escape, table)) + r"\s*\]\s*(#.*)?$")
-    own = re.compile(r"^\s*[\"']?" + re.escape(key or "") + r"[\"']?\s*=")
-    below = re.compile(r"^\s*\[\s*" + sep.join(map(re.escape, [*table, key or ""])) + r"\s*[.\]]")
-    inside = not table  # keys before the first header belong to the root table
-    for number, line in enumerate(lines, start=1):
-        if line.lstrip().startswith("["):
-            inside = bool(table) and header.match(line) is not None
-            if inside and key is None:
-                return number
-            if key is not None and below.match(line):
-                return number  # ``[table.key]`` or ``[table.key.more]``: key names a table
-        elif inside and key is not None and own.match(line):
-            return number
-    # A dotted key at the root: ``neuro.backend = ...`` or ``nuero.x = ...``.
-    parts = [*table, key] if key else table
-    dotted = re.compile(r"^\s*" + sep.join(map(re.escape, parts)) + r"\s*[=.]")
-    for number, line in enumerate(lines, start=1):
-        if dotted.match(line):
-            return number
-    return None
-
-
 # -- reading one file ----------------------------------------------------------------
 
 
@@ -246,7 +210,7 @@ def _read_config_file(path: Path) -> _Layer:
     base = path.parent
 
     def fail(message: str, table: list[str], key: str | None) -> ConfigError:
-        return ConfigError(message, path=path, line=_line_of(text, table, key))
+        return ConfigError(message, path=path, line=key_line(text, table, key))
 
     for name, value in data.items():
         if name == "agents":
@@ -254,16 +218,16 @@ def _read_config_file(path: Path) -> _Layer:
             continue
         if name not in sections:
             options = [*sections, "agents"]
-            raise fail(f"unknown section [{name}]{_suggest(name, options)}", [name], None)
+            raise fail(f"unknown section [{name}]{did_you_mean(name, options)}", [name], None)
         if not isinstance(value, dict):
             raise fail(f"[{name}] must be a table, not a value", [], name)
         keys = section_keys(sections[name])
         for key, item in value.items():
             dotted = f"{name}.{key}"
             if key not in keys:
-                raise fail(f"unknown key {dotted}{_suggest(key, keys)}", [name], key)
+                raise fail(f"unknown key {dotted}{did_you_mean(key, keys)}", [name], key)
             layer.values[dotted] = _validated(dotted, item, keys[key], base, fail, [name], key)
-            layer.sources[dotted] = Source("file", f"{path}:{_line_of(text, [name], key) or 1}")
+            layer.sources[dotted] = Source("file", f"{path}:{key_line(text, [name], key) or 1}")
     return layer
 
 
@@ -292,10 +256,7 @@ def _value_problem(dotted: str, value: Any) -> str | None:
     """Return what is wrong with a well-typed value, or None."""
     choices = CHOICES.get(dotted)
     if choices is not None and value not in choices:
-        import difflib
-
-        close = difflib.get_close_matches(value, choices, n=1, cutoff=0.5)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(value, choices, cutoff=0.5, listing=0)
         return f"{dotted} must be one of {', '.join(choices)}, not {value!r}{hint}"
     if dotted == "sensor_gate.min_confidence" and not 0.0 <= value <= 1.0:
         return f"{dotted} must be between 0 and 1, not {value:g}"
@@ -342,7 +303,7 @@ def _read_agents(value: Any, layer: _Layer, path: Path, text: str, fail: Any) ->
         for section, settings in table.items():
             if section != "neuro" or not isinstance(settings, dict):
                 raise fail(
-                    f"unknown key agents.{agent}.{section}{_suggest(section, ['neuro'])}",
+                    f"unknown key agents.{agent}.{section}{did_you_mean(section, ['neuro'])}",
                     ["agents", agent],
                     section,
                 )
@@ -352,9 +313,9 @@ def _read_agents(value: Any, layer: _Layer, path: Path, text: str, fail: Any) ->
                 dotted = f"agents.{agent}.neuro.{key}"
                 where = ["agents", agent, "neuro"]
                 if key not in keys:
-                    raise fail(f"unknown key {dotted}{_suggest(key, keys)}", where, key)
+                    raise fail(f"unknown key {dotted}{did_you_mean(key, keys)}", where, key)
                 collected[key] = _validated(f"neuro.{key}", item, keys[key], None, fail, where, key)
-                line = _line_of(text, where, key) or 1
+                line = key_line(text, where, key) or 1
                 layer.sources[f"agents.{name}.neuro.{key}"] = Source("file", f"{path}:{line}")
 
 
@@ -375,7 +336,7 @@ def _typed_layer(items: Iterable[tuple[str, str, Any]], kind: str, *, strings_on
     for dotted, label, value in items:
         annotation = schema.get(dotted)
         if annotation is None:
-            raise ConfigError(f"{label}: unknown key {dotted}{_suggest(dotted, schema)}")
+            raise ConfigError(f"{label}: unknown key {dotted}{did_you_mean(dotted, schema)}")
         try:
             if isinstance(value, str) and (strings_only or annotation is not str):
                 converted = _from_text(value, annotation)
@@ -407,11 +368,9 @@ def env_warnings(env: Mapping[str, str], config: Config | None = None) -> list[s
         if name.startswith(ENV_PREFIX) and name not in known and name not in keys:
             # Compared without the prefix every name shares, which would make any two
             # look alike.
-            import difflib
-
             tails = {k[len(ENV_PREFIX) :]: k for k in known}
-            close = difflib.get_close_matches(name[len(ENV_PREFIX) :], tails, n=1, cutoff=0.6)
-            hint = f" (did you mean {tails[close[0]]!r}?)" if close else ""
+            close = nearest(name[len(ENV_PREFIX) :], tails)
+            hint = f" (did you mean {tails[close]!r}?)" if close is not None else ""
             warnings.append(f"{name} is not a variable orgrouter reads; ignored{hint}")
     return warnings
 

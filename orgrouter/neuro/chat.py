@@ -93,12 +93,11 @@ def answer_chat(
         outcome = kernel.run(question, [OFFLINE_ASK], ctx)
         return ChatAnswer([_capped(e.result, config) for e in outcome.emitted], list(outcome.logs))
     from orgrouter.skills.registry import load_skills, targets
-    from orgrouter.skills.router import SELVES, SKILL_NAMES
 
     # A backend means a model is configured, so the registry loads the model skills.
     skills = load_skills(config).skills
-    ctx.extra[SELVES] = ("agent", *([agent] if agent else []))
-    ctx.extra[SKILL_NAMES] = targets(skills)
+    ctx.selves = ("agent", *([agent] if agent else []))
+    ctx.targets = targets(skills)
     stimulus = Stimulus(StimulusType.EVENT, {"sensor": Sensor.CHAT_MESSAGE.value, "text": text})
     try:
         outcome = kernel.run(stimulus, skills, ctx)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -11,6 +10,7 @@ from orgrouter.config import BACKENDS, NeuroConfig
 from orgrouter.errors import ConfigError
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.budget import TokenBudget
+from orgrouter.tomlwhere import did_you_mean
 
 
 def make_backend(
@@ -24,8 +24,7 @@ def make_backend(
     if config.backend == "rules":
         return None
     if config.backend != "openai":
-        close = difflib.get_close_matches(config.backend, BACKENDS, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else f" (one of: {', '.join(BACKENDS)})"
+        hint = did_you_mean(config.backend, BACKENDS, label="one of")
         raise ConfigError(f"neuro.backend: unknown backend {config.backend!r}{hint}")
     if not config.endpoint:
         raise ConfigError(

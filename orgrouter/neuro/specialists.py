@@ -153,9 +153,8 @@ class SpecialistsSkill(BaseSkill):
         """Return the persona and synthesis results (a log line when no model may run)."""
         stimulus: Stimulus = proposal_stimulus(proposal)
         from orgrouter.route.rules import default_rules
-        from orgrouter.skills.router import RULES
 
-        rules = ctx.extra.get(RULES) or default_rules()
+        rules = ctx.rules or default_rules()
         names = stimulus.payload.get("personas") or []
         personas = personas_named(names if isinstance(names, list | tuple) else [], rules)
         results = specialists(ctx, stimulus.text, personas)

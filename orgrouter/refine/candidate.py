@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from orgrouter.errors import InputError
+from orgrouter.tomlwhere import line_of
 
 Op = Literal["replace", "append"]
 OPS: tuple[Op, ...] = ("replace", "append")
@@ -99,7 +100,7 @@ def candidate_from_json(data: object, *, source: str, text: str = "") -> Candida
         raise InputError(
             f"unknown candidate key {unknown[0]!r} (expected proposer, rationale, edits)",
             path=source,
-            line=_line_of(text, f'"{unknown[0]}"'),
+            line=line_of(text, f'"{unknown[0]}"'),
         )
     proposer = _optional_str(data, "proposer", source, text)
     rationale = _optional_str(data, "rationale", source, text)
@@ -108,7 +109,7 @@ def candidate_from_json(data: object, *, source: str, text: str = "") -> Candida
         raise InputError(
             "a candidate needs a non-empty `edits` list",
             path=source,
-            line=_line_of(text, '"edits"'),
+            line=line_of(text, '"edits"'),
         )
     edits = tuple(
         _edit_from_json(item, index, source, text) for index, item in enumerate(edits_data)
@@ -128,7 +129,7 @@ def _edit_from_json(item: object, index: int, source: str, text: str) -> Edit:
             f"{where}: unknown key {unknown[0]!r} "
             "(expected file, op, anchor, before, after, addresses)",
             path=source,
-            line=_line_of(text, f'"{unknown[0]}"'),
+            line=line_of(text, f'"{unknown[0]}"'),
         )
     for key in ("file", "op", "before", "after"):
         if not isinstance(item.get(key), str):
@@ -159,10 +160,4 @@ def _optional_str(data: dict[str, Any], key: str, source: str, text: str) -> str
     value = data.get(key)
     if value is None or isinstance(value, str):
         return value
-    raise InputError(f"`{key}` must be a string", path=source, line=_line_of(text, f'"{key}"'))
-
-
-def _line_of(text: str, needle: str) -> int | None:
-    """Return the 1-based line of the first ``needle`` in ``text``, if any."""
-    offset = text.find(needle)
-    return None if offset < 0 else text.count("\n", 0, offset) + 1
+    raise InputError(f"`{key}` must be a string", path=source, line=line_of(text, f'"{key}"'))

@@ -29,11 +29,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import AgentConfig
 from orgrouter.route.results import APPROVAL_KEY
 from orgrouter.skills.base import Context, Result
+
+if TYPE_CHECKING:
+    from orgrouter.state import StateDB
 
 DIGEST_KEY = "ORGROUTER_APPROVES"  # on approval results: sha256 of the effect approved
 EFFECT_FIELD = "effect"  # key of the effect in the held intent (ORGROUTER_APPROVAL)
@@ -143,7 +146,7 @@ def require_approval(
             changed = ["the approval's digest does not match the effect it holds"]
         elif approved.digest != effect.digest:
             changed = effect.changes_since(approved)
-        elif ctx.state is not None and not _was_asked(ctx, note, effect.digest):
+        elif ctx.state is not None and not _was_asked(ctx.state, note, effect.digest):
             changed = ["orgrouter has no record of asking this approval (a copied or "
                        "hand-written approval, or the state was reset)"]  # fmt: skip
         else:
@@ -151,7 +154,7 @@ def require_approval(
                 withdraw(ctx, effect.digest)  # one approval, one run: a copy of it is no approval
             return None
     if not ctx.dry_run and ctx.state is not None:
-        _remember(ctx, note, effect.digest)
+        reinstate(ctx.state, note, effect.digest)
     held = {k: v for k, v in payload.items() if k not in (APPROVED_FLAG, APPROVED_DIGEST)}
     held[EFFECT_FIELD] = effect.to_json()
     reason = reason.split(_AGAIN, 1)[0]  # a reason asked again keeps its first words
@@ -171,7 +174,7 @@ def withdraw(ctx: Context, digest: str) -> None:
         )
 
 
-def reinstate(db: Any, note: str, digest: str) -> None:
+def reinstate(db: StateDB, note: str, digest: str) -> None:
     """Record again that approval ``digest`` was asked in ``note``: its action was deferred.
 
     ``require_approval`` withdraws an approval as it lets it run; an action that then
@@ -193,17 +196,12 @@ def _note(ctx: Context) -> str:
     return "" if path is None else str(path.resolve())
 
 
-def _was_asked(ctx: Context, note: str, digest: str) -> bool:
-    db = ctx.state
+def _was_asked(db: StateDB, note: str, digest: str) -> bool:
     db.ensure_schema(_SCHEMA, _VERSION, _DDL)
     row = db.conn.execute(
         "SELECT 1 FROM approvals_asked WHERE note = ? AND digest = ?", (note, digest)
     ).fetchone()
     return row is not None
-
-
-def _remember(ctx: Context, note: str, digest: str) -> None:
-    reinstate(ctx.state, note, digest)
 
 
 def intent_subject(payload: Mapping[str, Any]) -> str:

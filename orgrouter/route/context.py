@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from orgrouter.address import address_names
 from orgrouter.config import Config
@@ -21,21 +21,16 @@ from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.headline import parse_headline
-from orgrouter.route.guardian import SELF_BINDING
 from orgrouter.route.request import RESULT_KEY, FoundRequest, find_address
 from orgrouter.route.results import RUN_KEY, Written, written_results
-from orgrouter.skills import router
-from orgrouter.skills.base import (
-    DOCUMENT,
-    NOTE_BYTES,
-    Context,
-    Heading,
-    Request,
-    ResultRef,
-    Skill,
-)
+from orgrouter.skills.base import Context, Heading, Request, ResultRef, Skill
 from orgrouter.skills.orgtext import prose_lines
 from orgrouter.skills.registry import targets
+
+if TYPE_CHECKING:
+    from orgrouter.route.ratelimit import RateLimiter
+    from orgrouter.route.rules import Rules
+    from orgrouter.state import StateDB
 
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
 _HEADLINE_LINE = re.compile(r"^(\*+) ", re.MULTILINE)
@@ -52,13 +47,14 @@ class RouteEnv:
     skills: Sequence[Skill]
     now: datetime
     notes_root: Path | None = None
-    state: Any = None  # orgrouter.state.StateDB
-    limiter: Any = None  # orgrouter.route.ratelimit.RateLimiter
+    state: StateDB | None = None
+    limiter: RateLimiter | None = None
     backend_for: Callable[[str], NeuroBackend | None] = lambda _agent: None
     force: bool = False
     dry_run: bool = False  # skills with side effects (tangle) only report them
     file_agent: str | None = None  # #+ORGROUTER_AGENT: of the document being routed
-    shared: dict[str, Any] = field(default_factory=dict)  # rules, loaded once per run
+    rules: Rules | None = None  # loaded once per run (by the first request, if not here)
+    write_lock: Callable[[], None] | None = None  # see Context.write_lock
     # Route only requests whose headline starts in this byte range (an editor's
     # "route the subtree at point"); the rest of the document is context only.
     within: tuple[int, int] | None = None
@@ -118,27 +114,27 @@ def request_context(
         results=results,
         outline=outline(document, scope, {r.line for r in found}, env.names()),
     )
+    backend = None if private else env.backend_for(request.agent)
     ctx = Context(
         config=env.config,
         now=env.now,
         request=shaped,
-        backend=None if private else env.backend_for(request.agent),
+        backend=backend,
         notes_root=env.notes_root,
         state=env.state,
         backend_for=env.backend_for,
         dry_run=env.dry_run,
-    )
-    ctx.extra.update(env.shared)
-    ctx.extra[router.SELVES] = env.selves()
-    ctx.extra[router.SESSION] = document.name
-    ctx.extra[NOTE_BYTES] = document.data
-    ctx.extra[DOCUMENT] = document  # the executors cut and paste its subtrees
-    # Specialists are model calls: without a model nothing spawns, so nothing counts
-    # against the session's rate window (and the gate handles the request directly).
-    ctx.extra[router.LIMITER] = env.limiter if ctx.backend is not None else None
-    ctx.extra[router.SKILL_NAMES] = targets(env.skills)
-    ctx.extra[SELF_BINDING] = frozenset(
-        s.name for s in env.skills if getattr(s, "binds_approvals", False)
+        rules=env.rules,
+        # Specialists are model calls: without a model nothing spawns, so nothing counts
+        # against the session's rate window (and the gate handles the request directly).
+        limiter=env.limiter if backend is not None else None,
+        session=document.name,
+        selves=env.selves(),
+        targets=targets(env.skills),
+        self_binding=frozenset(s.name for s in env.skills if getattr(s, "binds_approvals", False)),
+        note_bytes=document.data,
+        document=document,
+        write_lock=env.write_lock,
     )
     return ctx
 

@@ -109,12 +109,10 @@ def route_stdin(
     if locate_state is None and options.state_path is not None:
         locate_state = _fixed(options.state_path)
     state = LazyState(locate_state) if locate_state is not None else None
-    from orgrouter.skills.base import WRITE_LOCK
-
     lock = LazyLock(root, environ)
     try:
         router = Router(config, options, root, state)
-        router.env(None).shared[WRITE_LOCK] = lock.acquire
+        router.env(None).write_lock = lock.acquire
         outcome = router.route(data, file_name, newline)
         if outcome.writes:
             outcome, warning = _defer_moves(outcome, data, file_name, state)

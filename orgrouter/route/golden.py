@@ -33,6 +33,7 @@ from orgrouter.config import SensorGateConfig
 from orgrouter.errors import ConfigError
 from orgrouter.route.gate import GateResult, classify
 from orgrouter.route.rules import Rules
+from orgrouter.tomlwhere import line_of
 
 GATE_FIELDS = ("intent", "domain_tags", "risk_level", "complexity", "primary_skill",
                "support_skills", "chain", "guardian_decision", "guardian_risk", "mode",
@@ -113,16 +114,9 @@ def package_golden_dir() -> Path:
     return Path(str(resources.files("orgrouter.golden")))
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return number
-    return None
-
-
 def _case(entry: Any, path: Path, text: str, index: int) -> Case:
     anchor = f'"{entry.get("id")}"' if isinstance(entry, dict) else "[[case]]"
-    line = _line_of(text, anchor) or _line_of(text, "[[case]]")
+    line = line_of(text, anchor) or line_of(text, "[[case]]")
 
     def bad(message: str) -> ConfigError:
         """Return an error about this case, at its line."""
@@ -185,7 +179,7 @@ def load_cases(directory: Path | None = None) -> list[Case]:
             if case.id in seen:
                 raise ConfigError(
                     f"golden case id {case.id!r} is also used at {seen[case.id]}",
-                    path=path, line=_line_of(text, f'"{case.id}"'),
+                    path=path, line=line_of(text, f'"{case.id}"'),
                 )
             seen[case.id] = case.source
             cases.append(case)

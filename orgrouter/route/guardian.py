@@ -40,8 +40,6 @@ from orgrouter.skills.base import (
 )
 
 FREE_FORM = frozenset({"ask", "draft", "rewrite", "explain", "translate", "summarize"})
-# ctx.extra key: names of the loaded skills that bind their own approvals to an effect.
-SELF_BINDING = "self_binding_skills"
 
 
 class GuardianSkill(BaseSkill):
@@ -57,7 +55,7 @@ class GuardianSkill(BaseSkill):
             stimulus.sensor == Sensor.DELEGATION
             and not payload.get(APPROVED_FLAG)
             and bool(payload.get("needs_approval"))
-            and str(payload.get("skill", "")).lower() not in ctx.extra.get(SELF_BINDING, ())
+            and str(payload.get("skill", "")).lower() not in ctx.self_binding
         )
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
@@ -159,7 +157,7 @@ def recheck(stimulus: Stimulus, ctx: Context) -> Result | None:
     from orgrouter.route.binding import require_approval
 
     payload = stimulus.payload
-    if str(payload.get("skill", "")).lower() in ctx.extra.get(SELF_BINDING, ()):
+    if str(payload.get("skill", "")).lower() in ctx.self_binding:
         return None
     reason = str(payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky")
     return require_approval(payload, ctx, Effect(subject=intent_subject(payload)), reason)

@@ -46,9 +46,7 @@ from orgrouter.route.writeback import (
     tag_problem,
     with_run,
 )
-from orgrouter.skills import router
 from orgrouter.skills.base import (
-    MOVES,
     Result,
     Sensor,
     Stimulus,
@@ -231,13 +229,13 @@ def _route_request(
         if len(request.instruction) > (limit := env.config.limits.instruction_chars)
         else kernel.run(Stimulus(StimulusType.EVENT, payload), env.skills, ctx)
     )
-    if router.RULES in ctx.extra:
-        env.shared.setdefault(router.RULES, ctx.extra[router.RULES])  # load tables once
-    gate = ctx.extra.get(router.GATE)
+    env.rules = env.rules or ctx.rules  # the tables are loaded once per run
+    gate = ctx.handback.gate
     emitted = list(outcome.emitted)
     deferred = False
     if gate is not None and gate.spawn.skip == "rate_limit":
-        note = Result(title="Handled directly: specialist rate limit reached", body=gate.reason)
+        title = "Handled directly: specialist rate limit reached"
+        note = Result(title=title, body=gate.reason or "")
         emitted.append(kernel.Emitted(note, "router", "", 0))
     plan = RequestPlan(request)
     # Results nobody edited give way to the new ones: those of an older instruction,
@@ -265,7 +263,7 @@ def _route_request(
     report.gate = gate.to_json() if gate is not None else None
     report.intents = [_plain(i) for i in outcome.intents]
     report.results = [_result_json(e) for e in emitted]
-    report.logs = list(outcome.logs) + list(ctx.extra.get(router.NOTES, ()))
+    report.logs = list(outcome.logs) + ctx.handback.notes
     # An error is retried, a WAITING approval awaits its answer: work for a later run.
     deferred = deferred or status in ("error", "waiting")
     return plan, report, deferred
@@ -309,7 +307,7 @@ def _act_on_approvals(
             identity = result_identity(request.hash, number)
             plan.results.append(NewResult(identity, item.result, _intent_label(item)))
             report.results.append(_result_json(item))
-    report.moves = list(ctx.extra.get(MOVES, ()))
+    report.moves = list(ctx.handback.moves)
     kinds = [r["kind"] for r in report.results]
     report.status = request_status(kinds, pending)
     plan.properties = [(STATUS_KEY, report.status)]

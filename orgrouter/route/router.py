@@ -84,7 +84,6 @@ class Router:
                     self.state, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
                 )
             from orgrouter.route.rules import configured_rules
-            from orgrouter.skills.router import RULES
 
             # A broken rules table is the run's configuration error (exit 2), found
             # before any note is touched, never an error result written into one.
@@ -108,7 +107,7 @@ class Router:
                 backend_for=self.backend_for,
                 force=self.options.force,
                 dry_run=not self.options.mode.writes,
-                shared={RULES: rules},
+                rules=rules,
                 within=self.options.within,
             )
         self._env.file_agent = file_agent

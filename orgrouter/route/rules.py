@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from orgrouter.errors import ConfigError
+from orgrouter.tomlwhere import did_you_mean, line_of
 
 TABLES = ("verbs.toml", "intents.toml", "domains.toml", "risk.toml", "chains.toml", "personas.toml")
 LEVELS = ("low", "medium", "high")
@@ -154,10 +155,8 @@ class _Table:
             )
         for span in ((start, stop), (start, len(lines))):
             for needle in (f'"{key}"', f"'{key}'", f"{key} =", f".{key}]", key):
-                for number in range(*span):
-                    text = lines[number]
-                    if needle in text and not text.lstrip().startswith("#"):
-                        return number + 1
+                if (number := line_of(lines, needle, *span)) is not None:
+                    return number
         return None
 
     def section(self, key: str, *, required: bool = True) -> dict[str, Any]:
@@ -197,10 +196,8 @@ class _Table:
         """Reject keys the schema does not know (a typo would silently do nothing)."""
         for key in table:
             if key not in allowed:
-                raise self.error(
-                    f"unknown key {key!r} in {where}; expected one of {', '.join(sorted(allowed))}",
-                    key,
-                )
+                hint = did_you_mean(key, sorted(allowed), listing=len(allowed), label="expected")
+                raise self.error(f"unknown key {key!r} in {where}{hint}", key)
 
 
 def phrase(text: str) -> Phrase:
@@ -226,8 +223,8 @@ def _skill(table: _Table, value: object, key: str) -> str:
     if not isinstance(value, str) or value not in table.targets:
         # The key's own table first: a word such as "set" is also a value of other lists.
         where = f"[{key.rsplit('.', 1)[0]}]" if "." in key else None
-        known = ", ".join(table.targets)
-        raise table.error(f"{key} = {value!r} is not a skill ({known})", key, where)
+        hint = did_you_mean(str(value), table.targets, listing=len(table.targets), label="skills")
+        raise table.error(f"{key} = {value!r} is not a skill{hint}", key, where)
     return value
 
 

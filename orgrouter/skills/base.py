@@ -14,10 +14,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from orgrouter.config import Config
 from orgrouter.neuro.backend import NeuroBackend
+
+if TYPE_CHECKING:
+    from orgrouter.org.document import Document
+    from orgrouter.route.gate import GateResult
+    from orgrouter.route.ratelimit import RateLimiter
+    from orgrouter.route.rules import Rules
+    from orgrouter.skills.executor import Move
+    from orgrouter.state import StateDB
 
 
 class StimulusType(StrEnum):
@@ -174,15 +182,13 @@ class Request:
     outline: tuple[Heading, ...] = ()
 
 
-# ctx.extra key: the bytes of the note being routed (a skill that reads "this note"
-# reads them, not the disk: under --stdin the buffer differs from the file).
-NOTE_BYTES = "note_bytes"
-DOCUMENT = "document"  # ctx.extra key: the Document the request sits in
-MOVES = "moves"  # ctx.extra key: the Moves approved executors planned
-# ctx.extra key: what to call before writing any file besides the note. A run that does
-# not hold the notes root's lock yet (route --stdin) takes it there, or raises
-# LockedError (exit 75); a directory run holds it from the start and sets nothing.
-WRITE_LOCK = "write_lock"
+@dataclass
+class Handback:
+    """What skills hand forward to the pipeline while one request is routed."""
+
+    gate: GateResult | None = None  # the router's verdict (the report's "gate")
+    notes: list[str] = field(default_factory=list)  # the decomposer's vetoes and fallbacks
+    moves: list[Move] = field(default_factory=list)  # what approved executors planned
 
 
 @dataclass
@@ -194,8 +200,23 @@ class Context:
     request: Request | None = None
     backend: NeuroBackend | None = None  # None for `rules` and for private subtrees
     notes_root: Path | None = None
-    state: Any = None  # orgrouter.state.StateDB when a run has one
-    extra: dict[str, Any] = field(default_factory=dict)  # per-run notes between skills
+    state: StateDB | None = None
+    rules: Rules | None = None  # the run's routing tables (None: the router loads them)
+    limiter: RateLimiter | None = None  # the spawn window (None: nothing spawns)
+    session: str = "cli"  # the rate-limit session (the file)
+    selves: tuple[str, ...] = ("agent",)  # the names the agent answers to
+    targets: tuple[str, ...] = ()  # the intent skills a model may propose (registry.targets)
+    self_binding: frozenset[str] = frozenset()  # skills that bind their own approvals
+    # The note being routed: a skill that reads "this note" reads these bytes, not the
+    # disk (under --stdin the buffer differs from the file); the executors cut and paste
+    # the document's subtrees.
+    note_bytes: bytes | None = None
+    document: Document | None = None
+    # What to call before writing any file besides the note. A run that does not hold
+    # the notes root's lock yet (route --stdin) takes it there, or raises LockedError
+    # (exit 75); a directory run holds it from the start and sets nothing.
+    write_lock: Callable[[], None] | None = None
+    handback: Handback = field(default_factory=Handback)  # one per request, shared by copies
     # --diff, --check, --dry-run: a skill with effects beyond its results (tangling
     # files) must only say what it would do.
     dry_run: bool = False
@@ -324,6 +345,5 @@ def proposal_stimulus(proposal: object) -> Stimulus:
 
 def before_write(ctx: Context) -> None:
     """Take the run lock for a write besides the note, where the run does not hold it."""
-    take = ctx.extra.get(WRITE_LOCK)
-    if callable(take):
-        take()
+    if ctx.write_lock is not None:
+        ctx.write_lock()

@@ -25,8 +25,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.skills.base import (
-    DOCUMENT,
-    MOVES,
     Action,
     BaseSkill,
     Context,
@@ -154,9 +152,9 @@ class ExecutorSkill(BaseSkill):
 
 
 def document_of(ctx: Context) -> Document:
-    """Return the document the request sits in (the pipeline puts it in ``ctx.extra``)."""
-    document = ctx.extra.get(DOCUMENT)
-    if not isinstance(document, Document) or ctx.request is None:
+    """Return the document the request sits in (the pipeline puts it in the context)."""
+    document = ctx.document
+    if document is None or ctx.request is None:
         raise Unclear(
             "Clarification needed: no note to act on",
             "Archive, refile and delete act on the note the request sits in; "
@@ -510,5 +508,5 @@ def run_executor(skill: Executor, payload: Mapping[str, Any], ctx: Context) -> E
         )
     digest = plan.binding.digest
     moves = [dataclasses.replace(move, approval=digest) for move in plan.moves]
-    ctx.extra.setdefault(MOVES, []).extend(moves)
+    ctx.handback.moves.extend(moves)
     return Emit((Result(title=plan.summary, body=plan.describe()),))

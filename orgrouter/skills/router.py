@@ -12,7 +12,6 @@ gate. (``orgrouter ask`` answers directly: it has no rate-limit window to spend.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,16 +30,6 @@ from orgrouter.skills.base import (
 
 if TYPE_CHECKING:
     from orgrouter.route.gate import GateResult
-
-# What skills read from ``Context.extra`` during a route (set by the pipeline):
-RULES = "rules"  # orgrouter.route.rules.Rules
-LIMITER = "limiter"  # orgrouter.route.ratelimit.RateLimiter | None
-SESSION = "session"  # the rate-limit session (the file)
-SELVES = "selves"  # the names the agent answers to
-SKILL_NAMES = "skill_names"  # skills a model may propose
-GATE = "gate"  # written by the router: the GateResult
-NOTES = "notes"  # written by the router: what the decomposer noted (vetoes, fallbacks)
-
 
 @dataclass(frozen=True)
 class Proposal:
@@ -69,17 +58,16 @@ class RouterSkill(BaseSkill):
         from orgrouter.route.rules import configured_rules
 
         stimulus = proposal_stimulus(stimulus)
-        rules = ctx.extra.get(RULES) or configured_rules(ctx.config.rules.dir)
-        ctx.extra[RULES] = rules
-        selves: Sequence[str] = ctx.extra.get(SELVES, ("agent",))
+        rules = ctx.rules = ctx.rules or configured_rules(ctx.config.rules.dir)
+        selves = ctx.selves
         items = stimulus.payload.get("items") or None
         gate = classify(
             stimulus.text,
             rules,
             config=ctx.config.sensor_gate,
             items=items,
-            limiter=ctx.extra.get(LIMITER),
-            session=str(ctx.extra.get(SESSION, "cli")),
+            limiter=ctx.limiter,
+            session=ctx.session,
             now=ctx.now.timestamp(),
             selves=selves,
         )
@@ -93,14 +81,14 @@ class RouterSkill(BaseSkill):
             outcome = model_decompose(
                 model,
                 stimulus.text,
-                ctx.extra.get(SKILL_NAMES, ()),
+                ctx.targets,
                 rules=rules,
                 selves=selves,
             )
             intents = tuple(i.to_json() for i in outcome.intents)
             notes = outcome.notes
-        ctx.extra[GATE] = gate
-        ctx.extra[NOTES] = notes
+        ctx.handback.gate = gate
+        ctx.handback.notes.extend(notes)
         return Proposal(gate, intents, notes, stimulus.text, stimulus.sensor)
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
@@ -113,7 +101,7 @@ class RouterSkill(BaseSkill):
             return Emit((_unsure(gate, ctx),))
         shared = {"spawn": gate.spawn.count, "personas": [p.name for p in gate.personas]}
         # A request addressed to a sub-agent (@coder ...) delegates to it by default.
-        selves = ctx.extra.get(SELVES, ("agent",))
+        selves = ctx.selves
         addressed = ctx.request.agent if ctx.request is not None else "agent"
         default = None if addressed in selves else addressed
         delegations = [

@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # the tangler is imported only when a tangle intent runs
     from orgrouter.writemode import WriteMode
 
 from orgrouter.skills.base import (
-    NOTE_BYTES,
     Action,
     BaseSkill,
     Context,
@@ -74,8 +73,7 @@ class TangleSkill(BaseSkill):
         from orgrouter.writemode import WriteMode
 
         note = request.path
-        given = ctx.extra.get(NOTE_BYTES)
-        data = given if isinstance(given, bytes) else read_stable(note)[0]
+        data = ctx.note_bytes if ctx.note_bytes is not None else read_stable(note)[0]
         record = record_for(ctx)
         policy = write_policy(ctx, note, record)
         preview = _tangler(ctx, note, policy, record, WriteMode.DRY_RUN).tangle_bytes(note, data)

@@ -160,10 +160,6 @@ class _Document:
             self.heads[begin] = locate_head(self.data, self.headline(begin), newline=self.newline)
         return self.heads[begin]
 
-    def subtree(self, begin: int) -> list[OutlineEntry]:
-        """Return the headlines below ``begin`` in its subtree."""
-        return self.outline.below(self.headline(begin).index)
-
     def content_end(self, pos: int) -> int:
         """Return the end of the line starting at ``pos``, before its line end."""
         end = self.data.find(b"\n", pos)
@@ -288,7 +284,7 @@ class _Planner:
         planned.append(edit)
 
     def _has_child(self, edit: AppendChild, identity: tuple[str, str]) -> bool:
-        for line in self.doc.subtree(edit.headline):
+        for line in self.doc.outline.below(self.doc.headline(edit.headline).index):
             drawer = self.doc.head(line.begin).drawer
             prop = drawer.get(identity[0]) if drawer else None
             if prop is not None and prop.value == identity[1]:

@@ -20,16 +20,6 @@ from typing import Generic, TypeVar
 
 from orgrouter.org.scan import HeadlineLine, headline_at, iter_headline_lines
 
-__all__ = [
-    "Inherited",
-    "Outline",
-    "OutlineEntry",
-    "content_end",
-    "dedupe_keep_last",
-    "subtree_end",
-    "subtree_end_after",
-]
-
 T = TypeVar("T")
 # A headline line below the first line: literal "\n" first, so a search jumps from
 # line end to line end instead of trying "^" at every byte.

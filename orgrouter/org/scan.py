@@ -19,7 +19,6 @@ HEADLINE_RE = re.compile(rb"^(\*+) ", re.MULTILINE)
 # The same rule for decoded text, where offsets count characters.
 HEADLINE_TEXT_RE = re.compile(r"^\*+ ", re.MULTILINE)
 BOM = b"\xef\xbb\xbf"
-_FIRST_AFTER_BOM_RE = re.compile(rb"\xef\xbb\xbf(\*+) ")
 _STARS = re.compile(rb"(\*+) ")  # a headline's stars, matched at a line start
 
 
@@ -37,11 +36,9 @@ def iter_headline_lines(data: bytes) -> Iterator[HeadlineLine]:
     """Yield every headline line of ``data`` in order."""
     line = 1
     counted_to = 0
-    first = _FIRST_AFTER_BOM_RE.match(data)
-    if first is not None:
-        newline = data.find(b"\n")
-        end = len(data) if newline < 0 else newline + 1
-        yield HeadlineLine(len(BOM), end, len(first.group(1)), 1)
+    first = headline_at(data, 0) if data.startswith(BOM) else None
+    if first is not None:  # HEADLINE_RE cannot see it: the BOM is before its stars
+        yield HeadlineLine(first.begin, first.end, first.level, 1)
     for match in HEADLINE_RE.finditer(data):
         begin = match.start()
         line += data.count(b"\n", counted_to, begin)

@@ -46,7 +46,10 @@ def cached_rules(
     tables: Mapping[str, _Table], directory: Path, targets: Collection[str] | None = None
 ) -> Rules:
     """Return the ``Rules`` of ``tables`` (as ``build_rules``), from ``directory`` if built."""
-    path = directory / f"rules-{cache_key(tables, targets)}.marshal"
+    try:
+        path = directory / f"rules-{cache_key(tables, targets)}.marshal"
+    except OSError:  # an install without the loader's source: nothing to key an entry by
+        return build_rules(tables, targets)
     try:
         return _thaw(marshal.loads(path.read_bytes()))
     except (OSError, ValueError, EOFError, TypeError, KeyError, re.error):

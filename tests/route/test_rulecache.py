@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from orgrouter.route import rulecache
 from orgrouter.route.rulecache import KEEP, cache_key, cached_rules, configured_rules
 from orgrouter.route.rules import load_rules, read_tables
 
@@ -55,3 +56,14 @@ def test_a_cache_in_a_file_s_place_only_costs_time(tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     assert configured_rules(None, blocker) == load_rules(None)
     assert blocker.read_text() == "not a directory"
+
+
+def test_without_the_loader_s_source_nothing_is_cached(tmp_path: Path) -> None:
+    tables = read_tables(None)
+    code = rulecache._CODE
+    rulecache._CODE = (tmp_path / "gone.py",)  # a sourceless install (.pyc only)
+    try:
+        assert cached_rules(tables, tmp_path / "cache") == load_rules(None)
+    finally:
+        rulecache._CODE = code
+    assert not (tmp_path / "cache").exists()

@@ -61,6 +61,7 @@ class Document:
         self._settings = settings
         self._headlines: dict[int, Headline] = {}
         self._heads: dict[int, Head] = {}
+        self._line_begins: dict[int, int] | None = None
         # `org-get-tags': file tags, then each ancestor's from the top, then the
         # headline's own; a repeated tag keeps only its most local place.
         self.tags: Inherited[tuple[str, ...]] = Inherited(
@@ -191,11 +192,17 @@ class Document:
         own = self.own_tags(index)
         return dedupe_keep_last((*inherited, *own)) if own else inherited
 
+    def line_begins(self) -> dict[int, int]:
+        """Return the indexed headlines' offsets by 1-based line (built once)."""
+        if self._line_begins is None:
+            self._line_begins = {entry.line: entry.begin for entry in self.entries}
+        return self._line_begins
+
     def headline_begin(self, line: int) -> int | None:
         """Return the offset of the headline on 1-based ``line`` (indexed or not), or None."""
-        for entry in self.entries:
-            if entry.line == line:
-                return entry.begin
+        begin = self.line_begins().get(line)
+        if begin is not None:
+            return begin
         if line < 1:
             return None
         start = 0

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 
 from orgrouter.org.drawer import Head, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
@@ -121,8 +123,25 @@ def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
 
 def shift_offset(offset: int, splices: Iterable[Splice]) -> int:
     """Return where byte ``offset`` of the original data sits after the splices."""
-    # Text inserted at ``offset`` goes before the byte that was there.
-    return offset + sum(len(s.text) - (s.end - s.begin) for s in splices if s.end <= offset)
+    return Shift(splices)(offset)
+
+
+class Shift:
+    """Where original offsets sit after some splices: one sort, then a bisection each.
+
+    A route moves one offset per request past every result spliced in; summing the
+    splices for each was quadratic in the requests of a file (3,000: a minute).
+    """
+
+    def __init__(self, splices: Iterable[Splice]) -> None:
+        """Order ``splices`` by end and sum what each adds (removes, if negative)."""
+        ordered = sorted(splices, key=lambda s: s.end)
+        self.ends = [s.end for s in ordered]
+        self.added = list(accumulate((len(s.text) - (s.end - s.begin) for s in ordered), initial=0))
+
+    def __call__(self, offset: int) -> int:
+        """Return where ``offset`` sits (text inserted at it goes before its byte)."""
+        return offset + self.added[bisect_right(self.ends, offset)]
 
 
 def child_level(level: int, odd_levels: bool = False) -> int:

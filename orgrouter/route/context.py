@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -81,8 +82,9 @@ def request_context(
     found: list[FoundRequest],
     written: list[Written],
     env: RouteEnv,
+    lines: frozenset[int] | None = None,
 ) -> Context:
-    """Return the context skills see for ``request``."""
+    """Return the context skills see for ``request`` (``lines``: the requests' lines)."""
     entry = request.entry
     tags = document.tags(request.index)
     private = is_private(tags, env.config.privacy.tags)
@@ -112,7 +114,7 @@ def request_context(
         parent_line=None if parent is None else document.entries[parent].line,
         parent_title="" if parent is None else document.headline(parent).raw,
         results=results,
-        outline=outline(document, scope, {r.line for r in found}, env.names()),
+        outline=outline(document, scope, lines or {r.line for r in found}, env.names()),
     )
     backend = None if private else env.backend_for(request.agent)
     ctx = Context(
@@ -140,7 +142,7 @@ def request_context(
 
 
 def outline(
-    document: Document, index: int, requests: set[int], names: tuple[str, ...]
+    document: Document, index: int, requests: AbstractSet[int], names: tuple[str, ...]
 ) -> tuple[Heading, ...]:
     """Return the headlines below headline ``index``, without requests and results.
 

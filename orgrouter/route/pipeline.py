@@ -135,6 +135,7 @@ def route_document(
     settings = None if _has_setting_line(data) else InBufferSettings()
     document = Document.around(data, offsets, path, newline=newline, settings=settings)
     found = find_requests(document, names, offsets)
+    lines = frozenset(request.line for request in found)  # once, not once per request
     plans: list[RequestPlan] = []
     reports: list[RequestReport] = []
     deferred = False
@@ -142,7 +143,7 @@ def route_document(
         if env.within is not None and not env.within[0] <= request.entry.begin < env.within[1]:
             continue
         try:
-            plan, report, later = _route_request(document, request, found, env)
+            plan, report, later = _route_request(document, request, found, env, lines)
         except RunTimeSpent as spent:
             # Nothing is written, not even the hash: the request is still due next run.
             plan, later = None, True
@@ -199,7 +200,11 @@ def _has_setting_line(data: bytes) -> bool:
 
 
 def _route_request(
-    document: Document, request: FoundRequest, found: list[FoundRequest], env: RouteEnv
+    document: Document,
+    request: FoundRequest,
+    found: list[FoundRequest],
+    env: RouteEnv,
+    lines: frozenset[int],
 ) -> tuple[RequestPlan | None, RequestReport, bool]:
     """Route one request (or act on its approvals); return its plan and report."""
     written = written_results(document, request)
@@ -220,7 +225,7 @@ def _route_request(
         # A failed request inside its retry window is still work for a later run: the
         # scan cache must not settle the file, or the retry never comes.
         return plan, report, later or request.recorded(STATUS_KEY) == "error"
-    ctx = request_context(document, request, found, written, env)
+    ctx = request_context(document, request, found, written, env, lines)
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
         payload["items"] = list(request.items)
@@ -359,7 +364,7 @@ def _retry_due(request: FoundRequest, written: list[Written], now: datetime) -> 
 
 def _plan_retags(document: Document, plan: RequestPlan, retags: Sequence[Any]) -> None:
     """Add the tags skills asked for, on the headlines at the lines they named."""
-    begins = {entry.line: entry.begin for entry in document.entries}
+    begins = document.line_begins()
     for retag in retags:
         tags = [tag for tag in retag.tags if tag_problem(tag) is None]  # never a broken line
         for line in retag.lines:

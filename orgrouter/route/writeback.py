@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -35,11 +35,11 @@ from orgrouter.org.edit import (
     Edit,
     SetPlanning,
     SetProperty,
+    Shift,
     Splice,
     apply_splices,
     child_level,
     plan_edits,
-    shift_offset,
 )
 from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
 from orgrouter.org.outline import content_end, subtree_end
@@ -111,9 +111,7 @@ def apply_plans(
     removals = [s for plan in plans for s in _removals(data, newline, plan, odd_levels)]
     data = _apply(data, removals, record)
 
-    def moved(offset: int) -> int:
-        return shift_offset(offset, removals)
-
+    moved = Shift(removals)
     gone = [(s.begin, s.end) for s in removals]
     windows: list[_Window] = []
     for plan in plans:
@@ -129,10 +127,12 @@ def apply_plans(
         level = child_level(entry.level, odd_levels)
         window.edits.extend(_append(begin, new, level) for new in plan.results)
         windows.append(window)
+    by_begin = {window.begin: window for window in windows}
     for plan in plans:
         for at, tag in plan.tags:
             if not _inside(at, gone):
-                _tag_window(data, windows, moved(at)).edits.append(AddTag(moved(at), tag))
+                window = _tag_window(data, windows, by_begin, moved(at))
+                window.edits.append(AddTag(moved(at), tag))
     ranked = _ranked_splices(data, windows, newline)
     appended = [item[3] for item in ranked]
     if not removals:
@@ -154,11 +154,12 @@ def _finish_all(
 ) -> bytes:
     """Return ``data`` (appends made) with each new result's planning line and check."""
     finishing: list[_Window] = []
+    shift = Shift(appended)
     for plan, window in zip(plans, windows, strict=False):
         if not plan.results:
             continue
         # The request's subtree as it is now, after the appends (and earlier ones).
-        begin = shift_offset(window.begin, appended)
+        begin = shift(window.begin)
         finishing.extend(_finishing(data, begin, plan, newline, odd_levels))
     return _apply(data, _plan_in_windows(data, finishing, newline), record)
 
@@ -194,17 +195,23 @@ def _fold_finishing(
     then splices the whole note twice, as before.
     """
     appended = [item[3] for item in ranked]
+    shift = Shift(appended)
+    # The splices by where their window begins: each window looks at its own only.
+    by_owner = sorted(range(len(ranked)), key=lambda i: ranked[i][4].begin)
+    owner_begins = [ranked[i][4].begin for i in by_owner]
     second: list[Splice] = []
     for plan, window in zip(plans, windows, strict=False):
         if not plan.results:
             continue
+        low = bisect_left(owner_begins, window.begin)
+        high = bisect_right(owner_begins, window.end)
         inner = [
             Splice(s.begin - window.begin, s.end - window.begin, s.text)
-            for _, _, _, s, owner in ranked
-            if owner.begin >= window.begin and owner.end <= window.end
+            for _, _, _, s, owner in (ranked[i] for i in sorted(by_owner[low:high]))
+            if owner.end <= window.end
         ]
         piece = apply_splices(data[window.begin : window.end], inner)
-        at = shift_offset(window.begin, appended)
+        at = shift(window.begin)
         finishing = _finishing(piece, 0, plan, newline, odd_levels)
         second.extend(
             Splice(s.begin + at, s.end + at, s.text)
@@ -263,13 +270,20 @@ class _Window:
     edits: list[Edit] = field(default_factory=list)
 
 
-def _tag_window(data: bytes, windows: list[_Window], at: int) -> _Window:
+def _tag_window(
+    data: bytes, windows: list[_Window], by_begin: dict[int, _Window], at: int
+) -> _Window:
     """Return the innermost window holding headline ``at``, else a new one for its line."""
+    # Most tags go on a request's own headline: the window beginning there is the
+    # innermost (no window holding ``at`` begins later), found without a scan of all.
+    starting = by_begin.get(at)
+    if starting is not None:
+        return starting
     holding = [w for w in windows if w.begin <= at < w.end]
     if holding:
         return max(holding, key=lambda w: w.begin)
     newline = data.find(b"\n", at)
-    window = _Window(at, len(data) if newline < 0 else newline + 1)
+    window = by_begin[at] = _Window(at, len(data) if newline < 0 else newline + 1)
     windows.append(window)
     return window
 

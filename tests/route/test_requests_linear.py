@@ -1,0 +1,63 @@
+"""Routing a file costs what its requests do: twice the requests, twice the work.
+
+Work is counted, not timed: the calls made into orgrouter's own code while routing
+(a deterministic count on a given input). Each request once re-read every other
+request's line and re-summed every result spliced in before it, so 3,000 requests
+in one note took a minute, and the count grew three-fold per doubling.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import orgrouter
+from orgrouter.cli import cli
+
+PACKAGE = str(Path(orgrouter.__file__).parent)
+ASKS = (
+    "create a todo to buy item {i}",
+    "tag this with project",
+    "schedule the review for next monday",
+    "summarize this section",
+    "hi there",
+)
+
+
+def note(requests: int) -> str:
+    """Return a note of ``requests`` requests, one per offline skill in turn."""
+    return "".join(
+        f"* @agent {ASKS[i % len(ASKS)].format(i=i)}\nBudget line {i}.\n" for i in range(requests)
+    )
+
+
+def work(text: str, state: Path) -> int:
+    """Return how many calls into orgrouter's code ``route --stdin`` makes on ``text``."""
+    calls = 0
+
+    def count(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event == "call" and frame.f_code.co_filename.startswith(PACKAGE):
+            calls += 1
+
+    args = ["route", "--stdin", "--state", str(state), "--now", "2026-11-30T09:00"]
+    sys.setprofile(count)
+    try:
+        result = CliRunner().invoke(cli, args, input=text)
+    finally:
+        sys.setprofile(None)
+    assert result.exit_code == 0, result.output
+    return calls
+
+
+@pytest.mark.slow
+def test_twice_the_requests_is_twice_the_work(tmp_path: Path) -> None:
+    work(note(5), tmp_path / "warm.db")  # imports and caches, not counted
+    once = work(note(200), tmp_path / "a.db")
+    twice = work(note(400), tmp_path / "b.db")
+    assert twice / once < 2.3, (once, twice)  # quadratic parts made it about 2.8

@@ -60,8 +60,9 @@ SNIPPET_TOKENS = 12
 RESULT_MARK = ":ORGROUTER_RESULT:"
 
 # The title without trailing blanks; not "(.*?)[ \t]*$", which is quadratic in a line
-# of blanks (tests/security/test_hostile_lines.py).
-_HEADLINE = re.compile(r"^(\*+) ((?:.*[^ \t\n])?)[ \t]*$", re.MULTILINE)
+# of blanks (tests/security/test_hostile_lines.py). A CR before the newline is no part
+# of it: Emacs visits a CRLF note as dos, and the tags before the CR are the headline's.
+_HEADLINE = re.compile(r"^(\*+) ((?:.*[^ \t\r\n])?)[ \t\r]*$", re.MULTILINE)
 # Where the headlines after the first line start: a literal first lets the regex engine
 # skip ahead at memchr speed, where "^\*" is tried at every character.
 _NEXT_HEADLINE = re.compile(r"\n\*+ ")
@@ -337,13 +338,14 @@ def sections(
     for index in order:
         head = _HEADLINE.match(text, starts[index])
         assert head is not None  # every start is stars and a blank at a line's start
+        line_text = text[head.start() : head.end(2)]
         if maybe_private:
             level = len(head.group(1))
             if hidden_below is not None and level <= hidden_below:
                 hidden_below = None
             if hidden_below is not None:
                 continue
-            if is_private(line_tags(head.group(0), todo), privacy_tags):
+            if is_private(line_tags(line_text, todo), privacy_tags):
                 hidden_below = level
                 continue
         if wanted is not None and index not in wanted:
@@ -354,7 +356,7 @@ def sections(
             continue
         line += text.count("\n", position, head.start())
         position = head.start()
-        row = Section(line, head.start(), head.group(0), body, todo)
+        row = Section(line, head.start(), line_text, body, todo)
         if "@" in row.head and ANY_ADDRESS_RE.search(row.title):
             continue
         row.body = NOT_TEXT.sub("\n", body)[:BODY_CHARS]

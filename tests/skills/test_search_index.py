@@ -154,3 +154,23 @@ def test_words_no_headline_holds_are_dropped_and_said(tmp_path: Path) -> None:
         "- [[file:curries.org::*Thai green curry][Thai green curry]] — Tofu.\n\n"
         "(No headline mentions 'recipes'; these mention the rest.)"
     )
+
+
+@pytest.mark.parametrize("tag", ["@personal", "private"])
+def test_a_crlf_note_private_subtree_is_never_indexed(tmp_path: Path, tag: str) -> None:
+    # Emacs visits a CRLF note as dos: the tags before the CR are the headline's tags.
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.org").write_bytes(
+        f"* Budget plan\r\nbudget 2027\r\n* Trip :{tag}:\r\nbudget SECRET\r\n"
+        "** Sub\r\nbudget HIDDEN\r\n* Work :w:\r\nbudget review\r\n".encode()
+    )
+    db = StateDB.open(tmp_path / "state.db")
+    if not searchindex.available(db.conn):
+        pytest.skip("this SQLite has no FTS5")
+    index = searchindex.SearchIndex(db, (tag,))
+    index.refresh(_files(notes), lambda p: p.read_bytes().decode(), under=notes)
+    stored = db.conn.execute("SELECT title || ' ' || body FROM search_fts").fetchall()
+    assert not [row for row in stored if "SECRET" in row[0] or "HIDDEN" in row[0]]
+    hits, total = index.query(["budget"], under=notes)
+    assert total == 2 and sorted(h.title for h in hits) == ["Budget plan", "Work"]

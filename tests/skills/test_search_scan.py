@@ -38,7 +38,9 @@ TRICKY = {
     "filetags.org": "#+FILETAGS: :@personal:\n* Budget worries\nbudget\n",
     "unicode.org": "* Budgét plan\nthe budget—review, Budget_x, budgetary\n* Ärger\nbudget\n",
     "crlf.org": "* Budget\r\nreview of the budget\r\n* Next\r\nkernel\r\n",
-    "crlftags.org": "* Budget :work:\r\nreview\r\n* Home :@personal:\r\n** Budget keys\r\nbudget\r\n",
+    "crlftags.org": (
+        "* Budget :work:\r\nreview\r\n* Home :@personal:\r\n** Budget keys\r\nbudget\r\n"
+    ),
     "crlfplain.org": "* Kernel budget :work:\r\nkernel\r\n",
     "long.org": "* Long\n" + "garden " * 400 + "budget\n* Short\nbudget " + "x " * 990 + "\n",
     "before.org": "budget before any headline\n* Kernel\n",

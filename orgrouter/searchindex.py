@@ -5,8 +5,9 @@ run with sixteen searches over 2,000 notes read 32,000 files. The index keeps, p
 headline, its title and the text of its section (up to the next headline, drawers
 and planning lines left out, at most ``BODY_CHARS``), ranked by BM25 with titles
 weighted above bodies. It is brought up to date once per run, from one ``stat`` per
-file: only files whose size, mtime, ctime or inode changed are read again, files no
-longer found are dropped. A query then costs the same over 20 files as over 20,000.
+file: only files whose size, mtime, ctime or inode changed are read again (and those
+written just before they were read, which may change again unseen), files no longer
+found are dropped. A query then costs the same over 20 files as over 20,000.
 
 What is never indexed: privacy-tagged headlines and everything under them (tags,
 inherited, ``#+FILETAGS`` and setup files; ``orgrouter.neuro.privacy`` decides, and
@@ -23,6 +24,7 @@ import bisect
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,7 @@ from pathlib import Path
 from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
 from orgrouter.org.todo import TodoKeywords
+from orgrouter.scancache import RACY_NS
 from orgrouter.state import StateDB
 
 SCHEMA = "search_index"
@@ -168,10 +171,13 @@ class SearchIndex:
                 except (OSError, OrgRouterError):
                     unreadable += 1
                     continue
+                # As the scan cache: a file written within RACY_NS of now may change
+                # again in the same mtime tick with the same stat, so it is read again.
+                mtime_ns = -1 if time.time_ns() - st.st_mtime_ns < RACY_NS else st.st_mtime_ns
                 cursor = tx.execute(
                     "INSERT INTO search_files (path, size, mtime_ns, ctime_ns, inode) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (os.fspath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino),
+                    (os.fspath(path), st.st_size, mtime_ns, st.st_ctime_ns, st.st_ino),
                 )
                 file_id = int(cursor.lastrowid or 0)
                 rows = [(r.line, r.title, r.body) for r in sections(text, self.privacy_tags, path)]

@@ -121,7 +121,7 @@ class StateDB:
                     )
                 if recorded != version:
                     if recorded is not None:
-                        for table in _tables_created_by(ddl):
+                        for table in _CREATE_TABLE_RE.findall(ddl):
                             self.conn.execute(f'DROP TABLE IF EXISTS "{table}"')
                     for statement in split_statements(ddl):
                         self.conn.execute(statement)
@@ -220,11 +220,6 @@ _CREATE_TABLE_RE = re.compile(
     r"[\"`\[]?(\w+)",
     re.IGNORECASE,
 )
-
-
-def _tables_created_by(ddl: str) -> list[str]:
-    """Return the table names a DDL script creates."""
-    return _CREATE_TABLE_RE.findall(ddl)
 
 
 def root_key(notes_root: str | os.PathLike[str]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,38 +43,57 @@ def _common(func: F) -> F:
 
 
 def _quiet_verbose(func: F) -> F:
-    """Add -q/-v (checked by ``verbosity``) without passing them to the subcommand.
+    """Add -q/-v (checked by ``verbosity``) and hand the shared options over as a ``_Call``.
 
     refine prints only reports the user asked for and errors, which -q leaves.
     """
     import functools
 
     @functools.wraps(func)
-    def run(*args: Any, quiet: bool, verbose: bool, **kwargs: Any) -> Any:
+    def run(
+        *args: Any,
+        quiet: bool,
+        verbose: bool,
+        config_file: str | None,
+        state_path: str | None,
+        log_path: str | None,
+        as_json: bool,
+        **kwargs: Any,
+    ) -> Any:
         from orgrouter.commands.options import warn_environment
         from orgrouter.configload import load_config
 
-        warn_environment(load_config(Path.cwd(), cli_file=kwargs.get("config_file")).config)
-        return func(*args, **kwargs)
+        warn_environment(load_config(Path.cwd(), cli_file=config_file).config)
+        return func(*args, call=_Call(config_file, state_path, log_path, as_json), **kwargs)
 
     from orgrouter.commands.options import verbosity
 
     return verbosity(run)  # type: ignore[return-value]
 
 
-def _open(config_file: str | None, state_path: str | None, log_path: str | None) -> Any:
-    from orgrouter.refine.workspace import open_workspace
+@dataclass(frozen=True)
+class _Call:
+    """The options every refine subcommand shares: its workspace, and how to print."""
 
-    return open_workspace(
-        Path.cwd(),
-        config_file=None if config_file is None else Path(config_file),
-        state_path=state_path,
-        log_path=None if log_path is None else Path(log_path),
-    )
+    config_file: str | None
+    state_path: str | None
+    log_path: str | None
+    as_json: bool
 
+    def workspace(self) -> Any:
+        """Open the workspace (a context manager) these options name."""
+        from orgrouter.refine.workspace import open_workspace
 
-def _print_json(data: object) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return open_workspace(
+            Path.cwd(),
+            config_file=None if self.config_file is None else Path(self.config_file),
+            state_path=self.state_path,
+            log_path=None if self.log_path is None else Path(self.log_path),
+        )
+
+    def show(self, data: object, text: str) -> None:
+        """Print ``data`` as JSON under --json, else ``text``."""
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False) if self.as_json else text)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -91,23 +111,14 @@ def refine() -> None:
 @refine.command("run")
 @click.option("--full", is_flag=True, help="Report every finding, not only new ones.")
 @_common
-def run_command(
-    full: bool,
-    config_file: str | None,
-    state_path: str | None,
-    log_path: str | None,
-    as_json: bool,
-) -> None:
+def run_command(full: bool, call: _Call) -> None:
     """Replay the golden set and record a run with its new findings."""
     from orgrouter.refine.render import render_run
     from orgrouter.refine.run import run_refinement
 
-    with _open(config_file, state_path, log_path) as ws:
+    with call.workspace() as ws:
         result = run_refinement(ws, full=full)
-    if as_json:
-        _print_json(result.to_json())
-    else:
-        click.echo(render_run(result))
+    call.show(result.to_json(), render_run(result))
 
 
 @refine.command("gate")
@@ -130,10 +141,7 @@ def gate_command(
     candidate_file: str | None,
     propose: bool,
     tolerance: float | None,
-    config_file: str | None,
-    state_path: str | None,
-    log_path: str | None,
-    as_json: bool,
+    call: _Call,
 ) -> None:
     """Score a candidate for RUN_ID on a clone against the accepted baseline."""
     from orgrouter.errors import UsageError
@@ -148,16 +156,13 @@ def gate_command(
         raise UsageError(
             "a candidate is required: --candidate FILE, or --propose to have one written"
         )
-    with _open(config_file, state_path, log_path) as ws:
+    with call.workspace() as ws:
         if candidate_file is not None:
             candidates = [read_candidate(Path(candidate_file))]
         else:
             candidates = propose_candidates(ws, run_id)
         result = gate_run(ws, run_id, candidates, tolerance=tolerance)
-    if as_json:
-        _print_json(result.to_json())
-    else:
-        click.echo(render_gate(result))
+    call.show(result.to_json(), render_gate(result))
     if result.status == "rejected":
         raise click.exceptions.Exit(1)
 
@@ -165,88 +170,54 @@ def gate_command(
 @refine.command("approve")
 @click.argument("run_id", type=int)
 @_common
-def approve_command(
-    run_id: int,
-    config_file: str | None,
-    state_path: str | None,
-    log_path: str | None,
-    as_json: bool,
-) -> None:
+def approve_command(run_id: int, call: _Call) -> None:
     """Apply RUN_ID's gated change to the live rules, keeping the old version."""
     from orgrouter.refine.apply import approve_run
 
-    with _open(config_file, state_path, log_path) as ws:
+    with call.workspace() as ws:
         version = approve_run(ws, run_id)
-    if as_json:
-        _print_json({"run": run_id, "status": "applied", "version": version})
-    else:
-        click.echo(
-            f"run {run_id}: applied as version {version} "
-            f"(undo with `orgrouter refine rollback {version}`)"
-        )
+    call.show(
+        {"run": run_id, "status": "applied", "version": version},
+        f"run {run_id}: applied as version {version} "
+        f"(undo with `orgrouter refine rollback {version}`)",
+    )
 
 
 @refine.command("reject")
 @click.argument("run_id", type=int)
 @_common
-def reject_command(
-    run_id: int,
-    config_file: str | None,
-    state_path: str | None,
-    log_path: str | None,
-    as_json: bool,
-) -> None:
+def reject_command(run_id: int, call: _Call) -> None:
     """Close RUN_ID's gated change without applying it."""
     from orgrouter.refine.apply import reject_run
 
-    with _open(config_file, state_path, log_path) as ws:
+    with call.workspace() as ws:
         reject_run(ws, run_id)
-    if as_json:
-        _print_json({"run": run_id, "status": "rejected"})
-    else:
-        click.echo(f"run {run_id}: rejected")
+    call.show({"run": run_id, "status": "rejected"}, f"run {run_id}: rejected")
 
 
 @refine.command("rollback")
 @click.argument("version", type=int, required=False)
 @_common
-def rollback_command(
-    version: int | None,
-    config_file: str | None,
-    state_path: str | None,
-    log_path: str | None,
-    as_json: bool,
-) -> None:
+def rollback_command(version: int | None, call: _Call) -> None:
     """Restore the rules exactly as they were before VERSION (default: the latest)."""
     from orgrouter.refine.apply import rollback
 
-    with _open(config_file, state_path, log_path) as ws:
+    with call.workspace() as ws:
         done = rollback(ws, version)
-    if as_json:
-        _print_json(
-            {"version": done.version, "undone": list(done.undone), "files": list(done.files)}
-        )
-    else:
-        undone = ", ".join(str(v) for v in done.undone)
-        click.echo(f"rolled back version {undone}: restored {', '.join(done.files)}")
+    undone = ", ".join(str(v) for v in done.undone)
+    call.show(
+        {"version": done.version, "undone": list(done.undone), "files": list(done.files)},
+        f"rolled back version {undone}: restored {', '.join(done.files)}",
+    )
 
 
 @refine.command("status")
 @click.argument("run_id", type=int, required=False)
 @_common
-def status_command(
-    run_id: int | None,
-    config_file: str | None,
-    state_path: str | None,
-    log_path: str | None,
-    as_json: bool,
-) -> None:
+def status_command(run_id: int | None, call: _Call) -> None:
     """Show the recent runs and versions, or one run in detail."""
     from orgrouter.refine.render import render_status, status_json
 
-    with _open(config_file, state_path, log_path) as ws:
+    with call.workspace() as ws:
         data = status_json(ws, run_id)
-    if as_json:
-        _print_json(data)
-    else:
-        click.echo(render_status(data))
+    call.show(data, render_status(data))

@@ -29,7 +29,6 @@ __all__ = [
     "build_document",
     "build_section",
     "to_json",
-    "to_plain",
     "to_sexp",
 ]
 
@@ -254,21 +253,6 @@ def build_section(document: Document, index: int) -> Node | None:
 
 def _properties(node: Node) -> dict[str, object]:
     return {"begin": node.begin, "end": node.end, "line": node.line, **node.properties}
-
-
-def to_plain(node: Node) -> dict[str, object]:
-    """Return ``node`` as nested dicts and lists (``type``, ``properties``, ``contents``)."""
-    root: dict[str, object] = {}
-    stack: list[tuple[Node, dict[str, object]]] = [(node, root)]
-    while stack:
-        current, target = stack.pop()
-        children: list[object] = []
-        target.update(type=current.type, properties=_properties(current), contents=children)
-        for child in current.contents:
-            slot: dict[str, object] = {}
-            children.append(slot)
-            stack.append((child, slot))
-    return root
 
 
 def _chunks(node: Node, *, sexp: bool) -> Iterator[str]:

@@ -47,7 +47,7 @@ class History:
 
 def read_history(conn: sqlite3.Connection, after: int | None) -> History:
     """Return the routed requests after row ``after`` that are findings."""
-    columns = _columns(conn)
+    columns = {str(row[1]) for row in conn.execute(f"PRAGMA table_info({TABLE})")}
     if not columns or "id" not in columns or "outcome" not in columns:
         return History(available=False, findings=(), cursor=after, scanned=0)
     rows = conn.execute(
@@ -58,8 +58,3 @@ def read_history(conn: sqlite3.Connection, after: int | None) -> History:
     )
     cursor = int(rows[-1][0]) if rows else after
     return History(available=True, findings=findings, cursor=cursor, scanned=len(rows))
-
-
-def _columns(conn: sqlite3.Connection) -> set[str]:
-    """Return the column names of the router's table, or an empty set if absent."""
-    return {str(row[1]) for row in conn.execute(f"PRAGMA table_info({TABLE})")}

@@ -115,11 +115,6 @@ class Effect:
         return changes or ["the approval's record does not match what it shows"]
 
 
-def approval_properties(effect: Effect) -> tuple[str, str]:
-    """Return the drawer entry that binds an approval headline to ``effect``."""
-    return (DIGEST_KEY, effect.digest)
-
-
 def approved_effect(payload: Mapping[str, Any]) -> Effect | None:
     """Return the effect the user approved in ``payload``, if its digest checks out."""
     effect = Effect.from_json(payload.get(EFFECT_FIELD))

@@ -10,7 +10,6 @@ runner commits them with the source through the move journal.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,11 +29,6 @@ class FileWrite:
     path: str
     before: bytes | None  # what the plan was made against; None: the file is new
     data: bytes
-
-    @property
-    def before_sha256(self) -> str | None:
-        """Return the hash the file must still have (None: it must not exist)."""
-        return None if self.before is None else hashlib.sha256(self.before).hexdigest()
 
 
 @dataclass

@@ -306,7 +306,7 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
     targets: set[str] = set()
     checked: dict[Path, tuple[str | None, str]] = {}  # target: (problem, warning)
     for subject in subjects:
-        index = _index_of(document, subject)
+        index = index_at_line(document, subject.line)
         target, heading = split_location(location_of(document, index), source)
         same = target is None or target == source
         if not same:
@@ -373,11 +373,6 @@ def _inherits(document: Document, index: int) -> bool:
     """Return whether headline ``index`` inherits any tag (Org adds them in-file)."""
     own = set(document.own_tags(index))
     return any(tag not in own for tag in document.tags(index))
-
-
-def _index_of(document: Document, subject: Subject) -> int:
-    """Return the index of ``subject``'s headline in ``document``."""
-    return index_at_line(document, subject.line)
 
 
 SKILL = ArchiveSkill()

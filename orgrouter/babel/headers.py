@@ -33,6 +33,7 @@ _LISP_START = ("(", "'", "`", "[")
 _IDENTITY_MODE_RE = re.compile(r"^\(identity #o([0-7]+)\)$")
 _OCTAL_MODE_RE = re.compile(r"^#?o([0-7]+)$")
 _INTEGER_RE = re.compile(r"^[-+]?[0-9]+$")  # org-babel--string-to-number gives an integer
+_MOST_POSITIVE_FIXNUM = 2**61 - 1  # Emacs 28 on 64-bit hosts
 _OCTAL_DIGITS_RE = re.compile(r"^\+?[0-7]{3,4}$")
 
 
@@ -75,8 +76,8 @@ def parse_mode(value: str) -> tuple[int | None, str]:
     match = _IDENTITY_MODE_RE.match(value)
     if match is not None:
         return int(match.group(1), 8), ""
-    if _INTEGER_RE.match(value):
-        number = int(value)
+    if _INTEGER_RE.match(value) and abs(int(value)) <= _MOST_POSITIVE_FIXNUM:
+        number = int(value)  # a bignum is no fixnum: set-file-modes fails, as below
         mode = number & 0o7777
         if 0 <= number <= 0o777:
             return mode, ""

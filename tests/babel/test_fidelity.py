@@ -96,6 +96,12 @@ def test_relative_name_is_emacs_file_relative_name(emacs: str) -> None:
     assert [relative_name(f, d) for f, d in pairs] == run.stdout.splitlines()
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _tangle_cli(root: Path, *args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, ["tangle", *args, "--state", str(root / "s.db"), str(root)],
                                 standalone_mode=False, catch_exceptions=False)  # fmt: skip
@@ -119,7 +125,9 @@ def test_later_org_mode_spelling_is_applied_with_a_warning(
 
 def test_octal_looking_integer_and_unreadable_modes_are_named(tmp_path: Path) -> None:
     (tmp_path / "note.org").write_text(
-        _block("A", ":tangle a.sh :tangle-mode 755") + _block("B", ":tangle b.sh :tangle-mode u+x")
+        _block("A", ":tangle a.sh :tangle-mode 755")
+        + _block("B", ":tangle b.sh :tangle-mode u+x")
+        + _block("C", f":tangle c.sh :tangle-mode {2**61}")
     )
     code, out, _ = _tangle_cli(tmp_path, "--json")
     assert code == 0
@@ -128,7 +136,10 @@ def test_octal_looking_integer_and_unreadable_modes_are_named(tmp_path: Path) ->
         (2, ":tangle-mode 755 is the decimal number 755, so the mode is #o1363; "
             "for #o755 write (identity #o755)"),
         (6, ":tangle-mode u+x is no mode Org 9.5 reads; not applied"),
+        (10, f":tangle-mode {2**61} is no mode Org 9.5 reads; not applied"),  # no fixnum
     ]  # fmt: skip
+    default = (tmp_path / "b.sh").stat().st_mode & 0o7777  # neither mode was applied
+    assert (tmp_path / "c.sh").stat().st_mode & 0o7777 == default == 0o666 & ~_umask()
     assert (tmp_path / "a.sh").stat().st_mode & 0o7777 == 0o1363  # what Org 9.5 sets
 
 

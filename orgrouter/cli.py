@@ -1,76 +1,28 @@
 """The command-line interface: declares commands and maps errors to exit codes.
 
 Each command lives in its own module under ``orgrouter.commands`` and is imported only
-when it runs, so ``orgrouter --version`` and cheap commands stay fast.
+when it runs, so ``orgrouter --version`` and cheap commands stay fast. The commonest
+``route`` forms (a cron job's, an editor's filter) do not even import click: see
+:func:`_fast_route`.
 """
 
 from __future__ import annotations
 
-import importlib
+import os
 import sys
+from typing import Any
 
-import click
-
-from orgrouter import __version__
+from orgrouter.commands import echo
 from orgrouter.errors import EXIT_FAILED, EXIT_USAGE, OrgRouterError
 
-# name -> "module:attribute"; the registry is explicit (STYLE.md 8).
-COMMANDS: dict[str, str] = {
-    "parse": "orgrouter.commands.parse:parse",
-    "classify": "orgrouter.commands.classify:classify",
-    "decompose": "orgrouter.commands.decompose:decompose",
-    "route": "orgrouter.commands.route:route",
-    "ask": "orgrouter.commands.ask:ask",
-    "tangle": "orgrouter.commands.tangle:tangle",
-    "detangle": "orgrouter.commands.tangle:detangle",
-    "config": "orgrouter.commands.config:config",
-    "state": "orgrouter.commands.state:state",
-    "refine": "orgrouter.commands.refine:refine",
-    "serve": "orgrouter.commands.serve:serve",
-}
 
-SUMMARIES: dict[str, str] = {
-    "parse": "Parse Org files and print their AST or headlines.",
-    "classify": "Run the sensor gate on a request and print its JSON.",
-    "decompose": "Split an instruction into atomic intents.",
-    "route": "Find @agent requests, run them, and write results back.",
-    "ask": "Answer a free-form question as Org text.",
-    "tangle": "Write the source blocks of literate notes to their target files.",
-    "detangle": "Carry edits in tangled files back into their Org source blocks.",
-    "config": "Print the effective configuration and where each value came from.",
-    "state": "Inspect or reset the state database.",
-    "refine": "Improve the routing rules through a golden-set gate.",
-    "serve": "Answer JSON-RPC calls on stdin for editors (Emacs).",
-}
+def __getattr__(name: str) -> Any:
+    """``from orgrouter.cli import cli``: the click group, imported when asked for."""
+    if name == "cli":
+        from orgrouter.commands.group import cli
 
-
-class LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
-            return None
-        module_name, attribute = target.split(":")
-        if "--help" in sys.argv and len(sys.argv) <= 2:
-            # `orgrouter --help` lists commands without importing them. Shell completion
-            # (ctx.resilient_parsing) needs the real command: its options and their values.
-            return click.Command(cmd_name, help=SUMMARIES[cmd_name])
-        module = importlib.import_module(module_name)
-        command = getattr(module, attribute)
-        assert isinstance(command, click.Command)
-        return command
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="orgrouter")
-@click.option("-q", "--quiet", is_flag=True, help="As the command's own -q (orgrouter -q route).")
-@click.option("-v", "--verbose", is_flag=True, help="As the command's own -v.")
-def cli(quiet: bool, verbose: bool) -> None:
-    """Route @agent requests in Org notes to skills and write the results back."""
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -78,12 +30,41 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     verbose = "-v" in args or "--verbose" in args
     try:
-        code = cli.main(args=args, prog_name="orgrouter", standalone_mode=False)
+        code = _fast_route(args)
+        if code is None:
+            code = _click_main(args)
     except OrgRouterError as error:
-        click.echo(f"orgrouter: error: {error}", err=True)
+        echo(f"orgrouter: error: {error}", err=True)
         if verbose and error.exit_code != EXIT_USAGE:  # a usage error is no one's bug
             _print_traceback()
         sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        echo("orgrouter: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as error:  # the last line of defence, see STYLE.md 3
+        echo(
+            f"orgrouter: internal error: {type(error).__name__}: {error}"
+            + ("" if verbose else " (run with -v for the traceback)"),
+            err=True,
+        )
+        if verbose:
+            _print_traceback()
+        sys.exit(EXIT_FAILED)
+    sys.exit(code)
+
+
+def _click_main(args: list[str]) -> int:
+    """Run ``args`` through click; exit as its errors call for (ours propagate)."""
+    import click
+
+    from orgrouter.commands.group import cli
+
+    try:
+        code = cli.main(args=args, prog_name="orgrouter", standalone_mode=False)
+    except OrgRouterError:
+        raise
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.UsageError as error:
@@ -99,21 +80,52 @@ def main(argv: list[str] | None = None) -> None:
     except click.Abort:
         click.echo("orgrouter: aborted", err=True)
         sys.exit(EXIT_FAILED)
-    except KeyboardInterrupt:
-        click.echo("orgrouter: interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.exit(0)
-    except Exception as error:  # the last line of defence, see STYLE.md 3
-        click.echo(
-            f"orgrouter: internal error: {type(error).__name__}: {error}"
-            + ("" if verbose else " (run with -v for the traceback)"),
-            err=True,
-        )
-        if verbose:
-            _print_traceback()
-        sys.exit(EXIT_FAILED)
-    sys.exit(code if isinstance(code, int) else 0)
+    return code if isinstance(code, int) else 0
+
+
+_FLAGS = {"-q": "quiet", "--quiet": "quiet", "--stdin": "use_stdin"}
+_VALUED = {"--state": "state_path", "--file-name": "file_name"}
+
+
+def _fast_route(args: list[str]) -> int | None:
+    """Run ``route`` with only -q, --stdin, --state, --file-name and PATHs, without click.
+
+    These are the forms run most often (cron, an editor's filter), and click's import
+    is a sixth of such a run. Anything else, or any argument click would question (a
+    repeated option, a missing or unreadable path), returns None: click handles it
+    and says what is wrong as it always has.
+    """
+    if not args or args[0] != "route":
+        return None
+    params: dict[str, Any] = {}
+    paths: list[str] = []
+    rest = iter(args[1:])
+    for arg in rest:
+        name = _FLAGS.get(arg) or _VALUED.get(arg, "")
+        if name in params:
+            return None
+        if arg in _FLAGS:
+            params[name] = True
+        elif name:
+            value = next(rest, "")
+            if not value or value.startswith("-"):
+                return None
+            params[name] = value
+        elif arg.startswith("-") or not _readable(arg, dir_okay=True):
+            return None
+        else:
+            paths.append(arg)
+    state = params.get("state_path")
+    if state is not None and os.path.exists(state) and not _readable(state, dir_okay=False):
+        return None
+    from orgrouter.commands.route_run import run
+
+    return run(tuple(paths), **params)
+
+
+def _readable(path: str, *, dir_okay: bool) -> bool:
+    """Return whether click.Path(exists=True, dir_okay=...) would take ``path``."""
+    return (dir_okay or not os.path.isdir(path)) and os.access(path, os.R_OK)
 
 
 def _print_traceback() -> None:

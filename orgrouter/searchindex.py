@@ -5,8 +5,9 @@ run with sixteen searches over 2,000 notes read 32,000 files. The index keeps, p
 headline, its title and the text of its section (up to the next headline, drawers
 and planning lines left out, at most ``BODY_CHARS``), ranked by BM25 with titles
 weighted above bodies. It is brought up to date once per run, from one ``stat`` per
-file: only files whose size, mtime, ctime or inode changed are read again, files no
-longer found are dropped. A query then costs the same over 20 files as over 20,000.
+file: only files whose size, mtime, ctime or inode changed are read again (and those
+written just before they were read, which may change again unseen), files no longer
+found are dropped. A query then costs the same over 20 files as over 20,000.
 
 What is never indexed: privacy-tagged headlines and everything under them (tags,
 inherited, ``#+FILETAGS`` and setup files; ``orgrouter.neuro.privacy`` decides, and
@@ -23,6 +24,7 @@ import bisect
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,7 @@ from pathlib import Path
 from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
 from orgrouter.org.todo import TodoKeywords
+from orgrouter.scancache import RACY_NS
 from orgrouter.state import StateDB
 
 SCHEMA = "search_index"
@@ -60,8 +63,9 @@ SNIPPET_TOKENS = 12
 RESULT_MARK = ":ORGROUTER_RESULT:"
 
 # The title without trailing blanks; not "(.*?)[ \t]*$", which is quadratic in a line
-# of blanks (tests/security/test_hostile_lines.py).
-_HEADLINE = re.compile(r"^(\*+) ((?:.*[^ \t\n])?)[ \t]*$", re.MULTILINE)
+# of blanks (tests/security/test_hostile_lines.py). A CR before the newline is no part
+# of it: Emacs visits a CRLF note as dos, and the tags before the CR are the headline's.
+_HEADLINE = re.compile(r"^(\*+) ((?:.*[^ \t\r\n])?)[ \t\r]*$", re.MULTILINE)
 # Where the headlines after the first line start: a literal first lets the regex engine
 # skip ahead at memchr speed, where "^\*" is tried at every character.
 _NEXT_HEADLINE = re.compile(r"\n\*+ ")
@@ -167,10 +171,13 @@ class SearchIndex:
                 except (OSError, OrgRouterError):
                     unreadable += 1
                     continue
+                # As the scan cache: a file written within RACY_NS of now may change
+                # again in the same mtime tick with the same stat, so it is read again.
+                mtime_ns = -1 if time.time_ns() - st.st_mtime_ns < RACY_NS else st.st_mtime_ns
                 cursor = tx.execute(
                     "INSERT INTO search_files (path, size, mtime_ns, ctime_ns, inode) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (os.fspath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino),
+                    (os.fspath(path), st.st_size, mtime_ns, st.st_ctime_ns, st.st_ino),
                 )
                 file_id = int(cursor.lastrowid or 0)
                 rows = [(r.line, r.title, r.body) for r in sections(text, self.privacy_tags, path)]
@@ -337,13 +344,14 @@ def sections(
     for index in order:
         head = _HEADLINE.match(text, starts[index])
         assert head is not None  # every start is stars and a blank at a line's start
+        line_text = text[head.start() : head.end(2)]
         if maybe_private:
             level = len(head.group(1))
             if hidden_below is not None and level <= hidden_below:
                 hidden_below = None
             if hidden_below is not None:
                 continue
-            if is_private(line_tags(head.group(0), todo), privacy_tags):
+            if is_private(line_tags(line_text, todo), privacy_tags):
                 hidden_below = level
                 continue
         if wanted is not None and index not in wanted:
@@ -354,7 +362,7 @@ def sections(
             continue
         line += text.count("\n", position, head.start())
         position = head.start()
-        row = Section(line, head.start(), head.group(0), body, todo)
+        row = Section(line, head.start(), line_text, body, todo)
         if "@" in row.head and ANY_ADDRESS_RE.search(row.title):
             continue
         row.body = NOT_TEXT.sub("\n", body)[:BODY_CHARS]

@@ -254,7 +254,7 @@ def _file_hits(
         # never indexed), or a word found in no other place of the section. Elsewhere a
         # word in the line ranks as a title word, in a tag too.
         in_title = in_head
-        head = text[start:head_end]
+        head = text[start:head_end].rstrip("\r")  # a CRLF note's CR is no part of it
         maybe_request = "@" in head and ANY_ADDRESS_RE.search(head, 0, _title_end(head, todo))
         if maybe_request or not all(in_body):
             title = parse_headline(head, todo).raw

@@ -111,6 +111,10 @@ class TangleReport(Report):
         }
 
 
+# Mode bits a routed tangle never sets: setuid, setgid, sticky and write for others.
+_RISKY_MODE = 0o7002
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -223,6 +227,12 @@ class Tangler:
         if mode is None:
             mode = old_mode if old_mode is not None else 0o666 & ~_umask()
         result.mode = f"{mode:04o}"
+        if self.policy is not None and target.mode is not None and target.mode & _RISKY_MODE:
+            result.action = "refused"  # a note from elsewhere must not make a setuid program
+            result.reason = (f"{target.name}: never written by a routed request: mode "
+                             f"{target.mode:04o} is setuid, setgid, sticky or world-writable "
+                             "(tangle it by hand with orgrouter tangle)")  # fmt: skip
+            return result
         if old == target.content and old_mode == mode:
             return result
         if held is not None and self.approved.get(result.path) != result.sha256:

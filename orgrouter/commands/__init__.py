@@ -1,0 +1,38 @@
+"""The commands, one module each; here the output helpers they share, free of click.
+
+``orgrouter route`` answers its common forms without importing click (see
+``orgrouter.cli``), so what it prints goes through :func:`echo`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from orgrouter.config import Config
+
+
+def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """Print as ``click.echo`` does, importing click only for text it could treat apart.
+
+    Plain ASCII without escape sequences is written and flushed, as click writes it;
+    anything else goes to click (which strips ANSI codes when not on a terminal).
+    """
+    stream = sys.stderr if err else sys.stdout
+    if stream is None or not text.isascii() or "\x1b" in text:
+        import click
+
+        click.echo(text, err=err, nl=nl)
+        return
+    stream.write(text + "\n" if nl else text)
+    stream.flush()
+
+
+def warn_environment(config: Config) -> None:
+    """Print a warning on stderr for each ``ORGROUTER_*`` variable no one reads."""
+    from orgrouter.configload import env_warnings
+
+    for warning in env_warnings(os.environ, config):
+        echo(f"orgrouter: warning: {warning}", err=True)

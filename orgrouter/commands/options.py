@@ -14,14 +14,12 @@ import errno
 import functools
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
+from orgrouter.commands import warn_environment as warn_environment
 from orgrouter.errors import UsageError
-
-if TYPE_CHECKING:
-    from orgrouter.config import Config
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,15 +48,6 @@ def verbosity(func: F) -> F:
         "-q", "--quiet", is_flag=True, help="Print only errors, warnings and the output asked for."
     )(checked)
     return checked  # type: ignore[return-value]
-
-
-def warn_environment(config: Config) -> None:
-    """Print a warning on stderr for each ``ORGROUTER_*`` variable no one reads."""
-    from orgrouter.configload import env_warnings
-
-    for warning in env_warnings(os.environ, config):
-        click.echo(f"orgrouter: warning: {warning}", err=True)
-
 
 
 def complete_agents(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:

@@ -54,7 +54,7 @@ def test_a_stdin_route_of_a_todo_loads_only_what_it_uses(tmp_path: Path) -> None
         "print(json.dumps({'modules': sorted(m.__name__ for m in ours), 'dataclasses': len(made),"
         " 'others': sorted(n for n in ('sqlite3', 'tomllib', *HEAVY) if n in sys.modules)}),"
         " file=sys.stderr)\n"
-    ).replace("*HEAVY", ", ".join(repr(h) for h in ("lark", "httpx", "orgparse")))
+    ).replace("*HEAVY", ", ".join(repr(h) for h in ("lark", "httpx", "orgparse", "click")))
     note = tmp_path / "note.org"
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "s"), "XDG_CONFIG_HOME": str(tmp_path)}
     for _run in range(2):  # the first builds the routing tables' cache, as a first use does
@@ -69,7 +69,7 @@ def test_a_stdin_route_of_a_todo_loads_only_what_it_uses(tmp_path: Path) -> None
         assert b"\n*** TODO " in done.stdout
     facts = json.loads(done.stderr.decode().splitlines()[-1])
     modules = set(facts["modules"])
-    assert facts["others"] == []  # no state database opened, no TOML read, nothing heavy
+    assert facts["others"] == []  # no state database, no TOML read, no click, nothing heavy
     skills = {m.rsplit(".", 1)[1] for m in modules if m.startswith("orgrouter.skills.")}
     assert {"router", "todo"} <= skills
     assert skills.isdisjoint({"search", "summarize", "schedule", "tag", "greet", "compact"})

@@ -21,19 +21,6 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return (code if isinstance(code, int) else 0), out, err
 
 
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Isolate XDG dirs and ORGROUTER_* from the developer's own setup."""
-    for name in list(os.environ):
-        if name.startswith("ORGROUTER_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    return notes
-
-
 def test_config_text_and_json(env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (env / "orgrouter.toml").write_text('[agent]\nname = "hal"\n')
     code, out, err = run(["config", str(env)], capsys)

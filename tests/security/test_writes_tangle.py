@@ -192,3 +192,23 @@ def test_tangle_allow_admits_new_files_only(tmp_path: Path) -> None:
     assert "written as they need no approval: ../lib/new.el" in text
     assert (home / "lib" / "old.el").read_text() == ";; mine\n"
     assert not (home / "lib" / "new.el").exists()  # nothing is written until approved
+
+
+@pytest.mark.parametrize(
+    "mode", ["(identity #o4755)", "(identity #o777)", "o2755", "-1", "(identity #o1644)"]
+)
+def test_a_routed_tangle_never_makes_a_setuid_or_world_writable_file(
+    tmp_path: Path, mode: str
+) -> None:
+    note = plant(tmp_path, "tool.sh", f":tangle-mode {mode}")
+    code, err = route(tmp_path)
+    assert code == 0, err
+    assert not (tmp_path / "home" / "notes" / "tool.sh").exists()
+    assert "setuid, setgid, sticky or world-writable" in note.read_text()
+
+
+def test_a_routed_tangle_keeps_an_ordinary_mode(tmp_path: Path) -> None:
+    plant(tmp_path, "tool.sh", ":tangle-mode (identity #o755)")
+    code, err = route(tmp_path)
+    assert code == 0, err
+    assert (tmp_path / "home" / "notes" / "tool.sh").stat().st_mode & 0o7777 == 0o755

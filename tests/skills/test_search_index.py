@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -32,6 +33,12 @@ def _read(path: Path) -> str:
     return path.read_text()
 
 
+def _age(path: Path) -> None:
+    """Date the file's mtime an hour back, as a note written long before the run."""
+    past = time.time_ns() - 3600 * 10**9
+    os.utime(path, ns=(past, past))
+
+
 def test_body_text_matches_and_titles_rank_first(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -51,6 +58,7 @@ def test_refresh_reads_only_changed_files_and_drops_deleted(tmp_path: Path) -> N
     notes.mkdir()
     for n in range(5):
         (notes / f"n{n}.org").write_text(f"* Note {n}\nkubernetes {n}\n")
+        _age(notes / f"n{n}.org")
     index = _index(tmp_path)
     assert index.refresh(_files(notes), _read, under=notes).indexed == 5
     assert index.refresh(_files(notes), _read, under=notes) == searchindex.Refreshed(0, 0, 0)
@@ -154,3 +162,39 @@ def test_words_no_headline_holds_are_dropped_and_said(tmp_path: Path) -> None:
         "- [[file:curries.org::*Thai green curry][Thai green curry]] — Tofu.\n\n"
         "(No headline mentions 'recipes'; these mention the rest.)"
     )
+
+
+@pytest.mark.parametrize("tag", ["@personal", "private"])
+def test_a_crlf_note_private_subtree_is_never_indexed(tmp_path: Path, tag: str) -> None:
+    # Emacs visits a CRLF note as dos: the tags before the CR are the headline's tags.
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.org").write_bytes(
+        f"* Budget plan\r\nbudget 2027\r\n* Trip :{tag}:\r\nbudget SECRET\r\n"
+        "** Sub\r\nbudget HIDDEN\r\n* Work :w:\r\nbudget review\r\n".encode()
+    )
+    db = StateDB.open(tmp_path / "state.db")
+    if not searchindex.available(db.conn):
+        pytest.skip("this SQLite has no FTS5")
+    index = searchindex.SearchIndex(db, (tag,))
+    index.refresh(_files(notes), lambda p: p.read_bytes().decode(), under=notes)
+    stored = db.conn.execute("SELECT title || ' ' || body FROM search_fts").fetchall()
+    assert not [row for row in stored if "SECRET" in row[0] or "HIDDEN" in row[0]]
+    hits, total = index.query(["budget"], under=notes)
+    assert total == 2 and sorted(h.title for h in hits) == ["Budget plan", "Work"]
+
+
+def test_a_file_written_just_before_it_was_indexed_is_read_again(tmp_path: Path) -> None:
+    # Where mtime ticks are coarse, a write in the tick of the read leaves the stat as
+    # it was (git's "racy clean"): such a file must not be trusted by its stat alone.
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "old.org").write_text("* Old\nkubernetes\n")
+    _age(notes / "old.org")
+    (notes / "new.org").write_text("* New\nkubernetes\n")
+    index = _index(tmp_path)
+    assert index.refresh(_files(notes), _read, under=notes).indexed == 2
+    assert index.refresh(_files(notes), _read, under=notes).indexed == 1  # new.org only
+    _age(notes / "new.org")
+    index.refresh(_files(notes), _read, under=notes)
+    assert index.refresh(_files(notes), _read, under=notes) == searchindex.Refreshed(0, 0, 0)

@@ -38,6 +38,10 @@ TRICKY = {
     "filetags.org": "#+FILETAGS: :@personal:\n* Budget worries\nbudget\n",
     "unicode.org": "* Budgét plan\nthe budget—review, Budget_x, budgetary\n* Ärger\nbudget\n",
     "crlf.org": "* Budget\r\nreview of the budget\r\n* Next\r\nkernel\r\n",
+    "crlftags.org": (
+        "* Budget :work:\r\nreview\r\n* Home :@personal:\r\n** Budget keys\r\nbudget\r\n"
+    ),
+    "crlfplain.org": "* Kernel budget :work:\r\nkernel\r\n",
     "long.org": "* Long\n" + "garden " * 400 + "budget\n* Short\nbudget " + "x " * 990 + "\n",
     "before.org": "budget before any headline\n* Kernel\n",
     "custom.org": "#+TODO: plan | done\n* plan budget\n* done\nbudget\n* plan :budget:\n",
@@ -100,6 +104,10 @@ def test_the_tricky_notes_hold_the_hits_expected(tmp_path: Path) -> None:
     # The index keeps a section's first BODY_CHARS: the word after them is not held.
     assert ("long.org", "Long") not in found and ("long.org", "Short") in found
     assert ("tags.org", "Meeting") not in found  # a tag is no title word
+    # A CRLF note's tags are tags (Emacs visits it as dos): not in the title, and private.
+    assert ("crlftags.org", "Budget") in found and ("crlfplain.org", "Kernel budget") in found
+    assert not any(name.startswith("crlf") and ":" in title for name, title in found)
+    assert ("crlftags.org", "Budget keys") not in found
     assert ("custom.org", "budget") in found and ("custom.org", "done") in found
     assert {title for name, title in found if name in ("filetags.org", "private.org")} == {
         "Budget review"  # under Work; the rest is tagged private, in any case

@@ -3,7 +3,10 @@
 Skills that work offline (summarize, todo) and the request finder (an empty headline
 takes its instruction from the body) need the readable text of a section, without
 blocks, drawers, planning lines, keywords, comments or sub-headlines. This is not
-an Org parser: it only sorts the lines of one section into prose and not-prose.
+an Org parser: it only sorts the lines of one section into prose and not-prose; which
+lines lie in a block or a drawer is the element parser's answer (org/elements), so a
+line that opens nothing to Org (a stray ``:END:``, an unclosed ``#+begin_quote``) hides
+nothing here either.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-_BLOCK_BEGIN = re.compile(r"^[ \t]*#\+begin_(\S+)", re.IGNORECASE)
-_DRAWER_BEGIN = re.compile(r"^[ \t]*:[\w-]+:[ \t]*$")
-_DRAWER_END = re.compile(r"^[ \t]*:end:[ \t]*$", re.IGNORECASE)
+from orgrouter.org.document import Document
+
+_DRAWER_LINE = re.compile(r"^[ \t]*:[\w-]+:[ \t]*$")
 _SKIP_LINE = re.compile(
     r"^(?:[ \t]*#\+|[ \t]*#(?:[ \t]|$)|[ \t]*(?:SCHEDULED|DEADLINE|CLOSED):|[ \t]*\|)"
 )
@@ -46,30 +49,41 @@ class Prose:
     labelled: tuple[tuple[str, str], ...] = ()
 
 
-def prose_lines(section: str) -> Iterator[str]:
-    """Yield the lines of ``section`` that are prose or list items (stop at a headline)."""
-    closing: str | None = None
-    in_drawer = False
-    for line in section.splitlines():
+def _lines(section: str, *, drawers: bool) -> Iterator[tuple[str, bool]]:
+    """Yield each line of ``section`` and whether Org reads it inside a ``#+begin_`` block
+    (or, with ``drawers``, a drawer), up to the first headline."""
+    pieces = [line.encode("utf-8", "replace") for line in section.splitlines(keepends=True)]
+    hidden: list[tuple[int, int]] = []
+    if b"#+" in section.encode("utf-8", "replace") or (drawers and ":" in section):
+        data = b"".join(pieces)
+        stack = [Document(data).ast()]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if (kind.endswith("-block") and kind != "dynamic-block") or (
+                drawers and kind in ("drawer", "property-drawer")
+            ):
+                # Up to the end of its closing line: the blank lines after it are prose's.
+                hidden.append((node.begin, node.begin + len(data[node.begin : node.end].rstrip())))
+            else:
+                stack.extend(node.contents)
+    hidden.sort(reverse=True)
+    at = 0
+    for piece in pieces:
+        line = piece.decode("utf-8").splitlines()[0] if piece.strip(b"\r\n") else ""
         if _HEADLINE.match(line):
             return
-        if closing is not None:
-            if line.strip().lower().startswith(closing):
-                closing = None
-            continue
-        if in_drawer:
-            in_drawer = not _DRAWER_END.match(line)
-            continue
-        block = _BLOCK_BEGIN.match(line)
-        if block:
-            closing = f"#+end_{block.group(1).lower()}"
-            continue
-        if _DRAWER_BEGIN.match(line):
-            in_drawer = True
-            continue
-        if _SKIP_LINE.match(line):
-            continue
-        yield line
+        while hidden and hidden[-1][1] <= at:
+            hidden.pop()
+        yield line, bool(hidden) and hidden[-1][0] <= at
+        at += len(piece)
+
+
+def prose_lines(section: str) -> Iterator[str]:
+    """Yield the lines of ``section`` that are prose or list items (stop at a headline)."""
+    for line, hidden in _lines(section, drawers=True):
+        if not hidden and not _DRAWER_LINE.match(line) and not _SKIP_LINE.match(line):
+            yield line
 
 
 def read_prose(section: str) -> Prose:
@@ -133,24 +147,14 @@ def tables(section: str) -> list[Table]:
     """Return the tables of ``section`` (up to its first headline), outside blocks."""
     found: list[Table] = []
     lines: list[str] = []
-    closing: str | None = None
 
     def close() -> None:
         if lines:
             found.append(_table(lines))
             lines.clear()
 
-    for line in section.splitlines():
-        if _HEADLINE.match(line):
-            break
-        if closing is not None:
-            closing = None if line.strip().lower().startswith(closing) else closing
-            continue
-        block = _BLOCK_BEGIN.match(line)
-        if block:
-            close()
-            closing = f"#+end_{block.group(1).lower()}"
-        elif line.lstrip().startswith("|"):
+    for line, hidden in _lines(section, drawers=False):
+        if not hidden and line.lstrip().startswith("|"):
             lines.append(line)
         else:
             close()

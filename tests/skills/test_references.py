@@ -179,3 +179,35 @@ def test_the_label_sharing_most_words_wins() -> None:
     assert _todos("make todos for the open questions", _ctx(parent=section)) == [
         ("which date?", None)
     ]
+
+
+# Blocks and drawers as Org parses them (the one authority, org/elements): a stray
+# ":END:" or a drawer line that nothing closes is a line of its item, and an unclosed
+# "#+begin_quote" is a paragraph's line; neither may hide the items after it.
+@pytest.mark.parametrize(
+    "body",
+    [
+        "- milk\n  :END:\n- eggs\n- bread\n",
+        "- milk\n  :note:\n- eggs\n- bread\n",
+        "#+begin_quote\n- milk\n- eggs\n- bread\n",
+        "- milk\n#+begin_src sh\n- eggs\n- bread\n",
+    ],
+)
+def test_an_unclosed_drawer_or_block_line_hides_no_item(body: str) -> None:
+    todos = _todos("turn the items below into todos", _ctx(section=body))
+    assert [title for title, _ in todos] == ["milk", "eggs", "bread"]
+
+
+def test_closed_blocks_and_drawers_still_hide_their_lines() -> None:
+    body = (
+        "- milk\n:LOGBOOK:\n- not an item\n:END:\n#+begin_example\n- nor this\n"
+        "#+end_example\n- eggs\n  :x:\n  - hidden\n  :END:\n"
+    )
+    todos = _todos("turn the items below into todos", _ctx(section=body))
+    assert [title for title, _ in todos] == ["milk", "eggs"]
+
+
+def test_a_table_after_an_unclosed_block_line_is_read() -> None:
+    found = resolve("a reminder for each row of the table", "#+begin_quote\n" + TABLE, many=True)
+    assert found is not None
+    assert found.items == ("101 Acme 400", "102 Brill 250")

@@ -111,7 +111,7 @@ def _thaw(data: Any) -> Rules:
         if isinstance(value, dict):
             return {key: thaw(item) for key, item in value.items()}
         if isinstance(value, tuple) and value and value[0] == _PATTERN:
-            return re.compile(value[1], value[2])
+            return _LazyPattern(value[1], value[2])
         if isinstance(value, tuple) and value and value[0] == _PERSONA:
             return Persona(*value[1:])
         if isinstance(value, tuple):
@@ -121,3 +121,35 @@ def _thaw(data: Any) -> Rules:
     if not isinstance(data, dict):
         raise TypeError("not a cached Rules")
     return Rules(**{key: thaw(item) for key, item in data.items()})
+
+
+class _LazyPattern:
+    """A table's pattern, compiled when first used: a run needs few of them.
+
+    Compiling all of them was a third of a ``--stdin`` call; the two big phrase
+    alternations (greetings, courtesy frames) alone take 5-10 ms. Rules' users call
+    its patterns' methods only (search, match, sub...), which this forwards.
+    """
+
+    __slots__ = ("_compiled", "_source")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._source = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in self.__slots__:  # copy, pickle: not a pattern's
+            raise AttributeError(name)
+        if self._compiled is None:
+            self._compiled = re.compile(*self._source)
+        return getattr(self._compiled, name)
+
+    def __eq__(self, other: object) -> bool:  # as re.Pattern's: same source, same flags
+        if isinstance(other, _LazyPattern):
+            return self._source == other._source
+        if isinstance(other, re.Pattern):
+            return self._source == (other.pattern, other.flags)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._source)

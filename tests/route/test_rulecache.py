@@ -67,3 +67,17 @@ def test_without_the_loader_s_source_nothing_is_cached(tmp_path: Path) -> None:
     finally:
         rulecache._CODE = code
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_cached_build_compiles_a_pattern_only_when_used(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    configured_rules(None, cache)
+    rules = configured_rules(None, cache)  # read from the entry
+    fresh = load_rules(None)
+    assert rules.greetings._compiled is None  # type: ignore[attr-defined]
+    assert rules.courtesy_frames._compiled is None  # type: ignore[attr-defined]
+    for text in ("hello there", "thanks a lot!", "renew the passport"):
+        assert (rules.greetings.match(text) is None) == (fresh.greetings.match(text) is None)
+    assert rules.greetings._compiled is not None  # type: ignore[attr-defined]
+    assert rules.greetings == fresh.greetings and hash(rules.code) == hash(rules.code)
+    assert rules.greetings != fresh.code and rules.greetings != fresh.greetings.pattern

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from orgrouter.commands.options import ExistingPath, verbosity, warn_environment
+from orgrouter.commands.options import CONFIG, STATE, ExistingPath, verbosity, warn_environment
 from orgrouter.errors import UsageError
 from orgrouter.report import plural
 
@@ -39,10 +39,8 @@ def _open_record(state_path: str | None, root: Path, config: Config) -> TargetRe
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="The notes root targets must stay in (default: found from PATH).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False),
-              help="Use this orgrouter.toml instead of searching from PATH.")
-@click.option("--state", "state_path", type=click.Path(dir_okay=False),
-              help="The state database (default: per notes root, XDG).")
+@CONFIG
+@STATE
 @verbosity
 def tangle(
     paths: tuple[Path, ...],
@@ -173,8 +171,7 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: boo
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=ExistingPath(path_type=Path))
-@click.option("--state", "state_path", type=click.Path(dir_okay=False),
-              help="The state database (default: per notes root, XDG).")
+@STATE
 @verbosity
 def detangle(files: tuple[Path, ...], state_path: str | None, quiet: bool, verbose: bool) -> int:
     """Carry edits in tangled files (with :comments link) back into their Org blocks."""

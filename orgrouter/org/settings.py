@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orgrouter.io.text import CR, LF, detect_newline
 from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.org.headline import split_tags
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence, todo_keywords
@@ -179,6 +180,8 @@ def setting_keywords(
                 warnings.append(f"{where}: setup file not read: larger than {MAX_SETUP_BYTES}")
                 continue
             data = setup.read_bytes()
+            if detect_newline(data) == CR:
+                data = data.replace(CR, LF)  # read by its lines, as Emacs visits it (mac EOL)
         except OSError as error:
             warnings.append(f"{where}: setup file not read: {error.strerror or error}")
             continue

@@ -91,3 +91,10 @@ def test_runner_smoke(tmp_path: Path, emacs: str) -> None:
     assert data["facts"]["files"] == 20
     for program in data["programs"].values():
         assert program["wall_s"] > 0 and program["peak_mb"] > 0
+
+
+def test_the_mix_holds_every_offline_skill_a_user_can_call() -> None:
+    from orgrouter.skills.registry import BUILTINS
+
+    offline = {name for name, b in BUILTINS.items() if b.intents and not b.models}
+    assert offline <= set(generator.REQUESTS) and offline <= set(generator.DEFAULT_MIX)

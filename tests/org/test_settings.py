@@ -149,3 +149,11 @@ def test_keywords_inside_a_crlf_src_block_do_not_count() -> None:
     # Emacs visits a CRLF file with dos line ends: "#+end_src\r\n" closes the block.
     text = "#+begin_src sh\r\n#+TODO: A | B\r\n#+end_src\r\n"
     assert read_settings(text, None).todo == DEFAULT_TODO
+
+
+def test_a_cr_only_setup_file_is_read_by_its_lines_as_emacs_visits_it(tmp_path: Path) -> None:
+    """Emacs reads a setup file with mac EOL when it has a CR and no LF (checked live)."""
+    (tmp_path / "cr.setup").write_bytes(b"#+TODO: NEXT | DONE\r#+STARTUP: odd\r#+FILETAGS: :s:\r")
+    settings = read_settings("#+SETUPFILE: cr.setup\n* NEXT a\n", tmp_path / "n.org")
+    assert settings.todo.keywords == ("NEXT", "DONE")
+    assert (settings.odd_levels, settings.filetags) == (True, ("s",))

@@ -52,11 +52,6 @@ class Snapshot:
     newline: bytes  # b"\n", b"\r\n" or b"\r"
     text: str  # decoded, without the BOM
 
-    @property
-    def final_newline(self) -> bool:
-        """Return whether the file ends with a newline (or is empty)."""
-        return not self.data or self.data.endswith(b"\n")
-
 
 def detect_newline(data: bytes) -> bytes:
     """Return the line end Emacs visits ``data`` with: LF, CRLF or (no LF at all) CR."""

@@ -2,8 +2,8 @@
 
 A ``#+begin_src`` line opens a block only when a matching ``#+end_src`` line comes
 before the next headline; ``#+begin_src`` lines inside other lesser blocks (example,
-export, comment, verse, src) are plain text. Offsets are given twice: as character
-offsets into the ``str`` given, and as UTF-8 byte offsets (what the AST uses).
+export, comment, verse, src) are plain text. Offsets are character offsets into the
+``str`` given (nothing asked for byte offsets: ``lines.Offsets`` converts).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from orgrouter.org.blockspans import parsed_block_spans
-from orgrouter.org.lines import Offsets
 from orgrouter.org.syntax import AFFILIATED_RE, NAME_KEYWORDS
 
 # org-element-src-block-parser's begin-line regexp: language, switches, parameters.
@@ -33,18 +32,13 @@ _QUOTED_RE = re.compile(r'^\s*"(.*)"\s*$', re.DOTALL)
 
 @dataclass(frozen=True, slots=True)
 class SrcBlock:
-    """One src block element; ``*_byte`` fields are UTF-8 byte offsets."""
+    """One src block element; offsets count characters of the text given."""
 
     begin: int  # first affiliated keyword line (else the begin line), characters
     post_affiliated: int  # the #+begin_src line
     contents_begin: int  # the line after #+begin_src
     contents_end: int  # the #+end_src line's start
     end: int  # past the #+end_src line and any blank lines after it (org-element :end)
-    begin_byte: int
-    post_affiliated_byte: int
-    contents_begin_byte: int
-    contents_end_byte: int
-    end_byte: int
     line: int  # 1-based line of #+begin_src
     end_line: int  # 1-based line of #+end_src
     language: str | None
@@ -165,7 +159,6 @@ def _line_starts_above(text: str, start: int) -> Iterator[int]:
 
 def find_src_blocks(text: str) -> list[SrcBlock]:
     """Return every src block element of an Org document, in document order."""
-    index = Offsets(text)
     blocks: list[SrcBlock] = []
     line_no = 1
     counted_to = 0
@@ -188,11 +181,6 @@ def find_src_blocks(text: str) -> list[SrcBlock]:
                 contents_begin=block.contents,
                 contents_end=block.close,
                 end=blank_end,
-                begin_byte=index.byte(first),
-                post_affiliated_byte=index.byte(start),
-                contents_begin_byte=index.byte(block.contents),
-                contents_end_byte=index.byte(block.close),
-                end_byte=index.byte(blank_end),
                 line=line_no,
                 end_line=line_no + text.count("\n", start, block.close),
                 language=parts.group(1),

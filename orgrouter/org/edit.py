@@ -121,11 +121,6 @@ def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
     return b"".join(out)
 
 
-def shift_offset(offset: int, splices: Iterable[Splice]) -> int:
-    """Return where byte ``offset`` of the original data sits after the splices."""
-    return Shift(splices)(offset)
-
-
 class Shift:
     """Where original offsets sit after some splices: one sort, then a bisection each.
 

@@ -54,11 +54,10 @@ def test_block_fields() -> None:
     assert (second.language, second.parameters, second.line) == (":tangle", "x", 18)
 
 
-def test_byte_offsets_count_utf8() -> None:
+def test_offsets_count_characters_not_bytes() -> None:
     second = find_src_blocks(DOC)[1]
-    data = DOC.encode("utf-8")
-    assert data[second.contents_begin_byte : second.contents_end_byte] == "é\n".encode()
-    assert second.end_byte == len(data)
+    assert DOC[second.contents_begin : second.contents_end] == "é\n"
+    assert second.end == len(DOC)
 
 
 def test_block_closed_after_headline_is_not_a_block() -> None:

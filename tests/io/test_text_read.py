@@ -31,7 +31,6 @@ def test_reads_plain_file(tmp_path: Path) -> None:
     assert snap.sha256 == hashlib.sha256(data).hexdigest()
     assert snap.mode == 0o640
     assert (snap.has_bom, snap.newline, snap.text) == (False, LF, "* héllo\nbody\n")
-    assert snap.final_newline is True
 
 
 def test_bom_crlf_no_final_newline(tmp_path: Path) -> None:
@@ -39,13 +38,11 @@ def test_bom_crlf_no_final_newline(tmp_path: Path) -> None:
     snap = read_org_file(_write(tmp_path / "a.org", data))
     assert (snap.has_bom, snap.newline, snap.text) == (True, CRLF, "* a\r\nb")
     assert snap.data == data
-    assert snap.final_newline is False
 
 
 def test_empty_file(tmp_path: Path) -> None:
     snap = read_org_file(_write(tmp_path / "e.org", b""))
     assert (snap.data, snap.text, snap.size, snap.newline) == (b"", "", 0, LF)
-    assert snap.final_newline is True
 
 
 @pytest.mark.parametrize(

@@ -9,11 +9,11 @@ from orgrouter.org.edit import (
     AppendChild,
     SetPlanning,
     SetProperty,
+    Shift,
     Splice,
     apply_splices,
     edit_bytes,
     plan_edits,
-    shift_offset,
 )
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line
 from orgrouter.org.scan import iter_headline_lines
@@ -41,7 +41,7 @@ def test_overlapping_or_outside_splices_are_refused(splices: list[Splice]) -> No
 
 def test_shift_offset() -> None:
     splices = [Splice(2, 2, b"ab"), Splice(5, 7, b"Z")]
-    assert [shift_offset(o, splices) for o in (0, 2, 3, 5, 7, 9)] == [0, 4, 5, 7, 8, 10]
+    assert [Shift(splices)(o) for o in (0, 2, 3, 5, 7, 9)] == [0, 4, 5, 7, 8, 10]
 
 
 def test_escape_body_as_org_does() -> None:

@@ -15,9 +15,9 @@ from orgrouter.org.edit import (
     AppendChild,
     Edit,
     SetProperty,
+    Shift,
     apply_splices,
     plan_edits,
-    shift_offset,
 )
 from orgrouter.org.scan import iter_headline_lines
 
@@ -55,7 +55,7 @@ def test_edits_on_the_whole_corpus(corpus_dir: Path, tmp_path: Path, emacs: str)
         assert plan_edits(out, moved(edits, splices), newline=newline) == [], name
         for edit in edits:
             if isinstance(edit, SetProperty):
-                begin = shift_offset(edit.headline, splices)
+                begin = Shift(splices)(edit.headline)
                 head = locate_head(out, next(h for h in heads if h.begin == begin), newline=newline)
                 assert head.drawer is not None and head.drawer.get(edit.key) is not None, name
         if newline == b"\n":

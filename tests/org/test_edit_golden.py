@@ -16,10 +16,10 @@ from orgrouter.org.edit import (
     Edit,
     SetPlanning,
     SetProperty,
+    Shift,
     Splice,
     apply_splices,
     plan_edits,
-    shift_offset,
 )
 from orgrouter.org.scan import iter_headline_lines
 
@@ -65,7 +65,7 @@ def test_golden(name: str) -> None:
     assert out == (CASES / f"{name}.out.org").read_bytes()
     # The same edits, planned against the result (where the headlines have moved),
     # plan nothing: a second run leaves the file alone.
-    moved = [shift_offset(h.begin, splices) for h in list(iter_headline_lines(data))]
+    moved = [Shift(splices)(h.begin) for h in list(iter_headline_lines(data))]
     assert plan_edits(out, load_edits(moved, spec), newline=detect_newline(out)) == []
 
 

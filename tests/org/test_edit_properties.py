@@ -15,10 +15,10 @@ from orgrouter.org.edit import (
     Edit,
     SetPlanning,
     SetProperty,
+    Shift,
     Splice,
     apply_splices,
     plan_edits,
-    shift_offset,
 )
 from orgrouter.org.scan import HeadlineLine, iter_headline_lines
 
@@ -127,7 +127,7 @@ def moved(edits: list[Edit], splices: list[Splice]) -> list[Edit]:
     """Return ``edits`` addressed to where their headlines are after the splices."""
     out: list[Edit] = []
     for edit in edits:
-        begin = shift_offset(edit.headline, splices)
+        begin = Shift(splices)(edit.headline)
         if isinstance(edit, AppendChild):
             out.append(AppendChild(begin, edit.title, edit.identity, body=edit.body))
         elif isinstance(edit, SetProperty):
@@ -176,7 +176,7 @@ def test_results_land_where_planned_and_reapplying_changes_nothing(data: st.Data
     assert len(new_heads) == len(heads) + len(children)
     by_begin = {h.begin: i for i, h in enumerate(new_heads)}
     for parent_begin, (key, value) in children:
-        parent = shift_offset(parent_begin, splices)
+        parent = Shift(splices)(parent_begin)
         found = [
             i
             for i, h in enumerate(new_heads)
@@ -189,7 +189,7 @@ def test_results_land_where_planned_and_reapplying_changes_nothing(data: st.Data
         assert new_heads[found[0]].level == new_heads[by_begin[parent]].level + 1
     for edit in edits:
         head = locate_head(
-            out, new_heads[by_begin[shift_offset(edit.headline, splices)]], newline=doc.newline
+            out, new_heads[by_begin[Shift(splices)(edit.headline)]], newline=doc.newline
         )
         if isinstance(edit, SetProperty):
             assert head.drawer is not None

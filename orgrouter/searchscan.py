@@ -223,6 +223,7 @@ def _file_hits(
     # in that line and in the section's text].
     held: dict[int, list[int]] = {}
     for n, found_at in enumerate(offsets):
+        line_end, is_text = -1, False  # the line of the last word in a body, and its kind
         for at in found_at:
             index = bisect.bisect_right(starts, at) - 1
             if index < 0:
@@ -236,8 +237,15 @@ def _file_hits(
                 continue
             # A drawer, planning or keyword line is not text to the index (its
             # NOT_TEXT); only a line starting with a blank or one of ":SDC#" can be.
-            line = text.rfind("\n", 0, at)
-            if text[line + 1] not in _STRUCTURE_FIRST or not NOT_TEXT.match(text, line):
+            # Each line is looked at once, not once per word: a megabyte line holding
+            # the word a hundred thousand times would be quadratic.
+            if at > line_end:
+                line = text.rfind("\n", 0, at)
+                line_end = text.find("\n", at) % (len(text) + 1)  # -1: the text's end
+                is_text = text[line + 1] not in _STRUCTURE_FIRST or not NOT_TEXT.match(
+                    text, line
+                )
+            if is_text:
                 entry[2 + 2 * n] += 1
     long: list[int] = []
     for index, entry in held.items():
@@ -299,7 +307,8 @@ def _row_hits(
     """Yield the hits among the index's rows of one note, near the offsets ``near``."""
     if not text.isascii():  # folding may have moved the offsets: go by lines instead
         starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
-        near = [starts[folded.count("\n", 0, at)] for at in near]
+        folded_starts = [0, *(match.end() for match in _NEWLINE.finditer(folded))]
+        near = [starts[bisect.bisect_right(folded_starts, at) - 1] for at in near]
     for row in sections(text, privacy_tags, path, near=near):
         counts = _counts(row, patterns)
         if counts is not None:

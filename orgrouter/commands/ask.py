@@ -7,27 +7,20 @@ from pathlib import Path
 
 import click
 
-from orgrouter.commands.options import complete_agents, verbosity, warn_environment
+from orgrouter.commands.options import CONFIG, complete_agents, verbosity, warn_environment
 from orgrouter.errors import EXIT_FAILED, EXIT_OK
 
 
 @click.command()
 @click.argument("text")
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(dir_okay=False),
-    help="Read this configuration file instead of looking for orgrouter.toml.",
-)
+@CONFIG
 @click.option(
     "--agent",
     shell_complete=complete_agents,
     help="Use this agent's model settings ([agents.NAME.neuro]).",
 )
 @verbosity
-def ask(
-    text: str, config_file: str | None, agent: str | None, quiet: bool, verbose: bool
-) -> int:
+def ask(text: str, config_file: str | None, agent: str | None, quiet: bool, verbose: bool) -> int:
     """Answer TEXT (or stdin when TEXT is -) with the configured model, as Org.
 
     The message goes through the router like a request in a note. Without a model

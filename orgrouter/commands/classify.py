@@ -7,11 +7,16 @@ import os
 import sys
 from datetime import UTC
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from orgrouter.commands.options import verbosity, warn_environment
+from orgrouter.commands.options import CONFIG, verbosity, warn_environment
 from orgrouter.errors import UsageError
+
+if TYPE_CHECKING:
+    from orgrouter.config import Config
+    from orgrouter.route.rules import Rules
 
 
 def parse_now(value: str | None) -> float | None:
@@ -29,6 +34,23 @@ def read_text(text: str) -> str:
     return sys.stdin.read() if text == "-" else text
 
 
+RULES = click.option("--rules", "rules_dir", type=click.Path(file_okay=False, exists=True),
+                     help="Take routing tables from this directory (overrides [rules] dir).")
+
+
+def configured(config_file: str | None, rules_dir: str | None) -> tuple[Config, Rules]:
+    """Load the configuration (warning about misspelt variables) and its routing rules."""
+    from orgrouter.configload import load_config
+    from orgrouter.route.rules import configured_rules
+    from orgrouter.skills.registry import configured_targets
+
+    loaded = load_config(Path.cwd(), cli_file=config_file)
+    config = loaded.config
+    warn_environment(config)
+    targets = configured_targets(config, base_dir=loaded.directory)
+    return config, configured_rules(rules_dir or config.rules.dir, base=Path.cwd(), targets=targets)
+
+
 @click.command()
 @click.argument("text", required=False)
 @click.option("--item", "items", multiple=True,
@@ -37,10 +59,8 @@ def read_text(text: str) -> str:
               help="The conversation whose spawn window this request counts against.")
 @click.option("--origin", type=click.Choice(["user", "result", "delegation"]), default="user",
               show_default=True, help="Who wrote TEXT: a user, orgrouter, or a sub-agent.")
-@click.option("--rules", "rules_dir", type=click.Path(file_okay=False, exists=True),
-              help="Take routing tables from this directory (overrides [rules] dir).")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False),
-              help="Read this configuration file instead of looking for orgrouter.toml.")
+@RULES
+@CONFIG
 @click.option("--state", "state_path", type=click.Path(dir_okay=False),
               help="The state database holding the spawn windows.")
 @click.option("--record", is_flag=True,
@@ -71,11 +91,8 @@ def classify(
     changes nothing: the spawn window is read, and written only with --record.
     """
     from orgrouter.address import address_names
-    from orgrouter.configload import load_config
     from orgrouter.route.gate import classify as run_gate
     from orgrouter.route.ratelimit import RateLimiter
-    from orgrouter.route.rules import configured_rules
-    from orgrouter.skills.registry import configured_targets
     from orgrouter.state import StateDB, resolve_state_path
 
     if (text is None) == (not items):
@@ -86,11 +103,7 @@ def classify(
     if record and origin != "user":
         raise UsageError(f"--record: a request from --origin {origin} spawns nothing to count")
     request = read_text(text or "")
-    loaded = load_config(Path.cwd(), cli_file=config_file)
-    config = loaded.config
-    warn_environment(config)
-    targets = configured_targets(config, base_dir=loaded.directory)
-    rules = configured_rules(rules_dir or config.rules.dir, base=Path.cwd(), targets=targets)
+    config, rules = configured(config_file, rules_dir)
     now = parse_now(now_text or os.environ.get("ORGROUTER_NOW"))
     selves = address_names(config.agent.name, ())
     gate = config.sensor_gate

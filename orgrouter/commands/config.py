@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from orgrouter.commands.options import verbosity
+from orgrouter.commands.options import CONFIG, verbosity
 from orgrouter.config import NeuroConfig
 from orgrouter.configload import LoadedConfig, Source, all_keys, load_config, section_keys
 
@@ -74,12 +74,7 @@ def render_json(loaded: LoadedConfig) -> str:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("path", required=False, type=click.Path(exists=True), default=None)
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(dir_okay=False),
-    help="Read this file instead of searching for orgrouter.toml (also ORGROUTER_CONFIG).",
-)
+@CONFIG
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: values, sources, files.")
 @verbosity
 def config(

@@ -23,6 +23,20 @@ from orgrouter.errors import UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# The two options most commands share, declared once so their help says the same.
+CONFIG = click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    help="Read this file instead of searching for orgrouter.toml (also ORGROUTER_CONFIG).",
+)
+STATE = click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False),
+    help="The state database (default: ORGROUTER_STATE, state.path, else XDG per root).",
+)
+
 
 def verbosity(func: F) -> F:
     """Add ``-q``/``-v`` to a command and reject both together.

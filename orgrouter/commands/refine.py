@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
+from orgrouter.commands.options import CONFIG, STATE
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -17,18 +19,8 @@ def _common(func: F) -> F:
     """Add the options every refine subcommand shares."""
     for option in reversed(
         [
-            click.option(
-                "--config",
-                "config_file",
-                type=click.Path(dir_okay=False),
-                help="Use this orgrouter.toml instead of searching from the cwd.",
-            ),
-            click.option(
-                "--state",
-                "state_path",
-                type=click.Path(dir_okay=False),
-                help="The state database (default: per notes root, XDG).",
-            ),
+            CONFIG,
+            STATE,
             click.option(
                 "--log",
                 "log_path",

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from orgrouter.clock import NOW_ENV
-from orgrouter.commands.options import ExistingPath, complete_agents, verbosity
+from orgrouter.commands.options import CONFIG, STATE, ExistingPath, complete_agents, verbosity
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,15 +24,8 @@ from orgrouter.commands.options import ExistingPath, complete_agents, verbosity
     shell_complete=complete_agents,
     help="Answer to @NAME as well as @agent (agent.name).",
 )
-@click.option(
-    "--config", "config_file", type=click.Path(dir_okay=False), help="Use this config file."
-)
-@click.option(
-    "--state",
-    "state_path",
-    type=click.Path(dir_okay=False),
-    help="The state database (default: ORGROUTER_STATE, state.path, else XDG per root).",
-)
+@CONFIG
+@STATE
 @click.option("--force", is_flag=True, help="Route requests again even if already answered.")
 @verbosity
 @click.option(

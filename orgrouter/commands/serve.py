@@ -8,18 +8,13 @@ from pathlib import Path
 
 import click
 
+from orgrouter.commands.options import CONFIG, STATE
+
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--agent", help="Answer to @NAME as well as @agent (agent.name).")
-@click.option(
-    "--config", "config_file", type=click.Path(dir_okay=False), help="Use this config file."
-)
-@click.option(
-    "--state",
-    "state_path",
-    type=click.Path(dir_okay=False),
-    help="The state database (default: ORGROUTER_STATE, state.path, else XDG per root).",
-)
+@CONFIG
+@STATE
 def serve(agent: str | None, config_file: str | None, state_path: str | None) -> int:
     """Answer JSON-RPC 2.0 calls on stdin with the LSP framing (Content-Length).
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from orgrouter.commands.options import verbosity, warn_environment
+from orgrouter.commands.options import CONFIG, STATE, verbosity, warn_environment
 from orgrouter.configload import load_config
 from orgrouter.discover import find_notes_root
 from orgrouter.errors import OrgRouterError, UsageError
@@ -19,15 +19,6 @@ from orgrouter.state import StateDB, describe, reset_state, resolve_state_path
 
 _ROOT = click.argument(
     "notes_root", required=False, type=click.Path(exists=True, file_okay=False), default="."
-)
-_STATE = click.option(
-    "--state",
-    "state_path",
-    type=click.Path(dir_okay=False),
-    help="The state database (default: ORGROUTER_STATE, state.path, else XDG per root).",
-)
-_CONFIG = click.option(
-    "--config", "config_file", type=click.Path(dir_okay=False), help="Use this config file."
 )
 
 
@@ -75,8 +66,8 @@ def state() -> None:
 
 @state.command("path")
 @_ROOT
-@_STATE
-@_CONFIG
+@STATE
+@CONFIG
 @verbosity
 def path_command(
     notes_root: str, state_path: str | None, config_file: str | None, quiet: bool, verbose: bool
@@ -87,8 +78,8 @@ def path_command(
 
 @state.command("info")
 @_ROOT
-@_STATE
-@_CONFIG
+@STATE
+@CONFIG
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @verbosity
 def info_command(
@@ -122,8 +113,8 @@ def info_command(
 
 @state.command("reset")
 @_ROOT
-@_STATE
-@_CONFIG
+@STATE
+@CONFIG
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @verbosity
 def reset_command(

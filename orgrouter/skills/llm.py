@@ -53,10 +53,15 @@ class Refusal:
 class ModelSkill(BaseSkill):
     """A skill answered by the model with a system prompt from ``neuro/prompts``."""
 
-    handles = ""  # the intent's skill name
-    title = ""
-    needs_notes = False  # refuse without a section to work on (summarize, rewrite)
     priority = 60
+
+    def __init__(
+        self, handles: str, title: str, *, name: str | None = None, needs_notes: bool = False
+    ) -> None:
+        self.handles = handles  # the intent's skill name
+        self.name = name or handles
+        self.title = title
+        self.needs_notes = needs_notes  # refuse without a section to work on
 
     def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
         """Return whether ``stimulus`` delegates this skill and a model may be used.
@@ -116,55 +121,9 @@ class ModelSkill(BaseSkill):
         return Emit((result,))
 
 
-class SummarizeModel(ModelSkill):
-    """Summarize the section with the model."""
-
-    name = "summarize-model"
-    handles = "summarize"
-    title = "Summary"
-    needs_notes = True
-
-
-class AskModel(ModelSkill):
-    """Answer a free-form question with the model."""
-
-    name = "ask-model"
-    handles = "ask"
-    title = "Answer"
-
-
-class Translate(ModelSkill):
-    """Translate the request's text or section with the model."""
-
-    name = handles = "translate"
-    title = "Translation"
-
-
-class Draft(ModelSkill):
-    """Draft text with the model."""
-
-    name = handles = "draft"
-    title = "Draft"
-
-
-class Rewrite(ModelSkill):
-    """Rewrite the section with the model."""
-
-    name = handles = "rewrite"
-    title = "Rewrite"
-    needs_notes = True
-
-
-class Explain(ModelSkill):
-    """Explain something with the model."""
-
-    name = handles = "explain"
-    title = "Explanation"
-
-
-SUMMARIZE = SummarizeModel()
-ASK = AskModel()
-TRANSLATE = Translate()
-DRAFT = Draft()
-REWRITE = Rewrite()
-EXPLAIN = Explain()
+SUMMARIZE = ModelSkill("summarize", "Summary", name="summarize-model", needs_notes=True)
+ASK = ModelSkill("ask", "Answer", name="ask-model")
+TRANSLATE = ModelSkill("translate", "Translation")
+DRAFT = ModelSkill("draft", "Draft")
+REWRITE = ModelSkill("rewrite", "Rewrite", needs_notes=True)
+EXPLAIN = ModelSkill("explain", "Explanation")

@@ -75,3 +75,19 @@ def test_thousands_of_differently_named_unclosed_blocks_stay_linear() -> None:
     elapsed = time.monotonic() - started
     assert {node.type for node in nodes} >= {"paragraph", "headline"}
     assert elapsed < 8.0
+
+
+def test_a_megabyte_line_full_of_the_word_stays_linear_in_the_text_pass(tmp_path: Path) -> None:
+    from orgrouter import searchscan
+    from orgrouter.io.text import read_org_text
+
+    # Each occurrence looked back to its line's start: 200,000 of them on one 2.2 MB
+    # line took about 10 s (four times that for twice the line); a line looked at once,
+    # a tenth of a second.
+    note = tmp_path / "planted.org"
+    note.write_text("* Kubernetes planted\n" + "kubernetes " * 200_000 + "\n* Other\n")
+    started = time.monotonic()
+    answer = searchscan.scan_search([note], read_org_text, ["kubernetes"], ("@personal",))
+    elapsed = time.monotonic() - started
+    assert [hit.title for hit in answer.hits] == ["Kubernetes planted"]
+    assert elapsed < 5.0

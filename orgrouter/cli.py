@@ -120,7 +120,12 @@ def _fast_route(args: list[str]) -> int | None:
         return None
     from orgrouter.commands.route_run import run
 
-    return run(tuple(paths), **params)
+    try:
+        return run(tuple(paths), **params)
+    except (EOFError, KeyboardInterrupt):  # as click's main has them: a blank line, aborted
+        echo("", err=True)
+        echo("orgrouter: aborted", err=True)
+        sys.exit(EXIT_FAILED)
 
 
 def _readable(path: str, *, dir_okay: bool) -> bool:

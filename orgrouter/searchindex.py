@@ -36,7 +36,7 @@ from orgrouter.scancache import RACY_NS
 from orgrouter.state import StateDB
 
 SCHEMA = "search_index"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: rows of CRLF private subtrees (indexed by 1) are dropped
 DDL = """
 CREATE TABLE IF NOT EXISTS search_files (
     id INTEGER PRIMARY KEY,

@@ -216,7 +216,7 @@ def split_statements(ddl: str) -> list[str]:
 
 
 _CREATE_TABLE_RE = re.compile(
-    r"\bCREATE\s+(?:TEMP\s+|TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+    r"\bCREATE\s+(?:TEMP\s+|TEMPORARY\s+|VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
     r"[\"`\[]?(\w+)",
     re.IGNORECASE,
 )

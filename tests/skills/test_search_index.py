@@ -198,3 +198,25 @@ def test_a_file_written_just_before_it_was_indexed_is_read_again(tmp_path: Path)
     _age(notes / "new.org")
     index.refresh(_files(notes), _read, under=notes)
     assert index.refresh(_files(notes), _read, under=notes) == searchindex.Refreshed(0, 0, 0)
+
+
+def test_an_index_of_the_older_schema_is_dropped_with_its_text(tmp_path: Path) -> None:
+    # Version 1 indexed the private subtrees of CRLF notes: its rows (the FTS5 table
+    # included, a virtual table) must not survive into the new schema.
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.org").write_text("* Budget plan\nbudget 2027\n")
+    _age(notes / "a.org")
+    db = StateDB.open(tmp_path / "state.db")
+    if not searchindex.available(db.conn):
+        pytest.skip("this SQLite has no FTS5")
+    searchindex.SearchIndex(db, ("@personal",)).refresh(_files(notes), _read, under=notes)
+    db.conn.execute("INSERT INTO search_fts (title, body) VALUES ('Trip', 'budget SECRET')")
+    db.conn.execute("UPDATE schema_versions SET version = 1 WHERE name = ?", (searchindex.SCHEMA,))
+    db.conn.commit()
+    db.close()
+    db = StateDB.open(tmp_path / "state.db")
+    index = searchindex.SearchIndex(db, ("@personal",))
+    index.refresh(_files(notes), _read, under=notes)
+    stored = db.conn.execute("SELECT title || ' ' || body FROM search_fts").fetchall()
+    assert stored and not [row for row in stored if "SECRET" in row[0]]

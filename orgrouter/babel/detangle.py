@@ -182,10 +182,19 @@ def _splice_bodies(data: bytes, text: str, edits: list[tuple[int, int, str]]) ->
     offsets = Offsets(text, byte0=len(BOM) if data.startswith(BOM) else 0)
     crlf = detect_newline(data) == CRLF
 
-    def at(offset: int) -> int:
-        return offsets.byte(offset) + (text.count("\n", 0, offset) if crlf else 0)
+    counted = newlines = 0  # the LFs of text[:counted], each one a CR LF in a CRLF file
 
-    out = data
-    for begin, end, body in sorted(edits, reverse=True):
-        out = out[: at(begin)] + body.encode("utf-8") + out[at(end) :]
-    return out
+    def at(offset: int) -> int:  # offsets come in file order: each stretch is read once
+        nonlocal counted, newlines
+        if crlf:
+            newlines += text.count("\n", counted, offset)
+            counted = offset
+        return offsets.byte(offset) + newlines
+
+    pieces: list[bytes] = []
+    copied = 0  # bytes of data before this are in pieces
+    for begin, end, body in sorted(edits):  # the bodies of distinct blocks never overlap
+        pieces += [data[copied : at(begin)], body.encode("utf-8")]
+        copied = at(end)
+    pieces.append(data[copied:])
+    return b"".join(pieces)

@@ -315,3 +315,17 @@ def test_a_fifo_named_like_a_note_is_skipped_not_read(notes: Path) -> None:
     code, out, err = invoke("tangle", ".")
     assert code == 0 and out == "written: out/run.sh (from note.org)\n"
     assert "orgrouter: skipped pipe.org: not a regular file\n" in err
+
+
+def test_notes_are_tangled_in_full_path_order(notes: Path) -> None:
+    # One discovery with route: files in the order of their full paths, so a
+    # subdirectory's note (a/b/x.org) comes before a later name in its parent
+    # (a/z.org); 0.1 walked a directory's own files first. README pins the change.
+    (notes / "note.org").unlink()
+    (notes / "a" / "b").mkdir(parents=True)
+    (notes / "a" / "z.org").write_text("#+begin_src sh :tangle z.sh\necho z\n#+end_src\n")
+    (notes / "a" / "b" / "x.org").write_text("#+begin_src sh :tangle x.sh\necho x\n#+end_src\n")
+    code, out, _ = invoke("tangle", "--json", "--dry-run", ".")
+    assert code == 0
+    sources = [t["source"] for t in json.loads(out)["targets"]]
+    assert sources == ["a/b/x.org", "a/z.org"]

@@ -180,10 +180,6 @@ class Document:
             self._headlines[index] = found
         return found
 
-    def headlines(self) -> list[Headline]:
-        """Return every headline's parsed parts, in order."""
-        return [self.headline(index) for index in range(len(self.entries))]
-
     def own_tags(self, index: int) -> list[str]:
         """Return headline ``index``'s own tags as `org-get-tags' reads them (see line_tags)."""
         return line_tags(self.line_text(index), self.settings.todo)

@@ -24,7 +24,7 @@ from orgrouter.org.scan import headline_at
 from orgrouter.org.settings import InBufferSettings, read_settings
 
 if TYPE_CHECKING:
-    from orgrouter.org.ast import Node
+    from orgrouter.org.node import Node
 
 __all__ = ["Document", "OutlineEntry", "headline_records"]
 

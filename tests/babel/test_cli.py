@@ -109,6 +109,15 @@ def test_allow_list_in_config_permits_a_directory(notes: Path, tmp_path: Path) -
     assert (extra / "e.sh").read_text() == "x\n"
 
 
+def test_relative_allow_entry_is_relative_to_the_config_file(notes: Path, tmp_path: Path) -> None:
+    # The routed tangle skill reads the same entry the same way (tests/security).
+    (tmp_path / "extra").mkdir()
+    (notes / "orgrouter.toml").write_text('[tangle]\nallow = ["../extra"]\n')
+    (notes / "note.org").write_text("#+begin_src sh :tangle ../extra/e.sh\nx\n#+end_src\n")
+    assert invoke("tangle", ".")[0] == 0
+    assert (tmp_path / "extra" / "e.sh").read_text() == "x\n"
+
+
 def test_tangling_a_file_into_itself_is_refused(notes: Path) -> None:
     (notes / "note.org").write_text("#+begin_src org :tangle note.org\nx\n#+end_src\n")
     code, out, _ = invoke("tangle", "--json", ".")

@@ -47,8 +47,7 @@ class Report:
     def file_scanned(self, *, cached: bool = False) -> None:
         """Count one file looked at; ``cached`` when stat alone decided it."""
         self.scanned += 1
-        if cached:
-            self.cached += 1
+        self.cached += cached
 
     def done(self, path: str | os.PathLike[str], *, requests: int, results: int) -> None:
         """Record a file whose requests were routed and whose results were (or would be) written."""

@@ -21,7 +21,6 @@ from pathlib import Path
 from orgrouter.config import Config
 from orgrouter.errors import StateError
 from orgrouter.xdg import state_dir as state_dir
-from orgrouter.xdg import xdg_state_home as xdg_state_home
 
 BUSY_TIMEOUT_S = 10.0  # cron and a hand run may share the file; wait, don't fail
 RESET_HINT = "run `orgrouter state reset` to rebuild it (it holds only caches and windows)"

@@ -110,7 +110,7 @@ class Baseline:
     def loads(cls, text: str) -> Baseline:
         """Rebuild a baseline from ``dumps`` output."""
         data = json.loads(text)
-        return cls(data["fingerprint"], Scores.loads(json.dumps(data["scores"])), data["accepted"])
+        return cls(data["fingerprint"], Scores.from_json(data["scores"]), data["accepted"])
 
 
 @dataclass(frozen=True)
@@ -192,20 +192,16 @@ class RefineStore:
         rows = self.db.conn.execute(_RUN_SELECT + " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [_run(row) for row in rows]
 
-    def set_gate(self, run_id: int, status: str, gate: dict[str, Any], now: str) -> None:
-        """Record a gate's outcome on a run and move it to ``status``."""
+    def set_status(
+        self, run_id: int, status: str, now: str, gate: dict[str, Any] | None = None
+    ) -> None:
+        """Move run ``run_id`` to ``status``, recording a gate's outcome when given."""
+        gate_text = None if gate is None else json.dumps(gate, sort_keys=True)
         with self.db.transaction() as conn:
             conn.execute(
-                "UPDATE refine_runs SET status = ?, gate = ?, updated = ? WHERE id = ?",
-                (status, json.dumps(gate, sort_keys=True), now, run_id),
-            )
-
-    def set_status(self, run_id: int, status: str, now: str) -> None:
-        """Move run ``run_id`` to ``status``."""
-        with self.db.transaction() as conn:
-            conn.execute(
-                "UPDATE refine_runs SET status = ?, updated = ? WHERE id = ?",
-                (status, now, run_id),
+                "UPDATE refine_runs SET status = ?, gate = coalesce(?, gate), updated = ?"
+                " WHERE id = ?",
+                (status, gate_text, now, run_id),
             )
 
     def baseline(self) -> Baseline | None:

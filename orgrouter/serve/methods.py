@@ -70,7 +70,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     from orgrouter.state import resolve_state_path
     from orgrouter.xdg import cache_dir
 
-    text = params.text("text")
+    text = params.required_str("text")
     path = params.optional_str("path")
     now_text = params.optional_str("now")
     force = params.flag("force")
@@ -185,7 +185,7 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     from orgrouter.state import StateDB, resolve_state_path
     from orgrouter.writemode import WriteMode
 
-    text = params.text("text")
+    text = params.required_str("text")
     path = params.required_str("path")
     mode = WriteMode(params.choice("mode", tuple(m.value for m in WriteMode), default="write"))
     params.done()

@@ -253,32 +253,21 @@ class RefineStore:
 
     def versions(self) -> list[Version]:
         """Return every version, oldest first."""
+        files: dict[int, dict[str, tuple[bytes | None, bytes]]] = {}
+        for version, name, before, after in self.db.conn.execute(
+            "SELECT version, file, before, after FROM refine_version_files ORDER BY version, file"
+        ):
+            files.setdefault(version, {})[name] = (before, after)
         rows = self.db.conn.execute(
             "SELECT version, run_id, created, status, baseline_before, baseline_after"
             " FROM refine_versions ORDER BY version"
-        ).fetchall()
-        result = []
-        for row in rows:
-            files = {
-                str(name): (before, after)
-                for name, before, after in self.db.conn.execute(
-                    "SELECT file, before, after FROM refine_version_files WHERE version = ?"
-                    " ORDER BY file",
-                    (row[0],),
-                )
-            }
-            result.append(
-                Version(
-                    int(row[0]),
-                    int(row[1]),
-                    str(row[2]),
-                    str(row[3]),
-                    None if row[4] is None else Baseline.loads(row[4]),
-                    Baseline.loads(row[5]),
-                    files,
-                )
-            )
-        return result
+        )
+        versions = []
+        for version, run_id, created, status, before, after in rows:
+            baselines = (None if before is None else Baseline.loads(before), Baseline.loads(after))
+            found = files.get(version, {})
+            versions.append(Version(version, run_id, created, status, *baselines, found))
+        return versions
 
     def roll_back(self, versions: list[int], baseline: Baseline | None, now: str) -> None:
         """Mark ``versions`` rolled back and restore the baseline they replaced."""
@@ -308,17 +297,8 @@ def _put_baseline(conn: Any, baseline: Baseline) -> None:
 
 
 def _run(row: Any) -> Run:
-    """Build a Run from a refine_runs row."""
-    return Run(
-        id=int(row[0]),
-        status=str(row[1]),
-        created=str(row[2]),
-        updated=str(row[3]),
-        full=bool(row[4]),
-        fingerprint=str(row[5]),
-        scores=Scores.loads(row[6]),
-        findings=json.loads(row[7]),
-        history_cursor=None if row[8] is None else int(row[8]),
-        gate=None if row[9] is None else json.loads(row[9]),
-        version=None if row[10] is None else int(row[10]),
-    )
+    """Build a Run from a refine_runs row (its columns in ``_RUN_SELECT`` order)."""
+    scores, findings = Scores.loads(row[6]), json.loads(row[7])
+    gate = None if row[9] is None else json.loads(row[9])
+    return Run(row[0], row[1], row[2], row[3], bool(row[4]), row[5], scores, findings,
+               row[8], gate, row[10])  # fmt: skip

@@ -32,10 +32,10 @@ from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Outline, OutlineEntry
-from orgrouter.org.subtree import TAGS_COLUMN
 
-# org-property-format "%-10s %s" (and subtree.TAGS_COLUMN): what Org itself writes.
+# org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
+TAGS_COLUMN = 77
 PLANNING_KEYWORDS = ("DEADLINE", "SCHEDULED", "CLOSED")
 
 # org-element-headline-parser's tags, ``[ \t]+\(:[[:alnum:]_@#%:]+:\)[ \t]*$``; \w

@@ -127,23 +127,16 @@ def _check_type(value: Any, annotation: Any) -> Any:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return list(value)
         raise ValueError
-    if annotation is bool:
-        if isinstance(value, bool):
-            return value
+    accepted = _ACCEPTED.get(annotation)
+    # bool is an int to Python, but true is no number in a configuration file.
+    if accepted is None or not isinstance(value, accepted):
         raise ValueError
-    if annotation is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
+    if isinstance(value, bool) and annotation is not bool:
         raise ValueError
-    if annotation is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        raise ValueError
-    if annotation is str:
-        if isinstance(value, str):
-            return value
-        raise ValueError
-    raise ValueError
+    return float(value) if annotation is float else value
+
+
+_ACCEPTED: dict[Any, type | tuple[type, ...]] = {bool: bool, int: int, float: (int, float), str: str}
 
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -168,9 +161,6 @@ def _from_text(text: str, annotation: Any) -> Any:
     if annotation is float:
         return float(text)
     return text
-
-
-# -- locating keys in TOML text (tomllib keeps no positions) -------------------------
 
 
 # -- reading one file ----------------------------------------------------------------
@@ -252,6 +242,16 @@ def _validated(
     return _absolute(dotted, checked, base)
 
 
+_LEAST = {
+    "sensor_gate.max_personas": 0,
+    "sensor_gate.rate_limit_spawns": 0,
+    "limits.result_bytes": 1024,
+    "limits.instruction_chars": 100,
+    "limits.echo_chars": 20,
+    "limits.pool_from": 1,
+}
+
+
 def _value_problem(dotted: str, value: Any) -> str | None:
     """Return what is wrong with a well-typed value, or None."""
     choices = CHOICES.get(dotted)
@@ -260,16 +260,10 @@ def _value_problem(dotted: str, value: Any) -> str | None:
         return f"{dotted} must be one of {', '.join(choices)}, not {value!r}{hint}"
     if dotted == "sensor_gate.min_confidence" and not 0.0 <= value <= 1.0:
         return f"{dotted} must be between 0 and 1, not {value:g}"
-    if dotted in ("sensor_gate.max_personas", "sensor_gate.rate_limit_spawns") and value < 0:
-        return f"{dotted} must be 0 or more, not {value}"
-    if dotted == "limits.result_bytes" and value < 1024:
-        return f"{dotted} must be at least 1024, not {value}"
-    if dotted == "limits.instruction_chars" and value < 100:
-        return f"{dotted} must be at least 100, not {value}"
-    if dotted == "limits.echo_chars" and value < 20:
-        return f"{dotted} must be at least 20, not {value}"
-    if dotted == "limits.pool_from" and value < 1:
-        return f"{dotted} must be at least 1, not {value}"
+    least = _LEAST.get(dotted)
+    if least is not None and value < least:
+        bound = "0 or more" if least == 0 else f"at least {least}"
+        return f"{dotted} must be {bound}, not {value}"
     if dotted == "neuro.run_timeout_s" and value is not None and value <= 0:
         return f"{dotted} must be positive, not {value:g}"
     if dotted == "sensor_gate.rate_limit_window_s" and value <= 0:

@@ -28,12 +28,7 @@ from orgrouter.route import kernel
 from orgrouter.route.binding import DIGEST_KEY, withdraw
 from orgrouter.route.context import RouteEnv, request_context
 from orgrouter.route.guardian import decisions, recheck
-from orgrouter.route.request import (
-    HASH_KEY,
-    STATUS_KEY,
-    FoundRequest,
-    find_requests,
-)
+from orgrouter.route.request import HASH_KEY, STATUS_KEY, FoundRequest, find_requests
 from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, RUN_KEY, Written, written_results
 from orgrouter.route.writeback import (
     NewResult,
@@ -46,12 +41,7 @@ from orgrouter.route.writeback import (
     tag_problem,
     with_run,
 )
-from orgrouter.skills.base import (
-    Result,
-    Sensor,
-    Stimulus,
-    StimulusType,
-)
+from orgrouter.skills.base import Result, Sensor, Stimulus, StimulusType
 
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 # Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"
@@ -147,14 +137,7 @@ def route_document(
         except RunTimeSpent as spent:
             # Nothing is written, not even the hash: the request is still due next run.
             plan, later = None, True
-            report = RequestReport(
-                file=document.name,
-                line=request.line,
-                agent=request.agent,
-                instruction=request.instruction,
-                status="deferred",
-                logs=[spent.message],
-            )
+            report = _report(document, request, "deferred", [spent.message])
         reports.append(report)
         deferred = deferred or later
         if plan is not None:
@@ -199,6 +182,14 @@ def _has_setting_line(data: bytes) -> bool:
     return False
 
 
+def _report(
+    document: Document, request: FoundRequest, status: str, logs: list[str] | None = None
+) -> RequestReport:
+    """Return the report of ``request`` so far: where it is, what it says, ``status``."""
+    where = (document.name, request.line, request.agent, request.instruction)
+    return RequestReport(*where, status, logs=logs or [])
+
+
 def _route_request(
     document: Document,
     request: FoundRequest,
@@ -208,17 +199,11 @@ def _route_request(
 ) -> tuple[RequestPlan | None, RequestReport, bool]:
     """Route one request (or act on its approvals); return its plan and report."""
     written = written_results(document, request)
-    report = RequestReport(
-        file=document.name,
-        line=request.line,
-        agent=request.agent,
-        instruction=request.instruction,
-        status="unchanged",
-    )
+    report = _report(document, request, "unchanged")
     answered = request.recorded(HASH_KEY) == request.hash
     # --force routes again, but never over a decision the user made: a request whose
     # approval they answered keeps it (re-routing would ask again, WAITING anew).
-    forced = env.force and not (answered and _decided(request, written, _agent(env)))
+    forced = env.force and not (answered and _decided(request, written, env.config.agent))
     again = forced or (answered and _retry_due(request, written, env.now))
     if answered and not again:
         plan, report, later = _act_on_approvals(document, request, written, env, report)
@@ -237,7 +222,6 @@ def _route_request(
     env.rules = env.rules or ctx.rules  # the tables are loaded once per run
     gate = ctx.handback.gate
     emitted = list(outcome.emitted)
-    deferred = False
     if gate is not None and gate.spawn.skip == "rate_limit":
         title = "Handled directly: specialist rate limit reached"
         note = Result(title=title, body=gate.reason or "")
@@ -253,15 +237,10 @@ def _route_request(
     first = max((_number(w.identity, request.hash) for w in kept), default=0) + 1
     emitted = [_usable(item) for item in emitted]
     for number, item in enumerate(emitted, first):
-        plan.results.append(
-            NewResult(
-                result_identity(request.hash, number),
-                item.result,
-                _intent_label(item, request.instruction),
-            )
-        )
+        label = _intent_label(item, request.instruction)
+        plan.results.append(NewResult(result_identity(request.hash, number), item.result, label))
     _plan_retags(document, plan, outcome.retags)
-    _, pending = decisions([w for w in kept if w.identity.startswith(ours)], _agent(env))
+    _, pending = decisions([w for w in kept if w.identity.startswith(ours)], env.config.agent)
     status = request_status((e.result.kind for e in emitted), pending)
     plan.properties = [(STATUS_KEY, status), (HASH_KEY, request.hash)]
     report.status = status
@@ -270,8 +249,7 @@ def _route_request(
     report.results = [_result_json(e) for e in emitted]
     report.logs = list(outcome.logs) + ctx.handback.notes
     # An error is retried, a WAITING approval awaits its answer: work for a later run.
-    deferred = deferred or status in ("error", "waiting")
-    return plan, report, deferred
+    return plan, report, status in ("error", "waiting")
 
 
 def _act_on_approvals(
@@ -282,7 +260,7 @@ def _act_on_approvals(
     report: RequestReport,
 ) -> tuple[RequestPlan | None, RequestReport, bool]:
     """Run the approvals the user granted, close the rejected ones; None if no change."""
-    decided, pending = decisions(written, _agent(env))
+    decided, pending = decisions(written, env.config.agent)
     if not decided:
         return None, report, pending  # a WAITING approval keeps the file due
     plan = RequestPlan(request)
@@ -419,11 +397,6 @@ def _number(identity: str, request_hash: str) -> int:
     """Return N of ``HASH/N`` for this request's hash, or 0."""
     prefix, _, number = identity.partition("/")
     return int(number) if prefix == request_hash and number.isdigit() else 0
-
-
-def _agent(env: RouteEnv) -> AgentConfig:
-    """Return the agent section of the configuration."""
-    return env.config.agent
 
 
 def _unreadable_approval() -> Result:

@@ -136,7 +136,7 @@ def _check_type(value: Any, annotation: Any) -> Any:
     return float(value) if annotation is float else value
 
 
-_ACCEPTED: dict[Any, type | tuple[type, ...]] = {bool: bool, int: int, float: (int, float), str: str}
+_ACCEPTED: dict[Any, Any] = {bool: bool, int: int, float: (int, float), str: str}
 
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -18,7 +18,6 @@ import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 
 from orgrouter.errors import OrgRouterError, StateError
 from orgrouter.state import StateDB
@@ -38,45 +37,15 @@ CREATE INDEX IF NOT EXISTS events_time ON events (time);
 KEEP_DAYS = 30  # a run every minute writes a few rows; a month is plenty to debug
 
 Value = int | float | bool | str | None
-ID_FIELDS = frozenset(
-    {
-        "path",
-        "line",
-        "root",
-        "file",
-        "skill",
-        "intent",
-        "request",
-        "status",
-        "reason",
-        "error",
-        "code",
-        "mode",
-        "backend",
-        "command",
-        "version",
-        "hash",
-        "kind",
-    }
-)
+ID_FIELDS = frozenset({
+    "path", "line", "root", "file", "skill", "intent", "request", "status", "reason", "error",
+    "code", "mode", "backend", "command", "version", "hash", "kind",
+})  # fmt: skip
 ID_SUFFIXES = ("_id", "_ids", "_count", "_ms", "_s", "_bytes", "_hash", "_code")
-COUNT_FIELDS = frozenset(
-    {
-        "scanned",
-        "cached",
-        "requests_routed",
-        "results_written",
-        "changed",
-        "unchanged",
-        "skipped",
-        "failed",
-        "files",
-        "requests",
-        "results",
-        "intents",
-        "workers",
-    }
-)
+COUNT_FIELDS = frozenset({
+    "scanned", "cached", "requests_routed", "results_written", "changed", "unchanged",
+    "skipped", "failed", "files", "requests", "results", "intents", "workers",
+})  # fmt: skip
 MAX_STRING = 300
 
 
@@ -178,10 +147,5 @@ class EventLog:
     def __enter__(self) -> EventLog:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

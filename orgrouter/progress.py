@@ -12,7 +12,6 @@ import os
 import shutil
 import sys
 import time
-from types import TracebackType
 from typing import TextIO
 
 MIN_FILES = 200  # below this a run is over before a bar helps
@@ -76,12 +75,7 @@ class Progress:
     def __enter__(self) -> Progress:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

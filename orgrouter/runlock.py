@@ -21,7 +21,6 @@ import os
 import weakref
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 
 from orgrouter.errors import LockedError, StateError
 from orgrouter.state import root_key, state_dir
@@ -102,12 +101,7 @@ class RunLock:
         self.acquire()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
 

@@ -17,7 +17,6 @@ import urllib.parse
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
 
 from orgrouter.config import Config
 from orgrouter.errors import StateError
@@ -167,12 +166,7 @@ class StateDB:
     def __enter__(self) -> StateDB:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
         if exc_type is not None and self.conn.in_transaction:
             self.conn.rollback()
         self.close()

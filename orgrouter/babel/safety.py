@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 
@@ -27,3 +27,11 @@ def refusal(target: Path, roots: Sequence[Path]) -> str | None:
     if any(_inside(written, os.path.normpath(os.path.abspath(r))) for r in roots):
         return f"a symlink leads outside the allowed directories ({allowed}) to {real}"
     return f"outside the allowed directories ({allowed}); add it to tangle.allow to permit it"
+
+
+def allowed_dirs(allow: Iterable[str], base: Path) -> list[Path]:
+    """Return the ``tangle.allow`` directories resolved, a relative one against ``base``.
+
+    The CLI's tangle and the routed tangle skill both confine writes with this list.
+    """
+    return [(base / Path(p).expanduser()).resolve() for p in allow]

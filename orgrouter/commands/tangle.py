@@ -114,12 +114,12 @@ def _tangler(
 ) -> tuple[Tangler, Config]:
     """Return a Tangler confined to ``notes_root`` and its tangle.allow, and the config."""
     from orgrouter.babel.run import Tangler
+    from orgrouter.babel.safety import allowed_dirs
     from orgrouter.configload import load_config
 
     loaded = load_config(notes_root, cli_file=config_file)
-    base = loaded.files[-1].parent if loaded.files else notes_root
-    allowed = [notes_root] + [(base / Path(p).expanduser()).resolve()
-                              for p in loaded.config.tangle.allow]  # fmt: skip
+    # configload made file entries absolute, relative to their file: base only serves the rest.
+    allowed = [notes_root, *allowed_dirs(loaded.config.tangle.allow, notes_root)]
     record = _open_record(state, notes_root, loaded.config)
     return Tangler(allowed, mode, force, record), loaded.config
 

@@ -58,7 +58,7 @@ def unknown_verbs(ws: Workspace, run: Run) -> dict[str, dict[str, list[str]]]:
     failing = {f["case"] for f in run.findings if f["kind"] == "golden"}
     if not failing:
         return {}
-    rules = load_rules(ws.tree.live)
+    rules = load_rules(ws.tree.live, ws.targets)
     known = {*rules.verbs, *rules.generic}
     wanted: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for case in load_cases(ws.golden_dir):

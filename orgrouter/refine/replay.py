@@ -7,7 +7,7 @@ its report into refine's ``Scores``, so the gate compares two replays case by ca
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,12 +26,17 @@ def package_golden_dir() -> Path:
     return packaged()
 
 
-def replay_golden(golden_dir: Path, rules_dir: Path | None) -> Scores:
-    """Replay the golden set with the rules in ``rules_dir`` (over the package's)."""
+def replay_golden(
+    golden_dir: Path, rules_dir: Path | None, targets: Collection[str] | None = None
+) -> Scores:
+    """Replay the golden set with the rules in ``rules_dir`` (over the package's).
+
+    ``targets``: the skills a table may name (``registry.targets``, with the user's).
+    """
     from orgrouter.route.golden import load_cases, replay
     from orgrouter.route.rules import load_rules
 
-    report = replay(load_cases(golden_dir), load_rules(rules_dir))
+    report = replay(load_cases(golden_dir), load_rules(rules_dir, targets))
     return Scores(
         {
             result.case_id: CaseOutcome(result.case_id, result.passed, result.mismatched)

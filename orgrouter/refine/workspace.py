@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import cast
 
@@ -20,6 +21,7 @@ from orgrouter.refine.replay import package_golden_dir, replay_golden
 from orgrouter.refine.score import Scores
 from orgrouter.refine.store import RefineStore
 from orgrouter.refine.tree import RulesTree, package_rules_dir
+from orgrouter.skills.registry import configured_targets
 from orgrouter.state import StateDB, resolve_state_path
 
 Emit = Callable[[str, Mapping[str, object]], None]
@@ -38,6 +40,7 @@ class Workspace:
     emit: Emit
     now: Callable[[], str]
     replay: Replay
+    targets: tuple[str, ...] | None = None  # routable skills with the user's; None: built-ins
 
     @property
     def refine(self) -> RefineConfig:
@@ -82,6 +85,9 @@ def open_workspace(
     # uses, so both open the same database (with --config, that file's directory).
     root = config_file.resolve().parent if config_file is not None else find_notes_root([start])
     tree, golden = resolve_dirs(config, root)
+    # A routing table may send intents to the user's skills (skills.paths): the replay
+    # and the proposals must know them, as route does, or refine refuses such a table.
+    targets = configured_targets(config, base_dir=loaded.directory)
     path = resolve_state_path(state_path, env, config, root)
     with StateDB.open(path) as db, EventLog(log_path=log_path, db=db) as log:
 
@@ -96,5 +102,6 @@ def open_workspace(
             store=RefineStore(db),
             emit=emit,
             now=clock(env),
-            replay=replay_golden,
+            replay=partial(replay_golden, targets=targets),
+            targets=targets,
         )

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from orgrouter.errors import ConflictError, OrgRouterError
-from orgrouter.io.text import Snapshot
+from orgrouter.io.text import Snapshot, read_stable
 from orgrouter.state import StateDB
 
 SCHEMA = "move_journal"
@@ -66,11 +66,8 @@ def _sha(data: bytes | None) -> str | None:
 
 
 def _current(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
+    """Return the note's bytes as route reads them (a FIFO never hangs), None if absent."""
+    return read_stable(path)[0] if os.path.exists(path) else None
 
 
 def _crash_point(step: str, environ: Mapping[str, str]) -> None:
@@ -200,7 +197,10 @@ def _settle(db: StateDB, move: int, files: list[Planned]) -> Settled:
     for planned in files:
         if emacs_lock(planned.path) is not None:
             return Settled(paths, "pending", f"Emacs is editing {planned.path}")
-        current = _sha(_current(planned.path))
+        try:
+            current = _sha(_current(planned.path))
+        except OrgRouterError as error:  # unreadable for now (a directory, a FIFO): wait
+            return Settled(paths, "pending", str(error))
         if current == _sha(planned.after):
             states.append("after")
         elif current == _sha(planned.before):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orgrouter.errors import InputError
-from orgrouter.io.text import detect_newline, refuse_cr_only
+from orgrouter.io.text import check_org, detect_newline, read_stable, refuse_cr_only
 from orgrouter.org.document import Document
 from orgrouter.org.subtree import Span, add_tags, subtree_span, without_local_variables
 from orgrouter.skills.executor import Move, Subject
@@ -39,12 +39,12 @@ class _Targets:
     now: dict[str, bytes] = field(default_factory=dict)
 
     def read(self, path: str, source: Path, kind: str) -> bytes:
+        """Return the target's bytes so far, read as route reads a note (refused alike)."""
         if path not in self.now:
-            try:
-                with open(path, "rb") as handle:
-                    data: bytes | None = handle.read()
-            except FileNotFoundError:
-                data = None
+            data: bytes | None = None
+            if os.path.exists(path):
+                data = read_stable(path)[0]
+                check_org(data, path)
             self.before[path] = data
             if data is None:
                 from orgrouter.skills.archive import new_file_prefix

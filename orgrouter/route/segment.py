@@ -12,16 +12,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.route.intent import Head
 from orgrouter.route.lexicon import NOT_A_WORD, PARTICLE_WINDOW, fuzzy, match, verb_at
 from orgrouter.route.rules import Rules
 
-# Org blocks, fenced code, quoted text, Org links, =verbatim=, ~code~ and `code` are
-# one opaque word each: the punctuation, lines and "and"s inside them split nothing
-# ("translate "oui, ça va?" ..."). So is "tl;dr", whose ";" separates nothing.
+# Org blocks (found by blockspans), fenced code, quoted text, Org links, =verbatim=,
+# ~code~ and `code` are one opaque word each: the punctuation, lines and "and"s inside
+# them split nothing ("translate "oui, ça va?" ..."). So is "tl;dr", whose ";" separates
+# nothing.
 _OPAQUE = (
-    r"(?ims:^[ \t]*\#\+begin_(?P<block>\w+)\b.*?^[ \t]*\#\+end_(?P=block)\b[^\n]*)"
-    r"|(?s:```.*?```)|"
+    r"(?s:```.*?```)|"
     r'"[^"\n]*"|“[^”\n]*”|\[\[[^\]\n]*\](?:\[[^\]\n]*\])?\]|`[^`\n]+`'
     r"|(?<![\w'])'[^'\n]+'(?![\w'])|(?<!\S)[=~][^\s=~][^\n]*?[=~](?=[\s,.;:!?)]|$)"
     r"|(?i:(?<!\S)tl;dr)"
@@ -74,14 +75,27 @@ class Raw:
 def tokenize(text: str) -> list[Raw]:
     """Split ``text`` into words, mentions, step markers and punctuation."""
     tokens = []
-    for m in _RAW.finditer(text):
+    # Each block Org parses, without its closing line's LF, unless fenced code holds it.
+    blocks = [(b.begin, b.end - text.endswith("\n", 0, b.end))
+              for b in reversed(parsed_block_spans(text, body=True))]
+    position = 0
+    while True:
+        while blocks and blocks[-1][0] < position:
+            blocks.pop()  # inside a block or a fence already read
+        m = _RAW.search(text, position)
+        if blocks and (m is None or m.start() >= blocks[-1][0]):
+            start, position = blocks.pop()
+            tokens.append(Raw("word", text[start:position], start, position))
+            continue
+        if m is None:
+            return tokens
+        position = m.end()
         kind = m.lastgroup
         if kind in (None, "opaque"):
             kind = "word"
         elif kind == "stop":
             kind = "punct"
         tokens.append(Raw(kind, m.group(), m.start(), m.end()))
-    return tokens
 
 
 def ordinals(marker: str) -> set[int]:

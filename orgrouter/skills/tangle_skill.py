@@ -125,11 +125,10 @@ def _reason(preview: TangleReport, held: list[TargetResult]) -> str:
 
 def write_policy(ctx: Context, note: Path, record: TargetRecord | None) -> WritePolicy:
     """Return the write policy for a request in ``note``, with ``tangle.allow``."""
+    from orgrouter.babel.safety import allowed_dirs
     from orgrouter.skills.writes import policy_for
 
-    root = ctx.notes_root or note.parent
-    # Relative entries are relative to the notes root (where orgrouter.toml sits).
-    allow = [(root / Path(p).expanduser()).resolve() for p in ctx.config.tangle.allow]
+    allow = allowed_dirs(ctx.config.tangle.allow, ctx.notes_root or note.parent)
     return policy_for(ctx, note, allow=allow, record=record)
 
 

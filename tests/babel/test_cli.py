@@ -109,6 +109,15 @@ def test_allow_list_in_config_permits_a_directory(notes: Path, tmp_path: Path) -
     assert (extra / "e.sh").read_text() == "x\n"
 
 
+def test_relative_allow_entry_is_relative_to_the_config_file(notes: Path, tmp_path: Path) -> None:
+    # The routed tangle skill reads the same entry the same way (tests/security).
+    (tmp_path / "extra").mkdir()
+    (notes / "orgrouter.toml").write_text('[tangle]\nallow = ["../extra"]\n')
+    (notes / "note.org").write_text("#+begin_src sh :tangle ../extra/e.sh\nx\n#+end_src\n")
+    assert invoke("tangle", ".")[0] == 0
+    assert (tmp_path / "extra" / "e.sh").read_text() == "x\n"
+
+
 def test_tangling_a_file_into_itself_is_refused(notes: Path) -> None:
     (notes / "note.org").write_text("#+begin_src org :tangle note.org\nx\n#+end_src\n")
     code, out, _ = invoke("tangle", "--json", ".")
@@ -306,3 +315,17 @@ def test_a_fifo_named_like_a_note_is_skipped_not_read(notes: Path) -> None:
     code, out, err = invoke("tangle", ".")
     assert code == 0 and out == "written: out/run.sh (from note.org)\n"
     assert "orgrouter: skipped pipe.org: not a regular file\n" in err
+
+
+def test_notes_are_tangled_in_full_path_order(notes: Path) -> None:
+    # One discovery with route: files in the order of their full paths, so a
+    # subdirectory's note (a/b/x.org) comes before a later name in its parent
+    # (a/z.org); 0.1 walked a directory's own files first. README pins the change.
+    (notes / "note.org").unlink()
+    (notes / "a" / "b").mkdir(parents=True)
+    (notes / "a" / "z.org").write_text("#+begin_src sh :tangle z.sh\necho z\n#+end_src\n")
+    (notes / "a" / "b" / "x.org").write_text("#+begin_src sh :tangle x.sh\necho x\n#+end_src\n")
+    code, out, _ = invoke("tangle", "--json", "--dry-run", ".")
+    assert code == 0
+    sources = [t["source"] for t in json.loads(out)["targets"]]
+    assert sources == ["a/b/x.org", "a/z.org"]

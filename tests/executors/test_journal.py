@@ -103,3 +103,18 @@ def test_a_note_edited_after_a_kill_before_any_write_is_let_go(tmp_path: Path) -
     assert pending_paths(db) == set()
     assert note.read_bytes() == b"* Keep\n* Move\n* Typed after the kill\n"
     assert target.read_bytes() == b"* B\n"
+
+
+def test_an_unreadable_file_leaves_the_move_pending_naming_it(tmp_path: Path) -> None:
+    # Read as route reads a note: a directory (or a FIFO) in a file's place is reported
+    # with its path, and the move waits; it neither crashes the run nor hangs it.
+    db, note, target = _setup(tmp_path)
+    pending_paths(db)
+    _journal_only(db, note, target)
+    target.unlink()
+    target.mkdir()
+    (settled,) = recover(db)
+    assert (settled.outcome, settled.reason) == (
+        "pending", f"{target}: is a directory, not an Org file"
+    )
+    assert note.read_bytes() == b"* Keep\n* Move\n"

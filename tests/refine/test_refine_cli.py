@@ -245,3 +245,39 @@ def test_propose_and_status_of_one_run(notes: Path, capsys: pytest.CaptureFixtur
         "    replace in verbs.toml: 'verbs = [' -> 'verbs = [\"precis\", \"skim\", '",
         "  version: 1",
     ]
+
+
+WEATHER_SKILL = """
+from orgrouter.skills.base import BaseSkill, Emit, Result
+
+class Weather(BaseSkill):
+    name = "weather"
+    priority = 40
+
+    def symbolic(self, proposal, ctx):
+        return Emit((Result(title="Forecast", body=proposal.text + "\\n"),))
+
+SKILLS = [Weather()]
+"""
+
+
+def test_refine_knows_the_user_skills_a_table_routes_to(
+    notes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A table may send a verb to a user skill (skills.paths), as route does: refine's
+    # replay and proposals load the tables with the same targets instead of refusing it.
+    (notes / "skills").mkdir()
+    (notes / "skills" / "weather.py").write_text(WEATHER_SKILL, encoding="utf-8")
+    config = notes / "orgrouter.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + '\n[skills]\npaths = ["skills"]\n', encoding="utf-8"
+    )
+    verbs = notes / "rules" / "verbs.toml"
+    verbs.write_text(
+        verbs.read_text(encoding="utf-8")
+        + '\n[skills.weather]\nverbs = ["forecast"]\nnouns = ["weather"]\n',
+        encoding="utf-8",
+    )
+    code, out, err = orgrouter(capsys, "refine", "run", "--json")
+    assert code == 0, err
+    assert json.loads(out)["status"] == "completed"

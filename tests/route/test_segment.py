@@ -98,3 +98,14 @@ def test_the_object_leaves_out_a_late_verb_and_a_split_particle() -> None:
     assert obj("jot the new words down as todos") == "the new words as todos"
     assert obj("clear all the DONE items out of this list") == "all the DONE items out of this list"
     assert obj("tomorrow morning remind me to call the bank") == "tomorrow morning call the bank"
+
+
+def test_blocks_are_one_word_where_org_parses_a_block() -> None:
+    quote = "#+begin_quote\nyes, and no; then\n#+end_quote\r"
+    words = [t.text for t in tokenize(f"tag this:\n{quote}\nthen x")]
+    assert words == ["tag", "this", ":", "\n", quote, "\n", "then", "x"]
+    # "#+end_src bash" closes nothing for Org, so the lines are prose.
+    assert [t.text for t in tokenize("#+begin_src\na, b\n#+end_src bash")][:3] == [
+        "#+begin_src", "\n", "a"]
+    fence = "```\n#+begin_src\na, b\n```"
+    assert [t.text for t in tokenize(fence + "\n#+end_src")] == [fence, "\n", "#+end_src"]

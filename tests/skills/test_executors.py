@@ -131,6 +131,19 @@ def test_unknown_and_ambiguous_targets_get_clarifications_listing_candidates(
     assert "WAITING" not in text + ambiguous
 
 
+def test_a_long_listing_names_twelve_files_and_counts_the_rest_for_every_request(
+    tmp_path: Path,
+) -> None:
+    # Both requests share the run's one walk of the tree; each lists the same files.
+    files = {f"n{i:02d}.org": "* N\n" for i in range(14)}
+    files["a.org"] = "* X\n** @agent refile this to nowhere.org\n** @agent refile this to no.org\n"
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    text = (notes / "a.org").read_text()
+    listing = "- a.org\n" + "".join(f"- n{i:02d}.org\n" for i in range(11)) + "- ... and 3 more\n"
+    assert text.count(listing) == 2
+
+
 def test_a_locked_target_defers_the_whole_move(tmp_path: Path) -> None:
     files = {
         "a.org": "* Task\nT.\n** @agent refile this to b.org\n",

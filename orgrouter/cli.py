@@ -118,9 +118,15 @@ def _fast_route(args: list[str]) -> int | None:
     state = params.get("state_path")
     if state is not None and os.path.exists(state) and not _readable(state, dir_okay=False):
         return None
-    from orgrouter.commands.route_run import run
+    from orgrouter.warm import route_unchanged
 
     try:
+        if params.keys() <= {"quiet", "state_path"} and route_unchanged(
+            paths, quiet="quiet" in params, state_path=state
+        ):
+            return 0  # nothing changed, proved from the scan cache alone
+        from orgrouter.commands.route_run import run
+
         return run(tuple(paths), **params)
     except (EOFError, KeyboardInterrupt):  # as click's main has them: a blank line, aborted
         echo("", err=True)

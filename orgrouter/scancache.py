@@ -43,6 +43,10 @@ CREATE TABLE IF NOT EXISTS scan_cache (
 );
 """
 RACY_NS = 2_000_000_000
+# ``settled``: 1, nothing left to do in these bytes; WAITING, only a WAITING approval,
+# which nothing but the user's edit (a new stat) can answer. A full run still reads
+# such a file (``route --json`` lists its requests); ``orgrouter.warm`` passes it over.
+SETTLED, WAITING = 1, 2
 # The run memo key (``StateDB.run_memo``) saying that this run's scan reads every note:
 # the cache knew none (a first run over the tree, or --force). ``search`` reads it.
 READS_EVERY_NOTE = "scan:reads_every_note"
@@ -57,7 +61,7 @@ class Entry(NamedTuple):
     inode: int
     hash: str
     has_request: bool
-    settled: bool
+    settled: int  # 0, SETTLED or WAITING
     signature: str
 
     def same_stat(self, st: os.stat_result) -> bool:
@@ -92,7 +96,7 @@ class ScanCache:
                     int(row[4]),
                     str(row[5]),
                     bool(row[6]),
-                    bool(row[7]),
+                    int(row[7]),
                     str(row[8]),
                 )
 
@@ -112,7 +116,7 @@ class ScanCache:
             entry is not None
             and entry.signature == self.signature
             and entry.same_stat(st)
-            and (entry.settled or not entry.has_request)
+            and (entry.settled == SETTLED or not entry.has_request)
         )
 
     def record(
@@ -122,18 +126,14 @@ class ScanCache:
         digest: str,
         has_request: bool,
         *,
-        settled: bool | None = None,
+        settled: int | None = None,
     ) -> None:
         """Remember what a read of ``path`` found; ``settled`` None keeps a same-hash answer."""
         key = _key(path)
         old = self._entries.get(key)
         if settled is None:
-            settled = (
-                old is not None
-                and old.settled
-                and old.hash == digest
-                and old.signature == self.signature
-            )
+            same = old is not None and old.hash == digest and old.signature == self.signature
+            settled = old.settled if same and old is not None else 0
         mtime_ns = st.st_mtime_ns
         if time.time_ns() - mtime_ns < RACY_NS:
             mtime_ns = -1
@@ -151,8 +151,12 @@ class ScanCache:
             self._entries[key] = entry
             self._dirty[key] = entry
 
-    def settle(self, path: str | os.PathLike[str], digest: str | None = None) -> None:
+    def settle(
+        self, path: str | os.PathLike[str], digest: str | None = None, *, waiting: bool = False
+    ) -> None:
         """Mark ``path``, as it is on disk now, as holding no work left for a run.
+
+        ``waiting``: none but WAITING approvals, which only the user's edit can answer.
 
         Call it after routing a file (and after writing it): never in ``--check`` or
         ``--dry-run`` runs, and never while work is left for a later run (a failed
@@ -171,14 +175,14 @@ class ScanCache:
             except OSError:
                 self.forget(path)
                 return
-        self.record(path, st, digest, has_request=True, settled=True)
+        self.record(path, st, digest, has_request=True, settled=WAITING if waiting else SETTLED)
 
     def unsettle(self, path: str | os.PathLike[str]) -> None:
         """Make the next run read ``path`` again even if it looks unchanged."""
         key = _key(path)
         entry = self._entries.get(key)
         if entry is not None and entry.settled:
-            changed = entry._replace(settled=False)
+            changed = entry._replace(settled=0)
             self._entries[key] = changed
             self._dirty[key] = changed
 
@@ -216,7 +220,7 @@ class ScanCache:
         return changed
 
 
-_GONE = Entry(-1, -1, -1, -1, "", False, False, "")
+_GONE = Entry(-1, -1, -1, -1, "", False, 0, "")
 
 
 def _key(path: str | os.PathLike[str]) -> str:
@@ -288,7 +292,7 @@ def scan_one(
         entry is not None
         and entry.hash == digest
         and entry.signature == cache.signature
-        and (entry.settled or not entry.has_request)
+        and (entry.settled == SETTLED or not entry.has_request)
     ):
         # Touched but not edited (a sync tool, `touch`): the answer still holds.
         cache.record(path, st, digest, entry.has_request)
@@ -301,7 +305,7 @@ def scan_one(
         except InputError as error:
             return Scanned(path, "failed", error=error)
     if not prefilter.matches(data):
-        cache.record(path, st, digest, has_request=False, settled=False)
+        cache.record(path, st, digest, has_request=False, settled=0)
         return Scanned(path, "clean")
     try:
         snapshot = snapshot_of(
@@ -309,7 +313,7 @@ def scan_one(
         )
     except InputError as error:
         return Scanned(path, "failed", error=error)
-    cache.record(path, st, digest, has_request=True, settled=False)
+    cache.record(path, st, digest, has_request=True, settled=0)
     return Scanned(path, "candidate", snapshot=snapshot)
 
 

@@ -17,11 +17,14 @@ import urllib.parse
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from orgrouter.config import Config
 from orgrouter.errors import StateError
 from orgrouter.xdg import state_dir as state_dir
 from orgrouter.xdg import xdg_state_home as xdg_state_home
+
+if TYPE_CHECKING:
+    from orgrouter.config import Config
 
 BUSY_TIMEOUT_S = 10.0  # cron and a hand run may share the file; wait, don't fail
 RESET_HINT = "run `orgrouter state reset` to rebuild it (it holds only caches and windows)"

@@ -98,6 +98,9 @@ class DocumentOutcome:
     # short of ``data`` when a move changed the note after them (an editor then
     # takes one splice over what differs).
     stages: list[list[Splice]] = field(default_factory=list)
+    # Of that work, any that time alone may make due (a failed request's retry, model
+    # time spent); without it, only the user's edit (an answered approval) changes anything.
+    retry: bool = False
 
     @property
     def results(self) -> int:
@@ -128,22 +131,23 @@ def route_document(
     lines = frozenset(request.line for request in found)  # once, not once per request
     plans: list[RequestPlan] = []
     reports: list[RequestReport] = []
-    deferred = False
+    later: set[str] = set()  # why requests wait: "retry", "waiting"
     for request in found:
         if env.within is not None and not env.within[0] <= request.entry.begin < env.within[1]:
             continue
         try:
-            plan, report, later = _route_request(document, request, found, env, lines)
+            plan, report, why = _route_request(document, request, found, env, lines)
         except RunTimeSpent as spent:
             # Nothing is written, not even the hash: the request is still due next run.
-            plan, later = None, True
+            plan, why = None, "retry"
             report = _report(document, request, "deferred", [spent.message])
         reports.append(report)
-        deferred = deferred or later
+        later.add(why)
         if plan is not None:
             plans.append(plan)
+    deferred, retry = bool(later - {""}), "retry" in later
     if not plans:
-        return DocumentOutcome(data, reports, deferred)
+        return DocumentOutcome(data, reports, deferred, retry=retry)
     cap_results(plans, env.config.limits)
     with_run(plans, env.run)
     stages: list[list[Splice]] = []
@@ -152,11 +156,11 @@ def route_document(
     )
     moves = [move for report in reports for move in report.moves]
     if not moves:
-        return DocumentOutcome(routed, reports, deferred, stages=stages)
+        return DocumentOutcome(routed, reports, deferred, stages=stages, retry=retry)
     from orgrouter.route.moves import apply_moves
 
     moved, writes = apply_moves(routed, moves, path, newline)
-    return DocumentOutcome(moved, reports, deferred, writes, stages)
+    return DocumentOutcome(moved, reports, deferred, writes, stages, retry)
 
 
 def _route_mac(data: bytes, path: str | None, env: RouteEnv) -> DocumentOutcome:
@@ -196,8 +200,8 @@ def _route_request(
     found: list[FoundRequest],
     env: RouteEnv,
     lines: frozenset[int],
-) -> tuple[RequestPlan | None, RequestReport, bool]:
-    """Route one request (or act on its approvals); return its plan and report."""
+) -> tuple[RequestPlan | None, RequestReport, str]:
+    """Route one request (or act on its approvals); return its plan, report and ``_later``."""
     written = written_results(document, request)
     report = _report(document, request, "unchanged")
     answered = request.recorded(HASH_KEY) == request.hash
@@ -209,7 +213,7 @@ def _route_request(
         plan, report, later = _act_on_approvals(document, request, written, env, report)
         # A failed request inside its retry window is still work for a later run: the
         # scan cache must not settle the file, or the retry never comes.
-        return plan, report, later or request.recorded(STATUS_KEY) == "error"
+        return plan, report, "retry" if request.recorded(STATUS_KEY) == "error" else later
     ctx = request_context(document, request, found, written, env, lines)
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
@@ -248,8 +252,7 @@ def _route_request(
     report.intents = [_plain(i) for i in outcome.intents]
     report.results = [_result_json(e) for e in emitted]
     report.logs = list(outcome.logs) + ctx.handback.notes
-    # An error is retried, a WAITING approval awaits its answer: work for a later run.
-    return plan, report, status in ("error", "waiting")
+    return plan, report, _later(status)
 
 
 def _act_on_approvals(
@@ -258,11 +261,11 @@ def _act_on_approvals(
     written: list[Written],
     env: RouteEnv,
     report: RequestReport,
-) -> tuple[RequestPlan | None, RequestReport, bool]:
+) -> tuple[RequestPlan | None, RequestReport, str]:
     """Run the approvals the user granted, close the rejected ones; None if no change."""
     decided, pending = decisions(written, env.config.agent)
     if not decided:
-        return None, report, pending  # a WAITING approval keeps the file due
+        return None, report, "waiting" if pending else ""  # keeps the file due
     plan = RequestPlan(request)
     ctx = request_context(document, request, [request], written, env)
     numbers = [_number(w.identity, request.hash) for w in written]
@@ -294,7 +297,13 @@ def _act_on_approvals(
     kinds = [r["kind"] for r in report.results]
     report.status = request_status(kinds, pending)
     plan.properties = [(STATUS_KEY, report.status)]
-    return plan, report, report.status in ("error", "waiting")  # see _route_request
+    return plan, report, _later(report.status)
+
+
+def _later(status: str) -> str:
+    """Return why a request of ``status`` is work for a later run: "retry", "waiting" or ""."""
+    # An error is retried once its window passes; a WAITING approval awaits the user.
+    return {"error": "retry", "waiting": "waiting"}.get(status, "")
 
 
 def _decided(request: FoundRequest, written: list[Written], agent: AgentConfig) -> bool:

@@ -233,8 +233,8 @@ def route_file(
             report.skip(path, "deferred: model time spent")  # neuro.run_timeout_s
         else:
             report.file_unchanged(path)
-        if options.mode.writes and not outcome.deferred:
-            cache.settle(path, snapshot.sha256)
+        if options.mode.writes and not outcome.retry:
+            cache.settle(path, snapshot.sha256, waiting=outcome.deferred)
         _record_history(router, report, snapshot, outcome)
         return
     if options.mode is WriteMode.DIFF:
@@ -266,8 +266,8 @@ def route_file(
             _tell(options, outcome, "failed", failure.message)
             report.fail(failure)
             return
-        if not outcome.deferred:
-            cache.settle(path, hashlib.sha256(outcome.data).hexdigest())
+        if not outcome.retry:
+            cache.settle(path, hashlib.sha256(outcome.data).hexdigest(), waiting=outcome.deferred)
         _record_history(router, report, snapshot, outcome)
     _tell(options, outcome)
     report.done(path, requests=outcome.routed, results=outcome.results)

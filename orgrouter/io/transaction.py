@@ -75,11 +75,11 @@ class _Staged:
 
     path: str
     data: bytes
-    snapshot: Snapshot | None  # replace: the file as read
-    expect_sha256: str | None  # replace: what the file must hold now
-    create: bool  # the file must not exist
-    mode: int | None  # for a new file; None: 0o666 less the umask
-    mkdirp: bool
+    snapshot: Snapshot | None = None  # replace: the file as read
+    expect_sha256: str | None = None  # replace: what the file must hold now
+    create: bool = False  # the file must not exist
+    mode: int | None = None  # for a new file; None: 0o666 less the umask
+    mkdirp: bool = False
     delete: bool = False  # remove the file (holding expect_sha256) instead
 
 
@@ -172,12 +172,12 @@ class Transaction:
     ) -> None:
         """Stage new bytes for a file read as ``target`` (or holding ``expect_sha256``)."""
         if isinstance(target, Snapshot):
-            self._staged.append(_Staged(target.path, data, target, None, False, None, False))
+            self._staged.append(_Staged(target.path, data, target))
             return
         if expect_sha256 is None:
             raise ValueError("replace() of a path needs expect_sha256 (or pass a Snapshot)")
         path = os.fspath(target)
-        self._staged.append(_Staged(path, data, None, expect_sha256, False, None, False))
+        self._staged.append(_Staged(path, data, expect_sha256=expect_sha256))
 
     def create(
         self,
@@ -188,13 +188,11 @@ class Transaction:
         mkdirp: bool = False,
     ) -> None:
         """Stage a new file that must not exist yet (its parents made when ``mkdirp``)."""
-        self._staged.append(_Staged(os.fspath(path), data, None, None, True, mode, mkdirp))
+        self._staged.append(_Staged(os.fspath(path), data, create=True, mode=mode, mkdirp=mkdirp))
 
     def delete(self, path: str | os.PathLike[str], *, expect_sha256: str) -> None:
         """Stage removing a file that must still hold ``expect_sha256`` (a link itself)."""
-        self._staged.append(
-            _Staged(os.fspath(path), b"", None, expect_sha256, False, None, False, delete=True)
-        )
+        self._staged.append(_Staged(os.fspath(path), b"", expect_sha256=expect_sha256, delete=True))
 
     def __len__(self) -> int:
         return len(self._staged)
@@ -371,17 +369,13 @@ class Transaction:
         try:
             os.link(temp, target)
         except FileExistsError:
-            raise ConflictError(
-                "appeared while being written; not overwritten", path=path
-            ) from None
+            raise ConflictError(_APPEARED, path=path) from None
         except OSError as exc:
             if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV, errno.EMLINK):
                 raise
             # No hard links on this file system: the check-then-replace is the best left.
             if os.path.lexists(target):
-                raise ConflictError(
-                    "appeared while being written; not overwritten", path=path
-                ) from None
+                raise ConflictError(_APPEARED, path=path) from None
             os.replace(temp, target)
             return
         os.unlink(temp)

@@ -24,14 +24,6 @@ from orgrouter.sexp import Keyword, dumps
 if TYPE_CHECKING:
     from orgrouter.org.document import Document
 
-__all__ = [
-    "Node",
-    "build_document",
-    "build_section",
-    "to_json",
-    "to_sexp",
-]
-
 CRLF = b"\r\n"
 
 
@@ -50,16 +42,6 @@ class _Builder:
         fake = HeadlineLine(begin, begin, 0, line - 1)
         head = locate_head(self.document.data, fake, newline=self.document.newline)
         return head.drawer if head.planning is None else None
-
-    def _line_index(self, byte_offset: int) -> int:
-        return self.lines.index_of_byte(byte_offset)
-
-    def first_section(self, limit: int) -> Node | None:
-        """Return the section before the first headline (lines [0, limit)), if any."""
-        start = self.parser.skip_blank(0, limit)
-        if start >= limit:
-            return None
-        return self._section(start, limit, None)
 
     def _trim(self, start: int, limit: int) -> int:
         """Return the line index just past the last non-blank line in [start, limit)."""
@@ -100,12 +82,9 @@ class _Builder:
         entry = document.entries[index]
         parsed = document.headline(index)
         lines = self.lines
-        line_index = self._line_index(entry.begin)
-        following = (
-            document.entries[index + 1].begin
-            if index + 1 < len(document.entries)
-            else (len(document.data))
-        )
+        line_index = self.lines.index_of_byte(entry.begin)
+        entries = document.entries
+        following = entries[index + 1].begin if index + 1 < len(entries) else len(document.data)
         section_limit = self._line_limit(following)
         subtree_limit = min(self._line_limit(entry.subtree_end), limit)
         head = document.head(index)
@@ -133,14 +112,12 @@ class _Builder:
             "pre-blank": 0 if empty else subtree_start - line_index - 1,
             "post-blank": subtree_limit - (last if not empty else line_index + 1),
         }
-        self._head_properties(head, properties)
-        node = Node(
-            "headline",
-            entry.begin,
-            lines.byte_at(subtree_limit),
-            entry.line,
-            properties,
-        )
+        if head.planning is not None:
+            properties.update(_planning_properties(head))
+        if head.drawer is not None:
+            # Pairs, not a mapping: keys may repeat, and any key stays valid Lisp.
+            properties["node-properties"] = [[p.key, p.value] for p in head.drawer.properties]
+        node = Node("headline", entry.begin, lines.byte_at(subtree_limit), entry.line, properties)
         if start < section_limit:
             node.contents.append(self._section(start, section_limit, head))
         return node, last
@@ -149,16 +126,7 @@ class _Builder:
         """Return the index of the line starting at ``byte_offset`` (or the line count)."""
         if byte_offset >= self.lines.byte_end:
             return len(self.lines)
-        return self._line_index(byte_offset)
-
-    def _head_properties(self, head: Head, properties: dict[str, object]) -> None:
-        """Add planning timestamps and drawer properties, as org-element does."""
-        if head.planning is not None:
-            for entry in head.planning.entries:
-                properties[entry.keyword.lower()] = entry.timestamp
-        if head.drawer is not None:
-            # Pairs, not a mapping: keys may repeat, and any key stays valid Lisp.
-            properties["node-properties"] = [[p.key, p.value] for p in head.drawer.properties]
+        return self.lines.index_of_byte(byte_offset)
 
     def _body(self, head: Head, start: int, limit: int) -> list[Node]:
         """Parse a headline's section: planning, property drawer, then elements."""
@@ -166,33 +134,34 @@ class _Builder:
         parser = self.parser
         contents: list[Node] = []
         index = start
-        if head.planning is not None and self._line_index(head.planning.begin) == start:
-            following = (
-                self._line_index(head.planning.end)
-                if head.planning.end < (lines.byte_end)
-                else len(lines)
+        if head.planning is not None and self.lines.index_of_byte(head.planning.begin) == start:
+            after, blank = parser.end_after(self._line_limit(head.planning.end), limit)
+            properties = {"post-blank": blank, **_planning_properties(head)}
+            contents.append(
+                Node(
+                    "planning",
+                    head.planning.begin,
+                    lines.byte_at(after),
+                    head.planning.line,
+                    properties,
+                )
             )
-            after, blank = parser.end_after(following, limit)
-            planning = Node(
-                "planning",
-                head.planning.begin,
-                lines.byte_at(after),
-                head.planning.line,
-                {"post-blank": blank},
-            )
-            for entry in head.planning.entries:
-                planning.properties[entry.keyword.lower()] = entry.timestamp
-            contents.append(planning)
             index = after
         if (
             head.drawer is not None
             and index < limit
-            and (self._line_index(head.drawer.begin) == index)
+            and lines.index_of_byte(head.drawer.begin) == index
         ):
             drawer, index = parser.property_drawer_node(head.drawer, limit)
             contents.append(drawer)
         contents.extend(parser.parse(index, limit))
         return contents
+
+
+def _planning_properties(head: Head) -> dict[str, object]:
+    """Return the planning line's timestamps by keyword, as org-element names them."""
+    assert head.planning is not None
+    return {entry.keyword.lower(): entry.timestamp for entry in head.planning.entries}
 
 
 def _attach_headlines(
@@ -225,9 +194,9 @@ def build_document(document: Document) -> Node:
     root = Node("org-data", 0, len(document.data), 1)
     entries = document.entries
     first_limit = lines.index_of_byte(entries[0].begin) if entries else len(lines)
-    section = builder.first_section(first_limit)
-    if section is not None:
-        root.contents.append(section)
+    start = builder.parser.skip_blank(0, first_limit)
+    if start < first_limit:  # the section before the first headline
+        root.contents.append(builder._section(start, first_limit, None))
     _attach_headlines(builder, 0, len(entries), root.contents, len(lines))
     return root
 
@@ -251,10 +220,6 @@ def build_section(document: Document, index: int) -> Node | None:
 # --- writing ---------------------------------------------------------------------------
 
 
-def _properties(node: Node) -> dict[str, object]:
-    return {"begin": node.begin, "end": node.end, "line": node.line, **node.properties}
-
-
 def _chunks(node: Node, *, sexp: bool) -> Iterator[str]:
     """Yield the text of ``node`` piece by piece with an explicit stack."""
     stack: list[Node | str] = [node]
@@ -263,7 +228,7 @@ def _chunks(node: Node, *, sexp: bool) -> Iterator[str]:
         if isinstance(item, str):
             yield item
             continue
-        properties = _properties(item)
+        properties = {"begin": item.begin, "end": item.end, "line": item.line, **item.properties}
         if sexp:
             plist = {key.upper(): value for key, value in properties.items()}
             yield f"(:type {dumps(Keyword(item.type.upper()))} :properties {dumps(plist)}"

@@ -24,7 +24,7 @@ from orgrouter.org.scan import headline_at
 from orgrouter.org.settings import InBufferSettings, read_settings
 
 if TYPE_CHECKING:
-    from orgrouter.org.ast import Node
+    from orgrouter.org.node import Node
 
 __all__ = ["Document", "OutlineEntry", "headline_records"]
 
@@ -179,10 +179,6 @@ class Document:
             found = parse_headline(self.line_text(index), self.settings.todo)
             self._headlines[index] = found
         return found
-
-    def headlines(self) -> list[Headline]:
-        """Return every headline's parsed parts, in order."""
-        return [self.headline(index) for index in range(len(self.entries))]
 
     def own_tags(self, index: int) -> list[str]:
         """Return headline ``index``'s own tags as `org-get-tags' reads them (see line_tags)."""

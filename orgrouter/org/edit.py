@@ -358,15 +358,11 @@ class _Planner:
         props = [edit.identity, *(p for p in edit.properties if p[0] != edit.identity[0])]
         drawer = [_property_line(k, _check_property(k, v)) for k, v in props]
         lines += [":PROPERTIES:", *drawer, ":END:"]
-        body = _clean(edit.body).rstrip("\n")
+        body = strip_controls(edit.body).rstrip("\n")
         if body:
             escape = escape_safe if edit.org_safe else escape_plain
             lines.extend(escape(body).split("\n"))
         return lines
-
-    def _append_point(self, begin: int) -> int:
-        """Return where a child goes: after the subtree's last non-blank line."""
-        return self.doc.outline.content_end(self.doc.headline(begin).index)
 
     def finish(self) -> list[Splice]:
         doc = self.doc
@@ -398,7 +394,9 @@ class _Planner:
             lines = [line for child in children for line in self._child_lines(child)]
             # Where two subtrees end at one point, the later (deeper) headline's children
             # go first, so that each child lands inside its own parent's subtree.
-            blocks.append((self._append_point(begin), (3, -begin), lines))
+            # A child goes after the subtree's last non-blank line.
+            point = doc.outline.content_end(doc.headline(begin).index)
+            blocks.append((point, (3, -begin), lines))
         return self._merge(inline, blocks)
 
     def _merge(
@@ -421,11 +419,6 @@ class _Planner:
                 texts[pos] = head + newline + texts[pos][len(head) : -len(newline)]
         splices = [*self.replaces.values(), *(Splice(p, p, t) for p, t in texts.items())]
         return sorted(splices, key=lambda s: (s.begin, s.end))
-
-
-def _clean(text: str) -> str:
-    """Return ``text`` with LF line ends and no control characters (see org.escape)."""
-    return strip_controls(text)
 
 
 def plan_edits(data: bytes, edits: Iterable[Edit], *, newline: bytes = b"\n") -> list[Splice]:

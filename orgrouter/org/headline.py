@@ -20,15 +20,6 @@ from functools import lru_cache
 
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords
 
-__all__ = [
-    "Headline",
-    "TodoKeywords",
-    "is_tag_char",
-    "line_tags",
-    "parse_headline",
-    "split_tags",
-]
-
 ARCHIVE_TAG = "ARCHIVE"  # `org-archive-tag'
 COMMENT_WORD = "COMMENT"  # `org-comment-string'
 

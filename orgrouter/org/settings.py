@@ -20,14 +20,6 @@ from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.org.headline import split_tags
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence, todo_keywords
 
-__all__ = [
-    "InBufferSettings",
-    "SettingKeyword",
-    "first_keyword",
-    "read_settings",
-    "setting_keywords",
-]
-
 MAX_SETUP_BYTES = 16 * 1024 * 1024  # far beyond any real setup file
 MAX_SETUP_DEPTH = 32  # setup files including setup files; keeps recursion shallow
 SETTING_KEYS = ("TODO", "SEQ_TODO", "TYP_TODO", "STARTUP", "FILETAGS", "PROPERTY", "SETUPFILE")

@@ -117,7 +117,7 @@ def request_context(
         outline=outline(document, scope, lines or {r.line for r in found}, env.names()),
     )
     backend = None if private else env.backend_for(request.agent)
-    ctx = Context(
+    return Context(
         config=env.config,
         now=env.now,
         request=shaped,
@@ -138,7 +138,6 @@ def request_context(
         document=document,
         write_lock=env.write_lock,
     )
-    return ctx
 
 
 def outline(

@@ -13,25 +13,13 @@ from collections.abc import Sequence
 from orgrouter.route.build import Builder
 from orgrouter.route.grammar import GrammarError, parse
 from orgrouter.route.greeting import is_greeting
-from orgrouter.route.intent import FAILED_TEXT, Decomposition, Head, Intent
-from orgrouter.route.lexicon import edits_within
+from orgrouter.route.intent import Decomposition, Intent
 from orgrouter.route.risk import mark_risk
 from orgrouter.route.rules import Rules
-from orgrouter.route.segment import Raw, Segmenter, tokenize
+from orgrouter.route.segment import Segmenter
 
-__all__ = [
-    "FAILED_TEXT",
-    "Decomposition",
-    "Head",
-    "Intent",
-    "Raw",
-    "decompose",
-    "decompose_items",
-    "edits_within",
-    "is_greeting",
-    "mark_risk",
-    "tokenize",
-]
+# What other modules take from here (the decomposer's whole interface).
+__all__ = ["Decomposition", "Intent", "decompose", "decompose_items", "mark_risk"]
 
 
 def _whole(text: str, kind: str, skill: str, rules: Rules) -> Decomposition:

@@ -17,13 +17,15 @@ Each group runs after the one before; the clauses of one group are independent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from orgrouter.errors import OrgRouterError
 
 Span = tuple[int, int]
 Terminal = tuple[str, int, int]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -96,27 +98,23 @@ class _Parser:
         return Parse(numbered, tuple(groups))
 
     def sequence(self) -> list[Group]:
-        groups = [self.group()]
-        while self.peek() == "_SEQ":
-            self.take("_SEQ")
-            groups.append(self.group())
-        return groups
+        return self.separated(self.group, "_SEQ")
 
     def group(self) -> Group:
         if self.peek() in ("DELEGATE", "MENTION"):
-            delegations = [self.delegation()]
-            while self.peek() == "_ANDAGENT":
-                self.take("_ANDAGENT")
-                delegations.append(self.delegation())
-            return Group(delegations=tuple(delegations))
+            return Group(delegations=tuple(self.separated(self.delegation, "_ANDAGENT")))
         return Group(clauses=self.coord())
 
     def coord(self) -> tuple[Clause, ...]:
-        clauses = [self.clause()]
-        while self.peek() == "_AND":
-            self.take("_AND")
-            clauses.append(self.clause())
-        return tuple(clauses)
+        return tuple(self.separated(self.clause, "_AND"))
+
+    def separated(self, item: Callable[[], T], separator: str) -> list[T]:
+        """Parse ``item (separator item)*``."""
+        found = [item()]
+        while self.peek() == separator:
+            self.take(separator)
+            found.append(item())
+        return found
 
     def clause(self) -> Clause:
         head = self.take("HEAD")

@@ -44,18 +44,14 @@ from orgrouter.org.edit import (
 from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
 from orgrouter.org.outline import content_end, subtree_end
 from orgrouter.org.scan import HeadlineLine
-from orgrouter.route.request import HASH_KEY, RESULT_KEY, STATUS_KEY, FoundRequest
+from orgrouter.route.request import RESULT_KEY, FoundRequest
 from orgrouter.route.results import (
-    APPROVAL_KEY,
     CHECK_KEY,
     INTENT_KEY,
     KIND_KEY,
     RUN_KEY,
-    Written,
     check_with,
     locate_results,
-    result_check,
-    written_results,
 )
 from orgrouter.skills.base import Result
 
@@ -459,24 +455,3 @@ def request_status(kinds: Iterable[str], pending: bool) -> str:
         return "clarify"
     return "done"
 
-
-__all__ = [
-    "APPROVAL_KEY",
-    "CHECK_KEY",
-    "HASH_KEY",
-    "INTENT_KEY",
-    "KIND_KEY",
-    "RESULT_KEY",
-    "RUN_KEY",
-    "STATUS_KEY",
-    "NewResult",
-    "RequestPlan",
-    "Written",
-    "apply_plans",
-    "cap_results",
-    "request_status",
-    "result_check",
-    "result_identity",
-    "with_run",
-    "written_results",
-]

@@ -12,14 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orgrouter.route.decompose import (
-    FAILED_TEXT,
-    decompose,
-    decompose_items,
-    tokenize,
-)
+from orgrouter.route.decompose import decompose, decompose_items
+from orgrouter.route.intent import FAILED_TEXT
 from orgrouter.route.lexicon import edits_within
 from orgrouter.route.rules import default_rules
+from orgrouter.route.segment import tokenize
 
 RULES = default_rules()
 

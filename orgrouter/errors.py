@@ -34,12 +34,8 @@ class OrgRouterError(Exception):
         """Return ``path:line:col`` for the parts that are known, or ''."""
         if self.path is None:
             return ""
-        parts = [self.path]
-        if self.line is not None:
-            parts.append(str(self.line))
-            if self.column is not None:
-                parts.append(str(self.column))
-        return ":".join(parts)
+        known = [] if self.line is None else [self.line, self.column]
+        return ":".join([self.path, *(str(n) for n in known if n is not None)])
 
     def __str__(self) -> str:
         where = self.location()

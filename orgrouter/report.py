@@ -47,8 +47,7 @@ class Report:
     def file_scanned(self, *, cached: bool = False) -> None:
         """Count one file looked at; ``cached`` when stat alone decided it."""
         self.scanned += 1
-        if cached:
-            self.cached += 1
+        self.cached += cached
 
     def done(self, path: str | os.PathLike[str], *, requests: int, results: int) -> None:
         """Record a file whose requests were routed and whose results were (or would be) written."""
@@ -107,10 +106,6 @@ class Report:
             return EXIT_CHECK_FOUND_WORK
         return EXIT_OK
 
-    def skip_reasons(self) -> Counter[str]:
-        """Return how many files were skipped for each reason."""
-        return Counter(reason for _path, reason in self.skipped)
-
     def summary(self) -> str:
         """Return the closing summary, or '' when nothing happened (quiet for cron)."""
         if self.quiet and not self.failed:
@@ -130,7 +125,8 @@ class Report:
         if self.unchanged:
             parts.append(f"{self.unchanged} unchanged")
         if self.skipped:
-            reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skip_reasons().items()))
+            counts = Counter(reason for _path, reason in self.skipped)
+            reasons = ", ".join(f"{n} {r}" for r, n in sorted(counts.items()))
             parts.append(f"{len(self.skipped)} skipped ({reasons})")
         if self.failed:
             parts.append(f"{plural(len(self.failed), 'file')} failed")

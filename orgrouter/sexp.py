@@ -20,10 +20,6 @@ class Symbol:
     name: str
 
 
-def _string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def dumps(value: object) -> str:
     """Return ``value`` as Lisp: mappings become plists with ``:key`` keys."""
     if value is None or value is False:
@@ -35,15 +31,11 @@ def dumps(value: object) -> str:
     if isinstance(value, Symbol):
         return value.name
     if isinstance(value, str):
-        return _string(value)
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, Mapping):
-        items = []
-        for key, item in value.items():
-            items.append(f":{key}")
-            items.append(dumps(item))
-        return "(" + " ".join(items) + ")"
+        return "(" + " ".join(f":{key} {dumps(item)}" for key, item in value.items()) + ")"
     if isinstance(value, Sequence):
         return "(" + " ".join(dumps(item) for item in value) + ")"
     raise TypeError(f"cannot write {type(value).__name__} as Lisp")

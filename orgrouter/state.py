@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from orgrouter.errors import StateError
 from orgrouter.xdg import state_dir as state_dir
-from orgrouter.xdg import xdg_state_home as xdg_state_home
 
 if TYPE_CHECKING:
     from orgrouter.config import Config

@@ -83,11 +83,11 @@ def detangle_file(tangled: Path, record: TargetRecord | None = None) -> list[str
         raise InputError(
             "no [[file:...]] link markers to follow (tangle with :comments link)", path=tangled
         )
-    last = None if record is None else record.last_written(os.path.realpath(tangled))
+    owner = None if record is None else record.owner(os.path.realpath(tangled))
+    last = None if owner is None else owner[0]
     edited = last is not None and last != digest(data)
     messages: list[str] = []
     by_org: dict[Path, list[Region]] = {}
-    owner = None if record is None else record.owner(os.path.realpath(tangled))
     for region in regions:
         org = _org_path(tangled, region.link)
         if not org.is_file() and owner is not None:
@@ -168,7 +168,6 @@ def _detangle_into(
     if not outcome.ok:
         raise outcome.error or ConflictError("not written", path=org)
     return messages
-
 
 
 def _splice_bodies(data: bytes, text: str, edits: list[tuple[int, int, str]]) -> bytes:

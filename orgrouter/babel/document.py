@@ -95,9 +95,6 @@ class Document:
         i = bisect.bisect_right(self._heading_starts, offset) - 1
         return None if i < 0 else i
 
-    def _starts_with_headline(self) -> bool:
-        return bool(self.headings) and self.headings[0].begin == 0
-
     def ancestry(self, index: int | None) -> list[Heading]:
         """Return the headline at ``index`` and its ancestors, nearest first."""
         if index is None:
@@ -121,7 +118,8 @@ class Document:
             # Org reads properties at point-min last: the drawer at the top of the
             # file or, when the file starts with a headline, that headline's drawer
             # (so its header-args reach its siblings too, as Org 9.5 does).
-            top = self.headings[0].properties if self._starts_with_headline() else None
+            starts_with_headline = bool(self.headings) and self.headings[0].begin == 0
+            top = self.headings[0].properties if starts_with_headline else None
             levels.append((top or self.file_properties).get(folded, (None, [])))
         return property_chain_value(levels, self.keyword_properties.get(folded))
 

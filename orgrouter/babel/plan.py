@@ -24,6 +24,7 @@ from orgrouter.babel.document import Document
 from orgrouter.babel.headers import Params, is_lisp_value, parse_mode
 from orgrouter.babel.noweb import NowebContext, NowebRefused, expand, expands_when_tangling
 from orgrouter.org.blocks import SrcBlock, parse_header_args, read_value
+from orgrouter.sexp import dumps as lisp_dumps
 
 # org-babel-tangle-lang-exts once each language's ob-LANG.el is loaded (Org 9.5.5), as
 # in a user's Emacs, plus "shell" -> "sh" (TANGLE.md). Under `emacs -Q' only the Lisp
@@ -140,8 +141,7 @@ def _elisp_value(raw: str) -> str:
     """Print a literal :var value the way Emacs prints it inside a quoted form."""
     if _NUMBER_RE.match(raw):
         return raw.strip()
-    text = read_value(raw)
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return lisp_dumps(read_value(raw))
 
 
 def _expand_body(block: SrcBlock, params: Params, body: str) -> str:

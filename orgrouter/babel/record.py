@@ -40,10 +40,8 @@ class TargetRecord:
 
     def last_written(self, target: str) -> str | None:
         """Return the hash of what orgrouter last wrote to ``target``, if anything."""
-        row = self.db.conn.execute(
-            "SELECT sha256 FROM tangle_targets WHERE target = ?", (target,)
-        ).fetchone()
-        return None if row is None else str(row[0])
+        found = self.owner(target)
+        return None if found is None else found[0]
 
     def owner(self, target: str) -> tuple[str, str] | None:
         """Return (sha256, source note) of what orgrouter last wrote to ``target``, if any."""

@@ -238,13 +238,11 @@ class Tangler:
         if held is not None and self.approved.get(result.path) != result.sha256:
             result.action, result.reason = "held", f"{target.name}: {held}"
             return result
-        if self.policy is None and old is not None and old != target.content:
+        if old is not None and old != target.content:
             last = self.record.last_written(str(real)) if self.record is not None else None
-            if last is None or last != digest(old):
+            if self.policy is None and last != digest(old):
                 result.overwrote = "it existed and orgrouter had not written these bytes"
-        if self.record is not None and old is not None and not self.force and held is None:
-            last = self.record.last_written(str(real))
-            if last is not None and last != digest(old) and old != target.content:
+            if last not in (None, digest(old)) and not self.force and held is None:
                 result.action = "conflict"
                 result.reason = "edited since orgrouter last wrote it; --force overwrites"
                 return result

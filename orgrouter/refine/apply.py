@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from orgrouter.errors import ConfigError
@@ -49,7 +48,7 @@ def approve_run(ws: Workspace, run_id: int, *, auto: bool = False) -> int:
     commit_changes(
         [FileChange(ws.tree.live / rel, live[rel], data) for rel, data in sorted(results.items())]
     )
-    scores = Scores.loads(json.dumps(run.gate["scores"]))
+    scores = Scores.from_json(run.gate["scores"])
     now = ws.now()
     version = ws.store.add_version(
         run_id=run_id,

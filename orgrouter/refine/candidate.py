@@ -22,8 +22,8 @@ from orgrouter.tomlwhere import line_of
 
 Op = Literal["replace", "append"]
 OPS: tuple[Op, ...] = ("replace", "append")
-_EDIT_KEYS = {"file", "op", "anchor", "before", "after", "addresses"}
-_CANDIDATE_KEYS = {"proposer", "rationale", "edits"}
+_EDIT_KEYS = ("file", "op", "anchor", "before", "after", "addresses")
+_CANDIDATE_KEYS = ("proposer", "rationale", "edits")
 
 
 @dataclass(frozen=True)
@@ -95,13 +95,7 @@ def candidate_from_json(data: object, *, source: str, text: str = "") -> Candida
     """Check a decoded candidate object and build the Candidate."""
     if not isinstance(data, dict):
         raise InputError("a candidate must be a JSON object with an `edits` list", path=source)
-    unknown = sorted(set(data) - _CANDIDATE_KEYS)
-    if unknown:
-        raise InputError(
-            f"unknown candidate key {unknown[0]!r} (expected proposer, rationale, edits)",
-            path=source,
-            line=line_of(text, f'"{unknown[0]}"'),
-        )
+    _refuse_unknown(data, _CANDIDATE_KEYS, "unknown candidate key", source, text)
     proposer = _optional_str(data, "proposer", source, text)
     rationale = _optional_str(data, "rationale", source, text)
     edits_data = data.get("edits")
@@ -123,14 +117,7 @@ def _edit_from_json(item: object, index: int, source: str, text: str) -> Edit:
     if not isinstance(item, dict):
         raise InputError(f"{where}: must be a JSON object", path=source)
     item = cast(dict[str, Any], item)
-    unknown = sorted(set(item) - _EDIT_KEYS)
-    if unknown:
-        raise InputError(
-            f"{where}: unknown key {unknown[0]!r} "
-            "(expected file, op, anchor, before, after, addresses)",
-            path=source,
-            line=line_of(text, f'"{unknown[0]}"'),
-        )
+    _refuse_unknown(item, _EDIT_KEYS, f"{where}: unknown key", source, text)
     for key in ("file", "op", "before", "after"):
         if not isinstance(item.get(key), str):
             raise InputError(f"{where}: `{key}` must be a string", path=source)
@@ -145,14 +132,20 @@ def _edit_from_json(item: object, index: int, source: str, text: str) -> Edit:
     addresses = item.get("addresses", [])
     if not isinstance(addresses, list) or not all(isinstance(a, str) for a in addresses):
         raise InputError(f"{where}: `addresses` must be a list of strings", path=source)
-    return Edit(
-        file=item["file"],
-        op=cast(Op, op),
-        before=item["before"],
-        after=item["after"],
-        anchor=anchor,
-        addresses=tuple(addresses),
-    )
+    return Edit(item["file"], cast(Op, op), item["before"], item["after"], anchor, tuple(addresses))
+
+
+def _refuse_unknown(
+    data: dict[str, Any], known: tuple[str, ...], what: str, source: str, text: str
+) -> None:
+    """Raise naming the first key of ``data`` not in ``known`` (and its line), if any."""
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise InputError(
+            f"{what} {unknown[0]!r} (expected {', '.join(known)})",
+            path=source,
+            line=line_of(text, f'"{unknown[0]}"'),
+        )
 
 
 def _optional_str(data: dict[str, Any], key: str, source: str, text: str) -> str | None:

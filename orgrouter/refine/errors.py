@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from orgrouter.errors import EXIT_FAILED, OrgRouterError
+from orgrouter.errors import OrgRouterError
 
 
 class RefusedError(OrgRouterError):
-    """Refine refused to act: not enabled, wrong run state, stale, or nothing to gate."""
-
-    exit_code = EXIT_FAILED
+    """Refine refused to act: not enabled, wrong run state, stale, or nothing to gate (exit 3)."""

@@ -153,7 +153,7 @@ def gate_run(
     status = AWAITING if chosen.verdict.passed else REJECTED
     record = chosen.to_json()
     record["candidates"] = len(entries)
-    ws.store.set_gate(run_id, status, record, ws.now())
+    ws.store.set_status(run_id, status, ws.now(), gate=record)
     ws.emit(
         "refinement_gated",
         {

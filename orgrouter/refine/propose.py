@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from orgrouter.refine.candidate import Candidate, Edit
 from orgrouter.refine.errors import RefusedError
@@ -22,6 +23,9 @@ from orgrouter.refine.replay import actual_intents
 from orgrouter.refine.store import Run
 from orgrouter.refine.validate import MAX_EDITS, section_end
 from orgrouter.refine.workspace import Workspace
+
+if TYPE_CHECKING:
+    from orgrouter.route.golden import Case
 
 VERBS_FILE = "verbs.toml"
 FALLBACK_SKILL = "ask"  # where the decomposer sends a verb it does not know
@@ -52,17 +56,16 @@ def propose_candidates(ws: Workspace, run_id: int) -> list[Candidate]:
 
 def unknown_verbs(ws: Workspace, run: Run) -> dict[str, dict[str, list[str]]]:
     """Return skill -> verb -> the failing case ids that want the verb taught."""
-    from orgrouter.route.golden import load_cases
     from orgrouter.route.rules import load_rules, phrase
 
-    failing = {f["case"] for f in run.findings if f["kind"] == "golden"}
-    if not failing:
+    cases = _failing_cases(ws, run)
+    if not cases:
         return {}
     rules = load_rules(ws.tree.live, ws.targets)
     known = {*rules.verbs, *rules.generic}
     wanted: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for case in load_cases(ws.golden_dir):
-        if case.id not in failing or not case.intents:
+    for case in cases:
+        if not case.intents:
             continue
         actual = actual_intents(case, rules)
         for index, want in enumerate(case.intents):
@@ -116,16 +119,20 @@ def _section(content: bytes, anchor: bytes) -> bytes | None:
     return content[start : section_end(content, start)]
 
 
-def _context(ws: Workspace, run: Run) -> str:
-    """Return the failing cases' text and expectations for the model panel."""
+def _failing_cases(ws: Workspace, run: Run) -> list[Case]:
+    """Return the golden cases that failed in ``run``, in the golden set's order."""
     from orgrouter.route.golden import load_cases
 
     failing = {f["case"] for f in run.findings if f["kind"] == "golden"}
+    return [case for case in load_cases(ws.golden_dir) if case.id in failing] if failing else []
+
+
+def _context(ws: Workspace, run: Run) -> str:
+    """Return the failing cases' text and expectations for the model panel."""
     lines = ["Failing golden cases (request text -> expected gate fields and intents):"]
     lines.extend(
         f"- {case.id}: {case.text!r} items={list(case.items)} -> gate={dict(case.gate)} "
         f"intents={[dict(i) for i in case.intents or ()]}"
-        for case in load_cases(ws.golden_dir)
-        if case.id in failing
+        for case in _failing_cases(ws, run)
     )
     return "\n".join(lines)

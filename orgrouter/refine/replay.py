@@ -19,13 +19,6 @@ if TYPE_CHECKING:
     from orgrouter.route.rules import Rules
 
 
-def package_golden_dir() -> Path:
-    """Return the directory of the project's own golden set."""
-    from orgrouter.route.golden import package_golden_dir as packaged
-
-    return packaged()
-
-
 def replay_golden(
     golden_dir: Path, rules_dir: Path | None, targets: Collection[str] | None = None
 ) -> Scores:

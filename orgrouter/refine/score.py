@@ -58,7 +58,11 @@ class Scores:
     @classmethod
     def loads(cls, text: str) -> Scores:
         """Rebuild Scores from ``dumps`` output."""
-        data = json.loads(text)
+        return cls.from_json(json.loads(text))
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Scores:
+        """Rebuild Scores from ``to_json`` output."""
         failing: dict[str, list[str]] = data["failing"]
         return cls(
             {

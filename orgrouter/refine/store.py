@@ -110,7 +110,7 @@ class Baseline:
     def loads(cls, text: str) -> Baseline:
         """Rebuild a baseline from ``dumps`` output."""
         data = json.loads(text)
-        return cls(data["fingerprint"], Scores.loads(json.dumps(data["scores"])), data["accepted"])
+        return cls(data["fingerprint"], Scores.from_json(data["scores"]), data["accepted"])
 
 
 @dataclass(frozen=True)
@@ -192,20 +192,16 @@ class RefineStore:
         rows = self.db.conn.execute(_RUN_SELECT + " ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [_run(row) for row in rows]
 
-    def set_gate(self, run_id: int, status: str, gate: dict[str, Any], now: str) -> None:
-        """Record a gate's outcome on a run and move it to ``status``."""
+    def set_status(
+        self, run_id: int, status: str, now: str, gate: dict[str, Any] | None = None
+    ) -> None:
+        """Move run ``run_id`` to ``status``, recording a gate's outcome when given."""
+        gate_text = None if gate is None else json.dumps(gate, sort_keys=True)
         with self.db.transaction() as conn:
             conn.execute(
-                "UPDATE refine_runs SET status = ?, gate = ?, updated = ? WHERE id = ?",
-                (status, json.dumps(gate, sort_keys=True), now, run_id),
-            )
-
-    def set_status(self, run_id: int, status: str, now: str) -> None:
-        """Move run ``run_id`` to ``status``."""
-        with self.db.transaction() as conn:
-            conn.execute(
-                "UPDATE refine_runs SET status = ?, updated = ? WHERE id = ?",
-                (status, now, run_id),
+                "UPDATE refine_runs SET status = ?, gate = coalesce(?, gate), updated = ?"
+                " WHERE id = ?",
+                (status, gate_text, now, run_id),
             )
 
     def baseline(self) -> Baseline | None:
@@ -257,32 +253,21 @@ class RefineStore:
 
     def versions(self) -> list[Version]:
         """Return every version, oldest first."""
+        files: dict[int, dict[str, tuple[bytes | None, bytes]]] = {}
+        for version, name, before, after in self.db.conn.execute(
+            "SELECT version, file, before, after FROM refine_version_files ORDER BY version, file"
+        ):
+            files.setdefault(version, {})[name] = (before, after)
         rows = self.db.conn.execute(
             "SELECT version, run_id, created, status, baseline_before, baseline_after"
             " FROM refine_versions ORDER BY version"
-        ).fetchall()
-        result = []
-        for row in rows:
-            files = {
-                str(name): (before, after)
-                for name, before, after in self.db.conn.execute(
-                    "SELECT file, before, after FROM refine_version_files WHERE version = ?"
-                    " ORDER BY file",
-                    (row[0],),
-                )
-            }
-            result.append(
-                Version(
-                    int(row[0]),
-                    int(row[1]),
-                    str(row[2]),
-                    str(row[3]),
-                    None if row[4] is None else Baseline.loads(row[4]),
-                    Baseline.loads(row[5]),
-                    files,
-                )
-            )
-        return result
+        )
+        versions = []
+        for version, run_id, created, status, before, after in rows:
+            baselines = (None if before is None else Baseline.loads(before), Baseline.loads(after))
+            found = files.get(version, {})
+            versions.append(Version(version, run_id, created, status, *baselines, found))
+        return versions
 
     def roll_back(self, versions: list[int], baseline: Baseline | None, now: str) -> None:
         """Mark ``versions`` rolled back and restore the baseline they replaced."""
@@ -312,17 +297,8 @@ def _put_baseline(conn: Any, baseline: Baseline) -> None:
 
 
 def _run(row: Any) -> Run:
-    """Build a Run from a refine_runs row."""
-    return Run(
-        id=int(row[0]),
-        status=str(row[1]),
-        created=str(row[2]),
-        updated=str(row[3]),
-        full=bool(row[4]),
-        fingerprint=str(row[5]),
-        scores=Scores.loads(row[6]),
-        findings=json.loads(row[7]),
-        history_cursor=None if row[8] is None else int(row[8]),
-        gate=None if row[9] is None else json.loads(row[9]),
-        version=None if row[10] is None else int(row[10]),
-    )
+    """Build a Run from a refine_runs row (its columns in ``_RUN_SELECT`` order)."""
+    scores, findings = Scores.loads(row[6]), json.loads(row[7])
+    gate = None if row[9] is None else json.loads(row[9])
+    return Run(row[0], row[1], row[2], row[3], bool(row[4]), row[5], scores, findings,
+               row[8], gate, row[10])  # fmt: skip

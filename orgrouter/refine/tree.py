@@ -39,10 +39,6 @@ class RulesTree:
     live: Path | None
     default: Path
 
-    def live_path(self, rel: str) -> Path | None:
-        """Return where ``rel`` lives (or would live) in the user's directory."""
-        return None if self.live is None else self.live / rel
-
     def inside_live(self, rel: str) -> bool:
         """Say whether ``rel`` resolves inside the live directory (no symlink escape)."""
         if self.live is None:
@@ -62,7 +58,7 @@ class RulesTree:
 
     def read_live(self, rel: str) -> bytes | None:
         """Return the bytes of the user's own copy of ``rel``, or None if absent."""
-        path = self.live_path(rel)
+        path = None if self.live is None else self.live / rel
         return path.read_bytes() if path is not None and path.is_file() else None
 
     def clone(self, target: Path) -> Path:

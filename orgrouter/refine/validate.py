@@ -8,6 +8,7 @@ written against text that is no longer there).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -118,36 +119,22 @@ def validate(candidate: Candidate, tree: RulesTree, allowlist: Iterable[str]) ->
         if rel not in results:
             content = tree.read(rel)
             if content is None:
-                dropped.append(
-                    Dropped(
-                        index,
-                        edit.file,
-                        MISSING,
-                        "no such rules file, in the rules dir or the package",
-                    )
-                )
+                detail = "no such rules file, in the rules dir or the package"
+                dropped.append(Dropped(index, edit.file, MISSING, detail))
                 continue
             originals[rel] = results[rel] = content
         outcome = apply_edit(results[rel], edit)
         if isinstance(outcome, str):
             dropped.append(Dropped(index, edit.file, STALE, outcome))
             continue
-        limit = int(len(originals[rel]) * MAX_GROWTH)
-        if len(outcome) - len(originals[rel]) > limit:
-            dropped.append(
-                Dropped(
-                    index,
-                    edit.file,
-                    TOO_MUCH_GROWTH,
-                    f"{rel} would grow by {len(outcome) - len(originals[rel])} bytes, over 15% "
-                    f"of its {len(originals[rel])} ({limit} bytes)",
-                )
-            )
+        size, growth = len(originals[rel]), len(outcome) - len(originals[rel])
+        limit = int(size * MAX_GROWTH)
+        if growth > limit:
+            detail = f"{rel} would grow by {growth} bytes, over 15% of its {size} ({limit} bytes)"
+            dropped.append(Dropped(index, edit.file, TOO_MUCH_GROWTH, detail))
             continue
         results[rel] = outcome
-        kept.append(
-            (index, Edit(rel, edit.op, edit.before, edit.after, edit.anchor, edit.addresses))
-        )
+        kept.append((index, dataclasses.replace(edit, file=rel)))
     touched = {edit.file for _, edit in kept}
     return Validation(
         kept=tuple(kept),

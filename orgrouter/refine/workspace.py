@@ -17,7 +17,7 @@ from orgrouter.configload import load_config
 from orgrouter.discover import find_notes_root
 from orgrouter.errors import ConfigError
 from orgrouter.eventlog import EventLog, Value
-from orgrouter.refine.replay import package_golden_dir, replay_golden
+from orgrouter.refine.replay import replay_golden
 from orgrouter.refine.score import Scores
 from orgrouter.refine.store import RefineStore
 from orgrouter.refine.tree import RulesTree, package_rules_dir
@@ -50,6 +50,8 @@ class Workspace:
 
 def resolve_dirs(config: Config, base: Path | None) -> tuple[RulesTree, Path]:
     """Return the rules tree and golden dir, resolving config paths against ``base``."""
+    from orgrouter.route.golden import package_golden_dir
+
     root = base if base is not None else Path.cwd()
     live = None if config.rules.dir is None else (root / config.rules.dir)
     golden = package_golden_dir() if config.refine.golden is None else root / config.refine.golden

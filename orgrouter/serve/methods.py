@@ -70,7 +70,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     from orgrouter.state import resolve_state_path
     from orgrouter.xdg import cache_dir
 
-    text = params.text("text")
+    text = params.required_str("text")
     path = params.optional_str("path")
     now_text = params.optional_str("now")
     force = params.flag("force")
@@ -78,8 +78,7 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
     within = params.char_range("within")
     params.done()
     data = params.encoded("text", text)
-    file_name = path  # as given: route --stdin names the note as it was named
-    loaded = settings.load(file_name)
+    loaded = settings.load(path)  # path as given: route --stdin names the note as it was named
     config = loaded.config
     options = RunOptions(
         now=parse_now(now_text or settings.environ.get(NOW_ENV)),
@@ -88,14 +87,14 @@ def route(params: Params, settings: Settings) -> dict[str, Any]:
         within=_byte_range(text, within),
         rules_cache=cache_dir(settings.environ),
     )
-    root = stdin_root(file_name)
+    root = stdin_root(path)
 
     def locate_state() -> Path:
         return resolve_state_path(settings.state_path, settings.environ, config, root)
 
     # route_stdin takes the notes root's lock itself, before a skill writes a file.
     outcome, warnings = route_stdin(
-        data, file_name, config, options, locate_state=locate_state, environ=settings.environ
+        data, path, config, options, locate_state=locate_state, environ=settings.environ
     )
     routed = outcome.data
     edits = text_edits(data, editor_splices(data, outcome.stages, routed))
@@ -185,7 +184,7 @@ def tangle(params: Params, settings: Settings) -> dict[str, Any]:
     from orgrouter.state import StateDB, resolve_state_path
     from orgrouter.writemode import WriteMode
 
-    text = params.text("text")
+    text = params.required_str("text")
     path = params.required_str("path")
     mode = WriteMode(params.choice("mode", tuple(m.value for m in WriteMode), default="write"))
     params.done()

@@ -40,10 +40,6 @@ class Params:
             self.invalid(f"{key} is required")
         return value
 
-    def text(self, key: str) -> str:
-        """Return the note text param (required)."""
-        return self.required_str(key)
-
     def encoded(self, key: str, value: str) -> bytes:
         """Return ``value`` as UTF-8 (a lone surrogate is the caller's error)."""
         try:

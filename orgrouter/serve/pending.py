@@ -10,6 +10,7 @@ naming it, and the walk goes on.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +40,7 @@ def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
     from orgrouter.configload import agent_keyword_in_bytes
     from orgrouter.io.text import check_org, read_stable
     from orgrouter.org.document import Document
-    from orgrouter.route.request import (
-        HASH_KEY,
-        STATUS_KEY,
-        find_requests,
-    )
+    from orgrouter.route.request import HASH_KEY, STATUS_KEY, find_requests
     from orgrouter.route.results import KIND_KEY, written_results
 
     data, _st = read_stable(path)
@@ -61,20 +58,8 @@ def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
     document = Document.around(data, offsets, path, newline=newline)
     items: list[dict[str, Any]] = []
     for request in find_requests(document, names, offsets):
-
-        def item(
-            kind: str, line: int, title: str, keyword: str = "", request: Any = request
-        ) -> dict[str, Any]:
-            return {
-                "kind": kind,
-                "file": os.fspath(path),
-                "line": line,
-                "title": title,
-                "keyword": keyword,
-                "request_line": request.line,
-                "instruction": request.instruction,
-            }
-
+        asked = {"request_line": request.line, "instruction": request.instruction}
+        item = partial(_item, os.fspath(path), asked=asked)
         status = request.recorded(STATUS_KEY)
         if request.recorded(HASH_KEY) != request.hash:
             items.append(item("request", request.line, request.instruction))
@@ -91,3 +76,10 @@ def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
             elif kind == "clarification" and status in ("clarify", "waiting"):
                 items.append(item("clarification", written.line, written.title))
     return items
+
+
+def _item(
+    file: str, kind: str, line: int, title: str, keyword: str = "", *, asked: dict[str, Any]
+) -> dict[str, Any]:
+    """Return one pending item, in the key order the serve protocol shows."""
+    return {"kind": kind, "file": file, "line": line, "title": title, "keyword": keyword, **asked}

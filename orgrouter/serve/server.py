@@ -89,9 +89,7 @@ class Server:
         method = message.get("method")
         if not isinstance(method, str):
             raise CallError(INVALID_REQUEST, "method must be a string")
-        params = message.get("params", {})
-        if params is None:
-            params = {}
+        params = {} if message.get("params") is None else message["params"]
         if not isinstance(params, dict):
             raise CallError(INVALID_PARAMS, f"{method}: params must be an object")
         if method == "exit":

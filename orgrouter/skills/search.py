@@ -339,7 +339,7 @@ def iter_first_headline(data: bytes) -> int:
 
 def org_link(hit: Hit, here: Path) -> str:
     """Return ``[[file:REL::*Heading][Heading]]`` for ``hit``, relative to ``here``."""
-    relative = Path(os.path.relpath(hit.path, here)).as_posix()
+    relative = os.path.relpath(hit.path, here).replace(os.sep, "/")
     target = f"file:{relative}::*{hit.title}"
     # Org 9.3+ link syntax: brackets and the backslashes before them are escaped.
     target = re.sub(r"(\\*)([][])", lambda m: m.group(1) * 2 + "\\" + m.group(2), target)

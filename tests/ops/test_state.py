@@ -19,8 +19,8 @@ from orgrouter.state import (
     resolve_state_path,
     root_key,
     split_statements,
-    xdg_state_home,
 )
+from orgrouter.xdg import xdg_state_home
 
 DDL_V1 = """
 CREATE TABLE IF NOT EXISTS widgets (id INTEGER PRIMARY KEY, name TEXT NOT NULL);

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from orgrouter.cli import main
-from orgrouter.refine.replay import package_golden_dir, replay_golden
+from orgrouter.refine.replay import replay_golden
 from orgrouter.refine.tree import package_rules_dir
+from orgrouter.route.golden import package_golden_dir
 
 CONFIG = """\
 [rules]

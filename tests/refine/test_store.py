@@ -65,7 +65,7 @@ def test_missing_run_is_a_usage_error(store: RefineStore) -> None:
 
 def test_gate_and_versions_and_rollback_marks(store: RefineStore) -> None:
     run_id = add(store)
-    store.set_gate(run_id, AWAITING, {"edits": []}, "t2")
+    store.set_status(run_id, AWAITING, "t2", gate={"edits": []})
     assert store.get(run_id).gate == {"edits": []}
     assert store.baseline() is None
     before = Baseline("fp0", SCORES, "t0")

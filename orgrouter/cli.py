@@ -118,13 +118,12 @@ def _fast_route(args: list[str]) -> int | None:
     state = params.get("state_path")
     if state is not None and os.path.exists(state) and not _readable(state, dir_okay=False):
         return None
-    from orgrouter.warm import route_unchanged
-
     try:
-        if params.keys() <= {"quiet", "state_path"} and route_unchanged(
-            paths, quiet="quiet" in params, state_path=state
-        ):
-            return 0  # nothing changed, proved from the scan cache alone
+        if params.keys() <= {"quiet", "state_path"}:  # a cron run: is anything changed?
+            from orgrouter.warm import route_unchanged
+
+            if route_unchanged(paths, quiet="quiet" in params, state_path=state):
+                return 0
         from orgrouter.commands.route_run import run
 
         return run(tuple(paths), **params)

@@ -82,14 +82,14 @@ def refuse_cr_only(newline: bytes, path: str | os.PathLike[str] | None) -> None:
         )
 
 
-def _position(data: bytes, offset: int) -> tuple[int, int]:
-    """Return the 1-based line and character column of byte ``offset``."""
+def _error_at(data: bytes, offset: int, message: str, path: str | os.PathLike[str]) -> InputError:
+    """Return the InputError for ``data``'s byte ``offset``, at its line and column."""
     line_start = data.rfind(b"\n", 0, offset) + 1
     line = data.count(b"\n", 0, line_start) + 1
     # The bytes before the offending byte on its line decoded fine (the decoder stops at
     # the first error), so the column counts characters, as an editor shows it.
     column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
-    return line, column
+    return InputError(message, path=path, line=line, column=column)
 
 
 def decode_org(
@@ -130,13 +130,8 @@ def _check_bytes(data: bytes, path: str | os.PathLike[str], max_bytes: int) -> b
         )
     nul = data.find(b"\0")
     if nul >= 0:
-        line, column = _position(data, nul)
-        raise InputError(
-            f"NUL byte at byte {nul}: this looks like a binary file, not an Org note",
-            path=path,
-            line=line,
-            column=column,
-        )
+        message = f"NUL byte at byte {nul}: this looks like a binary file, not an Org note"
+        raise _error_at(data, nul, message, path)
     return data.startswith(BOM)
 
 
@@ -147,13 +142,8 @@ def _decode_utf8(data: bytes, path: str | os.PathLike[str], has_bom: bool) -> st
         return body.decode("utf-8")
     except UnicodeDecodeError as exc:
         offset = exc.start + (len(BOM) if has_bom else 0)
-        line, column = _position(data, offset)
-        raise InputError(
-            f"invalid UTF-8 at byte {offset} (0x{data[offset]:02x}): Org files must be UTF-8",
-            path=path,
-            line=line,
-            column=column,
-        ) from None
+        message = f"invalid UTF-8 at byte {offset} (0x{data[offset]:02x}): Org files must be UTF-8"
+        raise _error_at(data, offset, message, path) from None
 
 
 def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]:

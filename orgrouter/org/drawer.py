@@ -144,6 +144,11 @@ class Head:
     body_begin: int  # first byte after the headline, planning line and drawer
     newline: bytes
 
+    def value(self, key: str) -> str | None:
+        """Return the value of the drawer's property ``key`` (case-insensitive), or None."""
+        found = None if self.drawer is None else self.drawer.get(key)
+        return None if found is None else found.value
+
 
 def _line_end(data: bytes, pos: int) -> tuple[int, int]:
     """Return (end of line content, start of next line) for the line starting at ``pos``."""

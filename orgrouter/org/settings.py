@@ -18,7 +18,7 @@ from pathlib import Path
 from orgrouter.io.text import CR, LF, detect_newline
 from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.org.headline import split_tags
-from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence, todo_keywords
+from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence
 
 MAX_SETUP_BYTES = 16 * 1024 * 1024  # far beyond any real setup file
 MAX_SETUP_DEPTH = 32  # setup files including setup files; keeps recursion shallow
@@ -198,7 +198,7 @@ def _todo_from(keywords: list[SettingKeyword]) -> TodoKeywords:
     ]
     if not typed and not sequences:
         return DEFAULT_TODO
-    return todo_keywords([*typed, *sequences])
+    return TodoKeywords((*typed, *sequences))
 
 
 def _properties_from(keywords: list[SettingKeyword]) -> dict[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 # Org's `org-set-regexps-and-options': a keyword is the text before an optional
@@ -70,12 +70,6 @@ def parse_sequence(kind: str, words: Sequence[str]) -> TodoSequence:
     if not seen_bar:
         done_names = names[-1:]
     return TodoSequence(kind, tuple(names), tuple(done_names), tuple(keys))
-
-
-def todo_keywords(sequences: Iterable[TodoSequence]) -> TodoKeywords:
-    """Return the keyword set for ``sequences``, or Org's default when there are none."""
-    found = tuple(sequences)
-    return TodoKeywords(found) if found else DEFAULT_TODO
 
 
 DEFAULT_TODO = TodoKeywords((parse_sequence("sequence", ["TODO", "DONE"]),))

@@ -87,9 +87,7 @@ class FoundRequest:
 
     def recorded(self, key: str) -> str | None:
         """Return a property of the request's own drawer, or None."""
-        drawer = self.head.drawer
-        found = drawer.get(key) if drawer is not None else None
-        return None if found is None else found.value
+        return self.head.value(key)
 
 
 def instruction_hash(agent: str, instruction: str) -> str:
@@ -129,7 +127,7 @@ def find_address(title: str, names: Sequence[str]) -> Address | None:
 
 def is_result(document: Document, head: Head) -> bool:
     """Return whether a headline was written by orgrouter."""
-    return head.drawer is not None and head.drawer.get(RESULT_KEY) is not None
+    return head.value(RESULT_KEY) is not None
 
 
 def find_requests(

@@ -70,9 +70,7 @@ class Written:
 
     def get(self, key: str) -> str | None:
         """Return one of the result's properties, or None."""
-        drawer = self.head.drawer
-        found = drawer.get(key) if drawer is not None else None
-        return None if found is None else found.value
+        return self.head.value(key)
 
 
 def find_mark(data: bytes, start: int = 0, end: int | None = None) -> int:
@@ -103,12 +101,11 @@ def written_results(document: Document, request: FoundRequest) -> list[Written]:
 def _written(document: Document, index: int) -> Written | None:
     """Return headline ``index`` as a result, or None when it is not one."""
     head = document.head(index)
-    identity = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
-    if identity is None or head.drawer is None:
+    identity = head.value(RESULT_KEY)
+    if identity is None:
         return None
-    recorded = head.drawer.get(CHECK_KEY)
-    edited = recorded is None or recorded.value != result_check(document.data, head)
-    return Written(document, index, identity.value, head, edited)
+    edited = head.value(CHECK_KEY) != result_check(document.data, head)
+    return Written(document, index, identity, head, edited)
 
 
 def result_check(data: bytes, head: Head) -> str:

@@ -434,9 +434,7 @@ def _removals(data: bytes, newline: bytes, plan: RequestPlan, odd_levels: bool) 
     found = locate_results(data, newline, plan.stale, within=scope, level=level)
     splices: list[Splice] = []
     for head in found.values():
-        drawer = head.drawer
-        recorded = drawer.get(CHECK_KEY) if drawer is not None else None
-        if recorded is None or recorded.value != check_with(data, head, b""):
+        if head.value(CHECK_KEY) != check_with(data, head, b""):
             continue  # edited since it was written: the user's now, and it stays
         begin = head.headline.begin
         end = content_end(data, begin, subtree_end(data, head.headline))

@@ -28,6 +28,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 # "Action: call Bob", "TODO: add a test": a short label, a colon, then text.
 _LABELLED = re.compile(r"^[ \t]*([^\W\d_][\w -]{0,20}?)[ \t]?:[ \t]+(\S.*?)[ \t]*$")
 _TABLE_RULE = re.compile(r"^[ \t]*\|[-+|: \t]*$")
+_BLOCK_BEGIN = re.compile(r"^[ \t]*#\+BEGIN_", re.IGNORECASE | re.MULTILINE)
+_DRAWER_END = re.compile(r"^[ \t]*:END:", re.IGNORECASE | re.MULTILINE)
+_HEADLINES = re.compile(r"^\*+ ", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,13 @@ def _lines(section: str, *, drawers: bool) -> Iterator[tuple[str, bool]]:
     (or, with ``drawers``, a drawer), up to the first headline."""
     pieces = [line.encode("utf-8", "replace") for line in section.splitlines(keepends=True)]
     hidden: list[tuple[int, int]] = []
-    if b"#+" in section.encode("utf-8", "replace") or (drawers and ":" in section):
+    # The element parser only where a block or drawer may hide a line read here: Org
+    # opens none without a #+BEGIN_ line, closes none without an :END: line (syntax.py's
+    # BLOCK_BEGIN_RE, DRAWER_END_RE) and ends each at a headline. A #+TITLE or a block
+    # in a sub-headline made every call parse the whole text with the AST.
+    first = _HEADLINES.search(section)
+    head = section if first is None else section[: first.start()]
+    if _BLOCK_BEGIN.search(head) or (drawers and _DRAWER_END.search(head)):
         data = b"".join(pieces)
         stack = [Document(data).ast()]
         while stack:

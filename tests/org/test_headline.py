@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from orgrouter.org.headline import Headline, is_tag_char, parse_headline, split_tags
-from orgrouter.org.todo import parse_sequence, todo_keywords
+from orgrouter.org.todo import TodoKeywords, parse_sequence
 
 CASES = [
     ("* plain", Headline(1, "plain")),
@@ -55,7 +55,7 @@ def test_parse_headline(line: str, expected: Headline) -> None:
 
 
 def test_custom_keywords_replace_the_default() -> None:
-    todo = todo_keywords([parse_sequence("sequence", ["NEXT(n)", "WAIT(w@/!)", "|", "DONE(d)"])])
+    todo = TodoKeywords((parse_sequence("sequence", ["NEXT(n)", "WAIT(w@/!)", "|", "DONE(d)"]),))
     assert todo.keywords == ("NEXT", "WAIT", "DONE")
     assert todo.done == ("DONE",)
     assert parse_headline("* WAIT for it", todo) == Headline(1, "for it", "WAIT")

@@ -27,6 +27,7 @@ from orgrouter.address import file_agent_lines
 from orgrouter.config import BACKENDS, Config, NeuroConfig
 from orgrouter.errors import ConfigError
 from orgrouter.tomlwhere import did_you_mean, key_line, nearest
+from orgrouter.xdg import user_config_path as user_config_path
 
 PROJECT_FILE = "orgrouter.toml"
 ENV_PREFIX = "ORGROUTER_"
@@ -370,15 +371,6 @@ def env_warnings(env: Mapping[str, str], config: Config | None = None) -> list[s
 
 
 # -- putting it together -------------------------------------------------------------
-
-
-def user_config_path(env: Mapping[str, str]) -> Path:
-    """Return ``$XDG_CONFIG_HOME/orgrouter/config.toml`` (``~/.config`` by default)."""
-    value = env.get("XDG_CONFIG_HOME", "")
-    if value and os.path.isabs(value):
-        return Path(value) / "orgrouter" / "config.toml"
-    home = env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".config" / "orgrouter" / "config.toml"
 
 
 def find_project_file(start: str | os.PathLike[str]) -> Path | None:

@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from orgrouter.xdg import user_config_path
+
 if TYPE_CHECKING:
     from orgrouter.state import StateDB
 
@@ -43,14 +45,10 @@ def route_unchanged(paths: list[str], *, quiet: bool, state_path: str | None) ->
         return False
     given = os.path.abspath(arg)
     root = os.path.realpath(given)
-    home = env.get("HOME") or os.path.expanduser("~")
-    config_home = env.get("XDG_CONFIG_HOME", "")
-    user = config_home if os.path.isabs(config_home) else os.path.join(home, ".config")
-    if os.path.isfile(os.path.join(user, "orgrouter", "config.toml")):
+    here = Path(root)  # no configuration file: the defaults hold
+    configs = [user_config_path(env), *(d / "orgrouter.toml" for d in (here, *here.parents))]
+    if any(config.is_file() for config in configs):
         return False
-    for directory in (root, *_parents(root)):
-        if os.path.isfile(os.path.join(directory, "orgrouter.toml")):
-            return False
     files = _walk(given)
     if files is None:
         return False
@@ -69,15 +67,6 @@ def route_unchanged(paths: list[str], *, quiet: bool, state_path: str | None) ->
     finally:
         db.close()
     return True
-
-
-def _parents(path: str) -> list[str]:
-    """Return the directories above ``path``."""
-    found = []
-    while (parent := os.path.dirname(path)) != path:
-        found.append(parent)
-        path = parent
-    return found
 
 
 def _walk(top: str) -> list[tuple[str, os.stat_result]] | None:

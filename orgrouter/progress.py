@@ -33,9 +33,7 @@ class Progress:
         self.stream = sys.stderr if stream is None else stream
         self.done = 0
         self.label = label
-        if enabled is None:
-            enabled = total >= MIN_FILES and _is_tty(self.stream)
-        self.enabled = enabled
+        self.enabled = total >= MIN_FILES and _is_tty(self.stream) if enabled is None else enabled
         self._last_draw = 0.0
         self._drawn = False
 

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 import re
 
+from orgrouter.org.syntax import indent_of
+
 TAB_WIDTH = 8  # Emacs's default `tab-width' in the temp buffers Babel uses
 _NON_BLANK_RE = re.compile(r"^[ \t]*[^ \t\n\r\f\v]", re.MULTILINE)
 _TRIM_LEAD_RE = re.compile(r"\A[ \t\n\r]+")
 _TRIM_TAIL_RE = re.compile(r"[ \t\n\r]+\Z")
-
-
-def _indentation(line: str) -> int:
-    """Return the column where ``line``'s leading blanks end."""
-    column = 0
-    for ch in line:
-        if ch == " ":
-            column += 1
-        elif ch == "\t":
-            column = (column // TAB_WIDTH + 1) * TAB_WIDTH
-        else:
-            break
-    return column
 
 
 def _cut_to_column(line: str, column: int) -> str:
@@ -48,7 +37,7 @@ def remove_indentation(code: str) -> str:
     """Remove the common indentation of ``code`` (org-remove-indentation)."""
     minimum: int | None = None
     for match in _NON_BLANK_RE.finditer(code):
-        width = _indentation(match.group(0))
+        width = indent_of(match.group(0))
         if width == 0:
             return code
         minimum = width if minimum is None else min(minimum, width)
@@ -61,7 +50,7 @@ def remove_indentation(code: str) -> str:
         if stripped == "":
             out.append("")  # a blank line loses its whitespace
         else:
-            out.append(_cut_to_column(line, _indentation(line) - minimum))
+            out.append(_cut_to_column(line, indent_of(line) - minimum))
     return "\n".join(out)
 
 

@@ -11,7 +11,7 @@ from orgrouter.babel.headers import Params, block_sources, merge, property_chain
 from orgrouter.io.text import as_visited
 from orgrouter.org.blocks import SrcBlock, find_src_blocks
 from orgrouter.org.document import Document as OrgDocument
-from orgrouter.org.drawer import Property, locate_head
+from orgrouter.org.drawer import locate_head
 from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Inherited, Outline
 from orgrouter.org.scan import HeadlineLine
@@ -188,8 +188,8 @@ def _read_headings(text: str, org: OrgDocument) -> list[Heading]:
         custom_id = node_id = None
         if head.drawer is not None:
             props = _drawer_properties([(p.key, p.value) for p in head.drawer.properties])
-            custom_id = _first(head.drawer.properties, "custom_id")
-            node_id = _first(head.drawer.properties, "id")
+            ids = (head.drawer.get("custom_id"), head.drawer.get("id"))
+            custom_id, node_id = (None if found is None else found.value for found in ids)
         headings.append(
             Heading(
                 begin=chars[line.begin],
@@ -220,13 +220,6 @@ def _file_drawer(data: bytes) -> LocalValues:
     if head.planning is not None or head.drawer is None:
         return {}
     return _drawer_properties([(p.key, p.value) for p in head.drawer.properties])
-
-
-def _first(properties: tuple[Property, ...], key: str) -> str | None:
-    for prop in properties:
-        if prop.key.casefold() == key:
-            return prop.value
-    return None
 
 
 def _drawer_properties(properties: list[tuple[str, str]]) -> LocalValues:

@@ -10,6 +10,7 @@ block: we never do; the reference is reported and the block is skipped.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -138,9 +139,7 @@ def _name_lines(text: str) -> dict[str, list[tuple[str, int]]]:
     lazy run of affiliated keywords), else none.
     """
     lines = text.split("\n")
-    starts = [0] * len(lines)
-    for i in range(1, len(lines)):
-        starts[i] = starts[i - 1] + len(lines[i - 1]) + 1
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in lines[:-1])]
     reach: list[int | None] = [None] * len(lines)
     for i in range(len(lines) - 2, -1, -1):
         after = lines[i + 1]

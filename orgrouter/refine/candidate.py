@@ -13,7 +13,7 @@ with an anchor and an empty ``before`` goes at the end of that section.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -56,7 +56,6 @@ class Candidate:
     edits: tuple[Edit, ...]
     proposer: str | None = None
     rationale: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """Return the candidate as a JSON-ready dict."""

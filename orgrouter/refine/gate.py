@@ -53,10 +53,8 @@ class GateResult:
 
     def to_json(self) -> dict[str, Any]:
         """Return the result as printed by ``refine gate --json``."""
-        data = {"run": self.run_id, "status": self.status, **self.chosen.to_json()}
-        data["candidates"] = len(self.panel)
-        data["version"] = self.version
-        return data
+        return {"run": self.run_id, "status": self.status, **self.chosen.to_json(),
+                "candidates": len(self.panel), "version": self.version}  # fmt: skip
 
 
 def require_write_mode(ws: Workspace) -> None:

@@ -15,8 +15,8 @@ def render_run(result: RunResult) -> str:
     scores = result.scores
     lines = [
         f"run {result.run_id}: completed; {scores.passed}/{scores.total} golden cases pass "
-        f"(score {scores.score:.4f}); {len(result.findings)} new finding"
-        f"{'' if len(result.findings) == 1 else 's'}; baseline {result.baseline}"
+        f"(score {scores.score:.4f}); {plural(len(result.findings), 'new finding')}; "
+        f"baseline {result.baseline}"
     ]
     if result.history == "unavailable":
         lines.append("  routed requests: none recorded in the state database yet")

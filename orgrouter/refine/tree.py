@@ -49,11 +49,8 @@ class RulesTree:
     def read(self, rel: str) -> bytes | None:
         """Return the effective bytes of ``rel``: the user's copy, else the package's."""
         for base in (self.live, self.default):
-            if base is None:
-                continue
-            path = base / rel
-            if path.is_file():
-                return path.read_bytes()
+            if base is not None and (base / rel).is_file():
+                return (base / rel).read_bytes()
         return None
 
     def read_live(self, rel: str) -> bytes | None:

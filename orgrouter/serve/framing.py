@@ -47,13 +47,13 @@ def read_message(stream: BinaryIO) -> bytes | None:
             length = int(text) if text.isdigit() else None
             if length is None:
                 problem = f"Content-Length is not a number: {text[:40]!r}"
-    if problem is None and length is None:
-        problem = "the message has no Content-Length header"
-    if problem is None and length is not None and length > MAX_MESSAGE:
+    if problem is not None:
+        raise FramingError(problem)
+    if length is None:
+        raise FramingError("the message has no Content-Length header")
+    if length > MAX_MESSAGE:
         _discard(stream, length)  # so the next message is read from its headers
         raise FramingError(f"Content-Length {length} is over the {MAX_MESSAGE}-byte limit")
-    if problem is not None or length is None:
-        raise FramingError(problem or "bad headers")
     body = _read_exactly(stream, length)
     if body is None:
         raise FramingError(f"the stream ended inside a {length}-byte message")

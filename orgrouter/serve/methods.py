@@ -124,7 +124,6 @@ def classify(params: Params, settings: Settings) -> dict[str, Any]:
 
     Nothing is stored: the call counts no spawn against a rate window (a preview).
     """
-    from orgrouter.address import address_names
     from orgrouter.commands.classify import parse_now
     from orgrouter.route.gate import classify as run_gate
 
@@ -133,7 +132,7 @@ def classify(params: Params, settings: Settings) -> dict[str, Any]:
     now = parse_now(params.optional_str("now") or settings.environ.get("ORGROUTER_NOW"))
     origin = params.choice("origin", ("user", "result", "delegation"), default="user")
     params.done()
-    config, rules = _rules(settings, path)
+    config, rules, selves = _rules(settings, path)
     result = run_gate(
         text,
         rules,
@@ -141,26 +140,23 @@ def classify(params: Params, settings: Settings) -> dict[str, Any]:
         origin=origin,  # type: ignore[arg-type]
         items=items or None,
         now=now,
-        selves=address_names(config.agent.name, ()),
+        selves=selves,
     )
     return dict(result.to_json())
 
 
 def decompose(params: Params, settings: Settings) -> dict[str, Any]:
     """Return the atomic intents of ``text`` (or ``items``), as ``decompose --json``."""
-    from orgrouter.address import address_names
     from orgrouter.route.decompose import decompose as split
     from orgrouter.route.decompose import decompose_items
 
     text, items = _text_or_items(params)
     path = params.optional_str("path")
     params.done()
-    config, rules = _rules(settings, path)
-    selves = address_names(config.agent.name, ())
+    _config, rules, selves = _rules(settings, path)
     if items:
         return dict(decompose_items(items, rules, selves=selves).to_json())
-    result = split(text, rules, selves=selves)
-    return dict(result.to_json())
+    return dict(split(text, rules, selves=selves).to_json())
 
 
 def tangle(params: Params, settings: Settings) -> dict[str, Any]:
@@ -234,15 +230,17 @@ def _text_or_items(params: Params) -> tuple[str, list[str]]:
     return text or "", items
 
 
-def _rules(settings: Settings, path: str | None) -> tuple[Any, Any]:
-    """Return the configuration and routing tables for a note at ``path``."""
+def _rules(settings: Settings, path: str | None) -> tuple[Any, Any, tuple[str, ...]]:
+    """Return the configuration, routing tables and agent names for a note at ``path``."""
+    from orgrouter.address import address_names
     from orgrouter.route.rules import configured_rules
     from orgrouter.skills.registry import configured_targets
 
     loaded = settings.load(path)
     base = loaded.directory or settings.start_of(path)
     targets = configured_targets(loaded.config, base_dir=loaded.directory)
-    return loaded.config, configured_rules(loaded.config.rules.dir, base=base, targets=targets)
+    rules = configured_rules(loaded.config.rules.dir, base=base, targets=targets)
+    return loaded.config, rules, address_names(loaded.config.agent.name, ())
 
 
 METHODS: dict[str, Method] = {

@@ -18,7 +18,6 @@ from orgrouter.org.elements import ElementParser
 from orgrouter.org.lines import Lines
 from orgrouter.org.node import Node
 from orgrouter.org.scan import HeadlineLine
-from orgrouter.org.syntax import skippable
 from orgrouter.sexp import Keyword, dumps
 
 if TYPE_CHECKING:
@@ -43,18 +42,10 @@ class _Builder:
         head = locate_head(self.document.data, fake, newline=self.document.newline)
         return head.drawer if head.planning is None else None
 
-    def _trim(self, start: int, limit: int) -> int:
-        """Return the line index just past the last non-blank line in [start, limit)."""
-        contents = self.lines.contents
-        last = limit
-        while last > start and skippable(contents[last - 1]):
-            last -= 1
-        return last
-
     def _section(self, start: int, limit: int, head: Head | None) -> Node:
         """Return the section of lines [start, limit); its elements stop before blanks."""
         lines = self.lines
-        last = self._trim(start, limit)
+        last = self.parser.trim(start, limit)
         if head is None:
             contents = self.parser.parse(start, last, "top-comment")
         else:
@@ -91,7 +82,7 @@ class _Builder:
         start = self.parser.skip_blank(line_index + 1, section_limit)
         subtree_start = self.parser.skip_blank(line_index + 1, subtree_limit)
         empty = subtree_start >= subtree_limit
-        last = self._trim(subtree_start, subtree_limit)
+        last = self.parser.trim(subtree_start, subtree_limit)
         todo = parsed.todo
         properties: dict[str, object] = {
             # org-element's level is org-reduced-level: under #+STARTUP: odd, 1, 3, 5

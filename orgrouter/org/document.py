@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from orgrouter.errors import InputError
 from orgrouter.io.text import CR, detect_newline
-from orgrouter.org.drawer import Head, locate_head
+from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.headline import Headline, line_tags, parse_headline
 from orgrouter.org.outline import Inherited, Outline, OutlineEntry, dedupe_keep_last
 from orgrouter.org.scan import headline_at
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from orgrouter.org.node import Node
 
 __all__ = ["Document", "OutlineEntry", "headline_records"]
-
-CRLF = b"\r\n"
 
 
 class Document:
@@ -164,13 +162,8 @@ class Document:
 
     def line_text(self, index: int) -> str:
         """Return headline ``index``'s line without its line end."""
-        entry = self.entries[index]
-        end = entry.end
-        if end > entry.begin and self.data[end - 1 : end] == b"\n":
-            end -= 1
-            if self.newline == CRLF and self.data[end - 1 : end] == b"\r":
-                end -= 1
-        return self.decode(entry.begin, end)
+        begin = self.entries[index].begin
+        return self.decode(begin, line_span(self.data, begin, self.newline)[0])
 
     def headline(self, index: int) -> Headline:
         """Return the parsed parts of headline ``index`` (TODO keywords per settings)."""

@@ -150,17 +150,13 @@ class Head:
         return None if found is None else found.value
 
 
-def _line_end(data: bytes, pos: int) -> tuple[int, int]:
-    """Return (end of line content, start of next line) for the line starting at ``pos``."""
-    newline = data.find(b"\n", pos)
-    if newline < 0:
-        return len(data), len(data)
-    return newline, newline + 1
+def line_span(data: bytes, pos: int, newline: bytes = b"\n") -> tuple[int, int]:
+    """Return (end of content, start of next line) of the line at ``pos``.
 
-
-def _content_end(data: bytes, pos: int, newline: bytes) -> tuple[int, int]:
-    """Like :func:`_line_end`, but leave a CRLF file's ``\\r`` out of the content."""
-    content_end, next_line = _line_end(data, pos)
+    A CRLF file's (``newline``) ``\\r`` is left out of the content.
+    """
+    found = data.find(b"\n", pos)
+    content_end, next_line = (len(data), len(data)) if found < 0 else (found, found + 1)
     if newline == b"\r\n" and content_end > pos and data[content_end - 1] == 0x0D:
         content_end -= 1
     return content_end, next_line
@@ -170,7 +166,7 @@ def _planning(data: bytes, begin: int, line: int, newline: bytes) -> Planning | 
     """Return the planning line starting at ``begin``, if the line is one."""
     if PLANNING_RE.match(data, begin) is None:
         return None
-    content_end, end = _content_end(data, begin, newline)
+    content_end, end = line_span(data, begin, newline)
     entries = tuple(
         PlanningEntry(
             keyword=m.group(1)[:-1].decode("ascii").upper(),
@@ -185,13 +181,13 @@ def _planning(data: bytes, begin: int, line: int, newline: bytes) -> Planning | 
 
 def _drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawer | None:
     """Return the property drawer starting at ``begin``, if Org accepts one there."""
-    content_end, pos = _content_end(data, begin, newline)
+    content_end, pos = line_span(data, begin, newline)
     if _OPEN_RE.fullmatch(data, begin, content_end) is None or pos == content_end:
         return None  # not an opening line, or one with no line end after it
     props: list[Property] = []
     line_no = line + 1
     while pos < len(data):
-        content_end, next_line = _content_end(data, pos, newline)
+        content_end, next_line = line_span(data, pos, newline)
         if _CLOSE_RE.fullmatch(data, pos, content_end) is not None:
             # The first :END: closes the drawer (org-property-drawer-re is non-greedy).
             indent = _indent(data, pos, content_end)

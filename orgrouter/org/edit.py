@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
 
-from orgrouter.org.drawer import Head, locate_head
+from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Outline, OutlineEntry
@@ -173,14 +173,6 @@ class _Document:
         if begin not in self.heads:
             self.heads[begin] = locate_head(self.data, self.headline(begin), newline=self.newline)
         return self.heads[begin]
-
-    def content_end(self, pos: int) -> int:
-        """Return the end of the line starting at ``pos``, before its line end."""
-        end = self.data.find(b"\n", pos)
-        end = len(self.data) if end < 0 else end
-        if self.newline == b"\r\n" and end > pos and self.data[end - 1] == 0x0D:
-            end -= 1
-        return end
 
     def text_end(self, pos: int) -> int:
         """Return where text may go at the end of the line at ``pos``: before its line end.
@@ -376,7 +368,7 @@ class _Planner:
             head = doc.head(begin)
             entries = " ".join(f"{k}: {v}" for k, v in planning.items())
             if head.planning is not None:
-                end = doc.content_end(head.planning.begin)
+                end = line_span(doc.data, head.planning.begin, doc.newline)[0]
                 inline.setdefault(end, []).append(b" " + entries.encode("utf-8"))
             else:
                 blocks.append((head.headline.end, (1, 0), [entries]))

@@ -49,7 +49,6 @@ from orgrouter.org.syntax import (
     TABLE_RE,
     TBLFM_RE,
     blank,
-    skippable,
 )
 
 _CALL_BRACKETS = frozenset("[]()")
@@ -406,9 +405,7 @@ class ElementParser(ListParser):
                 break
             stop += 1
         lines = self.lines
-        last = stop
-        while last > index + 1 and skippable(contents[last - 1]):
-            last -= 1
+        last = self.trim(index + 1, stop)
         node = self._span(
             "footnote-definition",
             first,
@@ -522,9 +519,7 @@ class ElementParser(ListParser):
         stop = index + 1
         while stop < limit and not self._separates(stop, limit):
             stop += 1
-        last = stop
-        while last > index + 1 and skippable(self.contents[last - 1]):
-            last -= 1
+        last = self.trim(index + 1, stop)
         following, blank = self.end_after(stop, limit)
         lines = self.lines
         begin = lines.start(first) if start is None else start

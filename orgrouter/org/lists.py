@@ -16,7 +16,6 @@ from orgrouter.org.syntax import (
     ITEM_RE,
     blank,
     indent_of,
-    skippable,
 )
 
 # org-element--list-struct skips the contents of blocks of any kind, dynamic ones too.
@@ -103,9 +102,7 @@ class ListParser(Region):
 
     def _trimmed_start(self, position: int, floor: int) -> int:
         """Return the start of the line after the last non-blank line before ``position``."""
-        while position > floor and skippable(self.contents[position - 1]):
-            position -= 1
-        return self.lines.start(position)
+        return self.lines.start(self.trim(floor, position))
 
     def _plain_list(
         self, first: int, index: int, limit: int, pending: list[Pending]
@@ -181,9 +178,7 @@ class ListParser(Region):
         )
         rest = line[after:]
         # Contents stop before the blank lines that end the item.
-        stop = end_index
-        while stop > item.index + 1 and skippable(self.contents[stop - 1]):
-            stop -= 1
+        stop = self.trim(item.index + 1, end_index)
         contents_end: int | None = lines.byte_at(stop)
         pre_blank = 0
         post_blank = end_index - stop

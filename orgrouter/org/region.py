@@ -57,6 +57,12 @@ class Region:
             index += 1
         return index
 
+    def trim(self, start: int, limit: int) -> int:
+        """Return the line index just past the last non-blank line in [start, limit)."""
+        while limit > start and skippable(self.contents[limit - 1]):
+            limit -= 1
+        return limit
+
     def _find(self, pattern: re.Pattern[str], index: int, limit: int) -> int | None:
         """Return the first line index in [index, limit) matching ``pattern``.
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from orgrouter.org.document import Document
-from orgrouter.org.drawer import PLANNING_RE, Head, locate_head
+from orgrouter.org.drawer import PLANNING_RE, Head, line_span, locate_head
 from orgrouter.org.outline import content_end, subtree_end
 from orgrouter.org.scan import HeadlineLine, headline_at
 from orgrouter.route.request import RESULT_KEY, FoundRequest
@@ -179,7 +179,7 @@ class _Walk:
         while True:
             if start == self.line:
                 break  # the last walk went on from here
-            if _DRAWER_OPEN.match(data, start, _line_end(data, start)):
+            if _DRAWER_OPEN.match(data, start, line_span(data, start)[0]):
                 self.headline = self._headline_over(data, start)
                 break
             if (
@@ -211,12 +211,6 @@ class _Walk:
         line += data.count(b"\n", offset, found.begin)
         self.counted = (found.begin, line)
         return HeadlineLine(found.begin, found.end, found.level, line)
-
-
-def _line_end(data: bytes, start: int) -> int:
-    """Return the offset of the newline ending the line at ``start`` (or the end)."""
-    newline = data.find(b"\n", start)
-    return len(data) if newline < 0 else newline
 
 
 def check_with(data: bytes, head: Head, planning: bytes) -> str:

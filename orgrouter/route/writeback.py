@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from orgrouter.config import LimitsConfig
-from orgrouter.org.drawer import Head
+from orgrouter.org.drawer import Head, line_span
 from orgrouter.org.edit import (
     AddTag,
     AppendChild,
@@ -165,8 +165,7 @@ def _finishing(
 ) -> list[_Window]:
     """Return the finishing windows of a plan's new results in ``data`` (appends made)."""
     level = plan.request.entry.level
-    line_end = data.find(b"\n", begin)
-    headline = HeadlineLine(begin, len(data) if line_end < 0 else line_end + 1, level, 0)
+    headline = HeadlineLine(begin, line_span(data, begin)[1], level, 0)
     scope = (begin, subtree_end(data, headline))
     new = {n.identity: n.result for n in plan.results}
     found = locate_results(data, newline, new, within=scope, level=child_level(level, odd_levels))
@@ -278,8 +277,7 @@ def _tag_window(
     holding = [w for w in windows if w.begin <= at < w.end]
     if holding:
         return max(holding, key=lambda w: w.begin)
-    newline = data.find(b"\n", at)
-    window = by_begin[at] = _Window(at, len(data) if newline < 0 else newline + 1)
+    window = by_begin[at] = _Window(at, line_span(data, at)[1])
     windows.append(window)
     return window
 

@@ -409,15 +409,9 @@ def load_config(
             files.append(project)
     layers = [_read_config_file(path) for path in files]
     names = env_names()
-    env_items = []
-    ignored = []
-    for name in sorted(env):
-        if not name.startswith(ENV_PREFIX) or name in ENV_NOT_KEYS:
-            continue
-        if name in names:
-            env_items.append((names[name], name, env[name]))
-        else:
-            ignored.append(name)
+    ours = [n for n in sorted(env) if n.startswith(ENV_PREFIX) and n not in ENV_NOT_KEYS]
+    env_items = [(names[n], n, env[n]) for n in ours if n in names]
+    ignored = [n for n in ours if n not in names]
     layers.append(_typed_layer(env_items, "env", strings_only=True))
     cli_items = [
         (k, "--" + k.split(".")[-1].replace("_", "-"), v) for k, v in (overrides or {}).items()

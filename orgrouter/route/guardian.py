@@ -93,12 +93,10 @@ class ApprovedSkill(BaseSkill):
         verb = str(payload.get("verb") or "do")
         text = str(payload.get("text", ""))
         result = Result(
-            title=f"Approved, but nothing was done: no skill can {verb}",
-            body=(
-                f"You approved {text!r}, but orgrouter has no skill that can "
-                f"{verb} things, so nothing was changed. Do it by hand, or add a "
-                f"skill that handles {verb!r} in a skills.paths directory."
-            ),
+            f"Approved, but nothing was done: no skill can {verb}",
+            f"You approved {text!r}, but orgrouter has no skill that can "
+            f"{verb} things, so nothing was changed. Do it by hand, or add a "
+            f"skill that handles {verb!r} in a skills.paths directory.",
         )
         return Emit((result,))
 

@@ -320,12 +320,10 @@ def _decided(request: FoundRequest, written: list[Written], agent: AgentConfig) 
 def _too_long(size: int, limit: int) -> kernel.Outcome:
     """Answer a request too long to route: deciding on it would take minutes (issue 10)."""
     note = Result(
-        title="Clarification needed: the request is too long",
-        body=(
-            f"The request holds {size:,} characters; orgrouter routes requests of up to "
-            f"{limit:,} (limits.instruction_chars). Shorten it, or put the text in the "
-            "body of a section and ask about that section."
-        ),
+        "Clarification needed: the request is too long",
+        f"The request holds {size:,} characters; orgrouter routes requests of up to "
+        f"{limit:,} (limits.instruction_chars). Shorten it, or put the text in the "
+        "body of a section and ask about that section.",
         kind="clarification",
     )
     return kernel.Outcome(emitted=[kernel.Emitted(note, "router", "", 0)])

@@ -33,6 +33,7 @@ from orgrouter.skills.base import (
     Retag,
     Sensor,
     Stimulus,
+    clarify,
     proposal_stimulus,
 )
 
@@ -75,7 +76,7 @@ class Unclear(Exception):
 
     def clarification(self) -> Emit:
         """Return the clarification result for this question."""
-        return Emit((Result(title=self.title, body=self.body, kind="clarification"),))
+        return clarify(self.title, self.body)
 
 
 @dataclass(frozen=True)
@@ -155,10 +156,10 @@ def document_of(ctx: Context) -> Document:
 
 def index_at_line(document: Document, line: int) -> int:
     """Return the index of the indexed headline on 1-based ``line``."""
-    for entry in document.entries:
-        if entry.line == line:
-            return entry.index
-    raise ValueError(f"no indexed headline on line {line}")
+    found = next((entry.index for entry in document.entries if entry.line == line), None)
+    if found is None:
+        raise ValueError(f"no indexed headline on line {line}")
+    return found
 
 
 def full(document: Document) -> Document:
@@ -306,16 +307,12 @@ def named(document: Document, title: str, own: int) -> Subject:
     headline ``* [[https://example.org][Site]] [1/2]`` is "Site".
     """
     wanted = title.casefold()
-    matches = [
-        entry.index
-        for entry in document.entries
-        if entry.index != own
-        and wanted
-        in (
-            document.headline(entry.index).raw.casefold(),
-            outline_title(document.headline(entry.index).raw).casefold(),
-        )
-    ]
+
+    def titles(index: int) -> tuple[str, str]:
+        raw = document.headline(index).raw
+        return raw.casefold(), outline_title(raw).casefold()
+
+    matches = [e.index for e in document.entries if e.index != own and wanted in titles(e.index)]
     if len(matches) == 1:
         return subject_at(document, matches[0])
     if matches:

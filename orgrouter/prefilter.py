@@ -123,9 +123,6 @@ class Prefilter:
         text = "\0".join(self.addresses) + "\1" + "\0".join(self.answer_keywords)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
-    def __repr__(self) -> str:
-        return f"Prefilter(addresses={self.addresses!r}, answer_keywords={self.answer_keywords!r})"
-
 
 def make_prefilter(addresses: Iterable[str], answer_keywords: Iterable[str]) -> Prefilter:
     """Build a prefilter for ``@agent`` plus ``addresses`` and the answer keywords."""

@@ -22,17 +22,11 @@ class Progress:
     """A progress bar over ``total`` steps; a no-op when disabled."""
 
     def __init__(
-        self,
-        total: int,
-        *,
-        stream: TextIO | None = None,
-        enabled: bool | None = None,
-        label: str = "scanning",
+        self, total: int, *, stream: TextIO | None = None, enabled: bool | None = None
     ) -> None:
         self.total = total
         self.stream = sys.stderr if stream is None else stream
         self.done = 0
-        self.label = label
         self.enabled = total >= MIN_FILES and _is_tty(self.stream) if enabled is None else enabled
         self._last_draw = 0.0
         self._drawn = False
@@ -51,7 +45,7 @@ class Progress:
         """Return the bar as one line of at most ``width`` characters."""
         total = max(self.total, 1)
         fraction = min(self.done / total, 1.0)
-        counts = f" {self.done}/{self.total} {self.label}"
+        counts = f" {self.done}/{self.total} scanning"
         room = max(width - len(counts) - 2, 0)
         filled = int(room * fraction)
         bar = "[" + "#" * filled + "-" * (room - filled) + "]"

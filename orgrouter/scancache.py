@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -152,7 +152,7 @@ class ScanCache:
             self._dirty[key] = entry
 
     def settle(
-        self, path: str | os.PathLike[str], digest: str | None = None, *, waiting: bool = False
+        self, path: str | os.PathLike[str], digest: str, *, waiting: bool = False
     ) -> None:
         """Mark ``path``, as it is on disk now, as holding no work left for a run.
 
@@ -168,13 +168,6 @@ class ScanCache:
         except OSError:
             self.forget(path)
             return
-        if digest is None:
-            try:
-                with open(path, "rb") as handle:
-                    digest = hashlib.sha256(handle.read()).hexdigest()
-            except OSError:
-                self.forget(path)
-                return
         self.record(path, st, digest, has_request=True, settled=WAITING if waiting else SETTLED)
 
     def unsettle(self, path: str | os.PathLike[str]) -> None:
@@ -251,22 +244,10 @@ class Scanned(NamedTuple):
     retry: bool = True  # skipped: a later run picks the file up
 
 
-def scan_files(
-    paths: Iterable[Path],
-    prefilter: Prefilter,
-    cache: ScanCache,
-    *,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-) -> Iterator[Scanned]:
-    """Yield, for each path, whether it needs parsing, with its bytes when it does."""
-    for path in paths:
-        yield scan_one(path, prefilter, cache, max_bytes=max_bytes)
-
-
 def scan_one(
     path: Path, prefilter: Prefilter, cache: ScanCache, *, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Scanned:
-    """Decide whether one file needs parsing (see ``scan_files``)."""
+    """Decide whether one file needs parsing, with its bytes when it does."""
     entry = cache.get(path)
     # A file the cache does not know is read whatever its stat says: the read's own
     # fstat is the stat (a cold run over 20,000 notes paid a tenth of its scan for it).

@@ -36,7 +36,9 @@ from orgrouter.scancache import RACY_NS
 from orgrouter.state import StateDB
 
 SCHEMA = "search_index"
-SCHEMA_VERSION = 2  # 2: rows of CRLF private subtrees (indexed by 1) are dropped
+# 2: rows of CRLF private subtrees (indexed by 1) are dropped; 3: the privacy tags a
+# file was indexed under are kept with it (a change of the tags re-indexes it)
+SCHEMA_VERSION = 3
 DDL = """
 CREATE TABLE IF NOT EXISTS search_files (
     id INTEGER PRIMARY KEY,
@@ -44,7 +46,8 @@ CREATE TABLE IF NOT EXISTS search_files (
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     ctime_ns INTEGER NOT NULL,
-    inode INTEGER NOT NULL
+    inode INTEGER NOT NULL,
+    privacy TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS search_heads (
     id INTEGER PRIMARY KEY,
@@ -74,6 +77,8 @@ _NEXT_HEADLINE = re.compile(r"\n\*+ ")
 # engine skips from newline to newline instead of trying "^" at every character.
 NOT_TEXT = re.compile(r"\n[ \t]*(?::[\w-]+:|(?:SCHEDULED|DEADLINE|CLOSED):|#\+)[^\n]*")
 _WORD = re.compile(r"\w+")
+# A note taking settings from another file: its privacy can change with its stat unchanged.
+_SETUP_FILE = re.compile(r"#\+SETUPFILE:", re.IGNORECASE)
 # On the case-folded text, without IGNORECASE: the engine then skips to each "#+".
 _SETTING_WORD = re.compile(r"#\+(?:filetags|setupfile|todo|seq_todo|typ_todo|include):")
 _SETTING = re.compile(
@@ -117,6 +122,7 @@ class SearchIndex:
     def __init__(self, db: StateDB, privacy_tags: Collection[str]) -> None:
         self.db = db
         self.privacy_tags = frozenset(privacy_tags)
+        self.privacy = "\0".join(sorted({tag.casefold() for tag in privacy_tags}))
         db.ensure_schema(SCHEMA, SCHEMA_VERSION, DDL)
 
     def refresh(
@@ -132,10 +138,11 @@ class SearchIndex:
         file it cannot read is dropped from the index and counted.
         """
         conn = self.db.conn
-        known: dict[str, tuple[int, int, int, int, int]] = {
-            str(row[0]): (int(row[1]), int(row[2]), int(row[3]), int(row[4]), int(row[5]))
+        # A file indexed under other privacy tags is indexed again, whatever its stat.
+        known: dict[str, tuple[int, ...]] = {
+            str(row[0]): (int(row[1]), *(row[2:6] if row[6] == self.privacy else (-1,)))
             for row in conn.execute(
-                "SELECT path, id, size, mtime_ns, ctime_ns, inode FROM search_files"
+                "SELECT path, id, size, mtime_ns, ctime_ns, inode, privacy FROM search_files"
             )
         }
         seen: set[str] = set()
@@ -172,12 +179,16 @@ class SearchIndex:
                     unreadable += 1
                     continue
                 # As the scan cache: a file written within RACY_NS of now may change
-                # again in the same mtime tick with the same stat, so it is read again.
-                mtime_ns = -1 if time.time_ns() - st.st_mtime_ns < RACY_NS else st.st_mtime_ns
+                # again in the same mtime tick with the same stat, so it is read again;
+                # so is one whose setup file may have made it private since.
+                racy = time.time_ns() - st.st_mtime_ns < RACY_NS or _SETUP_FILE.search(text)
                 cursor = tx.execute(
-                    "INSERT INTO search_files (path, size, mtime_ns, ctime_ns, inode) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (os.fspath(path), st.st_size, mtime_ns, st.st_ctime_ns, st.st_ino),
+                    "INSERT INTO search_files (path, size, mtime_ns, ctime_ns, inode, privacy) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        os.fspath(path), st.st_size, -1 if racy else st.st_mtime_ns,
+                        st.st_ctime_ns, st.st_ino, self.privacy,
+                    ),
                 )
                 file_id = int(cursor.lastrowid or 0)
                 rows = [(r.line, r.title, r.body) for r in sections(text, self.privacy_tags, path)]

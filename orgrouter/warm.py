@@ -1,15 +1,12 @@
 """Answer ``orgrouter route DIR`` over an unchanged tree before the router is imported.
 
-A cron run over a tree nothing changed in costs start-up, one walk, one ``stat`` per
-note and one read of the scan cache: no configuration, discovery, prefilter or router
-module is loaded. :func:`route_unchanged` proves nothing changed, and does what the
-full run would do then (take the run lock, log its events), or returns False and
-leaves everything to the full run. It only proves what it can cheaply: no
-configuration file or ``ORGROUTER_*`` variable (so the defaults hold), no symlink or
-odd entry in the tree, no interrupted move, and every note's stat
-unchanged since a run that left nothing to do in it, or only WAITING approvals
-(``scancache.WAITING``: routing it again would change nothing, only print its requests
-with ``--json``).
+A cron run that finds nothing changed costs start-up, one walk, one ``stat`` per note
+and one read of the scan cache. :func:`route_unchanged` proves it, then does what the
+full run would (take the run lock, log its events), or returns False and leaves all to
+the full run. It proves only the cheap case: no configuration file or ``ORGROUTER_*``
+variable, no symlink or odd entry in the tree, no interrupted move, and every note's
+stat as recorded by a run that left nothing to do in it but WAITING approvals
+(``scancache.WAITING``: routing such a note again changes nothing).
 """
 
 from __future__ import annotations
@@ -71,8 +68,6 @@ def route_unchanged(paths: list[str], *, quiet: bool, state_path: str | None) ->
 
 def _walk(top: str) -> list[tuple[str, os.stat_result]] | None:
     """Return every note under ``top`` with its stat, or None where discovery could differ."""
-    if not os.path.isdir(top):
-        return None
     files: list[tuple[str, os.stat_result]] = []
     seen: set[tuple[int, int]] = set()
     stack = [top]
@@ -120,14 +115,11 @@ def _unchanged(db: StateDB, top: str, files: list[tuple[str, os.stat_result]]) -
     waiting = []
     for path, st in files:
         row = rows.get(path)
-        if row is None or row[6] != DEFAULT_SIGNATURE:
-            return None
-        if row[:4] != (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
-            return None
+        stat = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        if row is None or row[6] != DEFAULT_SIGNATURE or row[:4] != stat or row[4:6] == (1, 0):
+            return None  # changed, or due (has_request and not settled)
         if row[4] and row[5] == WAITING:
             waiting.append(path)
-        elif row[4] and not row[5]:
-            return None
     # The run routes these in discovery order: each directory's entries sorted by name.
     return sorted(waiting, key=lambda name: name.split("/"))
 

@@ -92,6 +92,10 @@ class TangleReport(Report):
 
     def to_json(self) -> dict[str, object]:
         """Return the report as ``orgrouter tangle --json`` prints it."""
+
+        def noted(blocks: list[tuple[str, Skipped]]) -> list[dict[str, object]]:
+            return [{"source": s, "line": b.line, "detail": b.detail} for s, b in blocks]
+
         return {
             "targets": [
                 {k: v for k, v in vars(t).items() if v != "" and k not in ("path", "sha256")}
@@ -101,12 +105,8 @@ class TangleReport(Report):
                 {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
                 for s, b in self.blocks_skipped
             ],
-            "not_evaluated": [
-                {"source": s, "line": b.line, "detail": b.detail} for s, b in self.not_evaluated
-            ],
-            "warnings": [
-                {"source": s, "line": b.line, "detail": b.detail} for s, b in self.warnings
-            ],
+            "not_evaluated": noted(self.not_evaluated),
+            "warnings": noted(self.warnings),
             "failed": [message for _path, message in self.failed],
         }
 

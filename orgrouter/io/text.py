@@ -148,7 +148,7 @@ def _decode_utf8(data: bytes, path: str | os.PathLike[str], has_bom: bool) -> st
 
 def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
     """Read a regular file's whole content from ``fd``, stable against a concurrent write."""
-    for _attempt in range(_READ_ATTEMPTS):
+    for attempt in range(_READ_ATTEMPTS):
         before = os.fstat(fd)
         if stat.S_ISDIR(before.st_mode):
             raise InputError("is a directory, not an Org file", path=path)
@@ -159,16 +159,19 @@ def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]
                 f"file is {before.st_size} bytes, over the limit of {max_bytes} bytes",
                 path=path,
             )
-        os.lseek(fd, 0, os.SEEK_SET)
+        if attempt:
+            os.lseek(fd, 0, os.SEEK_SET)
         chunks: list[bytes] = []
         total = 0
         # Read one byte past the limit so a file that grew since fstat is caught.
         while total <= max_bytes:
-            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
-            if not chunk:
-                break
+            want = min(1 << 20, max_bytes + 1 - total)
+            chunk = os.read(fd, want)
             chunks.append(chunk)
             total += len(chunk)
+            # Short, with every byte fstat counted: the end (no second read per note).
+            if not chunk or (len(chunk) < want and total >= before.st_size):
+                break
         data = b"".join(chunks)
         after = os.fstat(fd)
         if (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns) and (

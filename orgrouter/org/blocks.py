@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from orgrouter.org.blockspans import parsed_block_spans
+from orgrouter.org.blockspans import line_at, parsed_block_spans
 from orgrouter.org.syntax import AFFILIATED_RE, NAME_KEYWORDS
 
 # org-element-src-block-parser's begin-line regexp: language, switches, parameters.
@@ -142,13 +142,6 @@ def _lisp_escape(match: re.Match[str]) -> str:
     return _LISP_ESCAPES.get(code, code)
 
 
-def _line_text(text: str, start: int) -> str:
-    """Return the line starting at ``start`` without its LF (a final CR dropped too)."""
-    newline = text.find("\n", start)
-    line = text[start:] if newline < 0 else text[start:newline]
-    return line[:-1] if line.endswith("\r") else line
-
-
 def _line_starts_above(text: str, start: int) -> Iterator[int]:
     """Yield the start offsets of the lines above the line starting at ``start``."""
     while start > 0:
@@ -166,7 +159,7 @@ def find_src_blocks(text: str) -> list[SrcBlock]:
         if block.name.upper() != "SRC":
             continue
         start = block.begin
-        parts = SRC_BEGIN_RE.match(_line_text(text, start))
+        parts = SRC_BEGIN_RE.match(line_at(text, start)[0].removesuffix("\r"))
         if parts is None:  # "#+begin_src" glued to more text: a special block name
             continue
         line_no += text.count("\n", counted_to, start)
@@ -201,7 +194,7 @@ def _affiliated(text: str, start: int) -> tuple[int, str | None, tuple[str, ...]
     name: str | None = None
     headers: list[str] = []
     for line_start in _line_starts_above(text, start):
-        line = _line_text(text, line_start)
+        line = line_at(text, line_start)[0].removesuffix("\r")
         match = AFFILIATED_RE.match(line)
         if match is None:
             break

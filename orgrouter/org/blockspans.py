@@ -26,7 +26,7 @@ from functools import lru_cache
 from orgrouter.org.scan import HEADLINE_TEXT_RE
 from orgrouter.org.syntax import LESSER_BLOCKS, ClosingLines
 
-__all__ = ["Block", "parsed_block_spans", "written_block_spans"]
+__all__ = ["Block", "line_at", "parsed_block_spans", "written_block_spans"]
 
 # A begin line: a block's (any case) or a LaTeX environment's (org-element's latex-begin).
 _OPEN_RE = re.compile(r"^[ \t]*(?:(?i:#\+BEGIN_)(\S+)|\\begin\{([A-Za-z0-9*]+)\})", re.MULTILINE)
@@ -58,10 +58,10 @@ def _closing_lines(text: str, latex: bool) -> ClosingLines:
         starts = sorted({*starts, *(text.rfind("\n", 0, m.start()) + 1
                                     for m in re.finditer(r"\\end\{", text))})
     # A CRLF file's CR is part of the line end, as when Emacs visits it.
-    return ClosingLines((start, _line(text, start)[0].removesuffix("\r")) for start in starts)
+    return ClosingLines((start, line_at(text, start)[0].removesuffix("\r")) for start in starts)
 
 
-def _line(text: str, start: int) -> tuple[str, int]:
+def line_at(text: str, start: int) -> tuple[str, int]:
     """Return the line starting at ``start`` (no LF) and the offset past its LF."""
     newline = text.find("\n", start)
     return (text[start:], len(text)) if newline < 0 else (text[start:newline], newline + 1)
@@ -93,13 +93,13 @@ def parsed_block_spans(text: str, *, latex: bool = False, body: bool = False) ->
         limit = headlines[head] if head < len(headlines) else len(text)
         if around:
             limit = min(limit, around[-1].close)
-        contents = _line(text, start)[1]
+        contents = line_at(text, start)[1]
         name = match.group(2) if is_latex else match.group(1)
         # A LaTeX environment may close on its own begin line.
         close = closers.first(name, start if is_latex else contents, limit, latex=is_latex)
         if close is None:
             continue  # not closed: the line is a paragraph's
-        block = Block(name, start, contents, close, _line(text, close)[1], is_latex)
+        block = Block(name, start, contents, close, line_at(text, close)[1], is_latex)
         found.append(block)
         if block.lesser:
             covered = block.end

@@ -100,7 +100,7 @@ class ElementParser(ListParser):
         """Parse the element starting at line ``index``; return it and the next line."""
         line = self.contents[index]
         if COMMENT_RE.match(line):
-            return self._comment(index, limit)
+            return self._lines_element("comment", index, index, limit)
         if mode in ("top-comment", "property-drawer") and (
             index == 0 or not blank(self.contents[index - 1])
         ):
@@ -146,10 +146,7 @@ class ElementParser(ListParser):
                     "drawer", first, index, close, limit, pending, drawer_name=match.group(1)
                 )
         if FIXED_WIDTH_RE.match(line):
-            stop = index
-            while stop < limit and FIXED_WIDTH_RE.match(self.contents[stop]):
-                stop += 1
-            return self._lines_element("fixed-width", first, index, stop, limit)
+            return self._lines_element("fixed-width", first, index, limit)
         if HASH_PLUS_RE.match(line):
             found = self._hash_plus(first, index, limit, pending)
             if found is not None:
@@ -177,26 +174,23 @@ class ElementParser(ListParser):
         node = self._span(type_, first, following, post_blank=blank, **props)
         return node, following
 
-    def _lines_element(
-        self, type_: str, first: int, start: int, stop: int, limit: int
-    ) -> tuple[Node, int]:
-        """Make a comment or fixed-width element of lines [start, stop)."""
+    def _lines_element(self, type_: str, first: int, start: int, limit: int) -> tuple[Node, int]:
+        """Make a comment or fixed-width element of the run of such lines from ``start``."""
+        comment = type_ == "comment"
+        pattern = COMMENT_RE if comment else FIXED_WIDTH_RE
+        marker = COMMENT_MARK_RE if comment else FIXED_MARK_RE
+        stop = start
+        while stop < limit and pattern.match(self.contents[stop]):
+            stop += 1
         following, blank = self.end_after(stop, limit)
-        marker = COMMENT_MARK_RE if type_ == "comment" else FIXED_MARK_RE
         value = "\n".join(marker.sub("", line, count=1) for line in self.contents[start:stop])
         lines = self.lines
-        if type_ == "fixed-width" and lines.text[lines.start(stop) - 1] == "\n":
+        if not comment and lines.text[lines.start(stop) - 1] == "\n":
             # Org counts fixed-width post-blank from the end of its last line, so the
             # line's own newline adds one.
             blank += 1
         node = self._span(type_, first, following, post_blank=blank, value=value)
         return node, following
-
-    def _comment(self, index: int, limit: int) -> tuple[Node, int]:
-        stop = index
-        while stop < limit and COMMENT_RE.match(self.contents[stop]):
-            stop += 1
-        return self._lines_element("comment", index, index, stop, limit)
 
     def _keyword(self, index: int, limit: int) -> tuple[Node, int]:
         line = self.contents[index]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
 from orgrouter.route.rules import Rules
@@ -18,7 +17,7 @@ def is_greeting(
     decomposer drops beside a real request.
     """
     rest, greeted, polite = text.strip().lower().replace("\u2019", "'"), False, False
-    words = _longest_first(rules.courtesy, tuple(name.lower() for name in selves))
+    words = sorted({*rules.courtesy, *(name.lower() for name in selves)}, key=len, reverse=True)
     while rest:
         found = rules.greetings.match(rest)
         if found and found.end() and (found.end() == len(rest) or not rest[found.end()].isalnum()):
@@ -35,12 +34,6 @@ def is_greeting(
         else:
             return False
     return greeted or (courtesy_only and polite)
-
-
-@functools.lru_cache(maxsize=16)
-def _longest_first(courtesy: tuple[str, ...], selves: tuple[str, ...]) -> list[str]:
-    """Return the courtesy words and the agent's names, longest first (once per run)."""
-    return sorted({*courtesy, *selves}, key=len, reverse=True)
 
 
 def _thanks_for(greeting: str, rest: str, rules: Rules) -> bool:

@@ -5,8 +5,10 @@ from Emacs pays it on each call). The result is plain data apart from its regula
 expressions and personas, so it is kept as a ``marshal`` file named by a hash of
 everything it was built from: each table's source and text and this code. A table
 edited, a ``rules.dir`` added or an upgrade of orgrouter gives another name, so a
-stale entry is never read. An unreadable or broken entry is rebuilt; a cache that
-cannot be written is only slower.
+stale entry is never read. An entry starts with a hash of its name and data, checked
+before ``marshal`` (which trusts its input) sees a byte: an entry corrupted, truncated
+or moved from another name is rebuilt, as is an unreadable one; a cache that cannot be
+written is only slower.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 _PATTERN, _PERSONA = "\0re", "\0persona"  # markers no table word can be
 _CODE = (Path(__file__).with_name("rules.py"), Path(__file__))
 KEEP = 8  # entries kept: a few rules dirs (and the package's tables) in use at once
+MAX_ENTRY = 1 << 24  # bytes read of an entry (the package's tables make 40 KB)
 
 
 def configured_rules(
@@ -51,11 +54,17 @@ def cached_rules(
     except OSError:  # an install without the loader's source: nothing to key an entry by
         return build_rules(tables, targets)
     try:
-        return _thaw(marshal.loads(path.read_bytes()))
+        # Not blocking: a FIFO in an entry's place reads as empty instead of hanging.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            data = handle.read(MAX_ENTRY)
+        if data[:32] != _seal(path, data[32:]):
+            raise ValueError("not an entry written under this name")
+        return _thaw(marshal.loads(data[32:]))
     except (OSError, ValueError, EOFError, TypeError, KeyError, re.error):
         pass  # absent, unreadable or not ours: build it again
     rules = build_rules(tables, targets)
-    _store(path, marshal.dumps(_freeze(vars(rules))))
+    payload = marshal.dumps(_freeze(vars(rules)))
+    _store(path, _seal(path, payload) + payload)
     _prune(directory)
     return rules
 
@@ -70,6 +79,11 @@ def cache_key(tables: Mapping[str, _Table], targets: Collection[str] | None = No
         for part in (name, table.source, table.text):
             digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return digest.hexdigest()[:32]
+
+
+def _seal(path: Path, payload: bytes) -> bytes:
+    """Return the hash an entry at ``path`` holding ``payload`` starts with."""
+    return hashlib.sha256(path.name.encode() + b"\0" + payload).digest()
 
 
 def _store(path: Path, data: bytes) -> None:

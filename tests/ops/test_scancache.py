@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
-from orgrouter.prefilter import make_prefilter
-from orgrouter.scancache import RACY_NS, ScanCache, scan_files, scan_one
+from orgrouter.prefilter import Prefilter, make_prefilter
+from orgrouter.scancache import RACY_NS, ScanCache, Scanned, scan_one
 from orgrouter.state import StateDB
 
 PREFILTER = make_prefilter([], ["APPROVED", "REJECTED"])
@@ -20,6 +22,14 @@ def write(path: Path, data: bytes, mtime_ns: int = OLD_NS) -> Path:
     path.write_bytes(data)
     os.utime(path, ns=(mtime_ns, mtime_ns))
     return path
+
+
+def scan_files(paths: Iterable[Path], prefilter: Prefilter, cache: ScanCache) -> list[Scanned]:
+    return [scan_one(path, prefilter, cache) for path in paths]
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def statuses(paths: list[Path], cache: ScanCache) -> list[str]:
@@ -56,15 +66,15 @@ def test_cold_then_warm(tmp_path: Path, tree: list[Path]) -> None:
         cache = ScanCache(db, PREFILTER.signature)
         # Unsettled candidates are read again; a clean file is not opened.
         assert statuses(tree, cache) == ["cached", "candidate", "candidate"]
-        cache.settle(tree[1])
-        cache.settle(tree[2])
+        cache.settle(tree[1], _sha(tree[1]))
+        cache.settle(tree[2], _sha(tree[2]))
         cache.flush()
     os.utime(tree[1], ns=(OLD_NS, OLD_NS))  # settle() stats the file as it is now
     os.utime(tree[2], ns=(OLD_NS, OLD_NS))
     with StateDB.open(tmp_path / "s.db") as db:
         cache = ScanCache(db, PREFILTER.signature)
-        cache.settle(tree[1])
-        cache.settle(tree[2])
+        cache.settle(tree[1], _sha(tree[1]))
+        cache.settle(tree[2], _sha(tree[2]))
         cache.flush()
         assert statuses(tree, cache) == ["cached", "cached", "cached"]
 
@@ -89,9 +99,9 @@ def test_cached_file_is_not_opened(tmp_path: Path, tree: list[Path]) -> None:
 def test_edit_and_touch(tmp_path: Path, tree: list[Path]) -> None:
     cache = ScanCache(None, PREFILTER.signature)
     list(scan_files(tree, PREFILTER, cache))
-    cache.settle(tree[1])
+    cache.settle(tree[1], _sha(tree[1]))
     os.utime(tree[1], ns=(OLD_NS, OLD_NS))
-    cache.settle(tree[1])
+    cache.settle(tree[1], _sha(tree[1]))
     assert statuses(tree[:2], cache) == ["cached", "cached"]
     # A touch without an edit: read again, hash unchanged, the answer holds.
     os.utime(tree[1], ns=(OLD_NS + 5, OLD_NS + 5))
@@ -127,9 +137,9 @@ def test_racy_entries_are_never_trusted_by_stat(tmp_path: Path) -> None:
 def test_unsettle_and_forget_missing(tmp_path: Path, tree: list[Path]) -> None:
     cache = ScanCache(None, PREFILTER.signature)
     list(scan_files(tree, PREFILTER, cache))
-    cache.settle(tree[1])
+    cache.settle(tree[1], _sha(tree[1]))
     os.utime(tree[1], ns=(OLD_NS, OLD_NS))
-    cache.settle(tree[1])
+    cache.settle(tree[1], _sha(tree[1]))
     cache.unsettle(tree[1])
     assert scan_one(tree[1], PREFILTER, cache).status == "candidate"
     assert cache.forget_missing_under(tree[0].parent, [tree[0], tree[2]]) == 1

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import marshal
+import os
+import threading
 from importlib import resources
 from pathlib import Path
 
@@ -81,3 +84,37 @@ def test_a_cached_build_compiles_a_pattern_only_when_used(tmp_path: Path) -> Non
     assert rules.greetings._compiled is not None  # type: ignore[attr-defined]
     assert rules.greetings == fresh.greetings and hash(rules.code) == hash(rules.code)
     assert rules.greetings != fresh.code and rules.greetings != fresh.greetings.pattern
+
+
+def test_an_entry_that_loads_but_is_not_what_was_stored_is_rebuilt(tmp_path: Path) -> None:
+    # marshal loads what it is given: the right fields holding the wrong values made
+    # every request a "not understood" clarification, written into the notes and
+    # settled, for as long as the entry stayed.
+    cache = tmp_path / "cache"
+    tables = read_tables(None)
+    fresh = load_rules(None)
+    cache.mkdir()
+    entry = cache / f"rules-{cache_key(tables)}.marshal"
+    entry.write_bytes(marshal.dumps(dict.fromkeys(vars(fresh))))
+    assert cached_rules(tables, cache) == fresh
+    # Another entry's bytes (other tables, or another orgrouter's) in this entry's place.
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    verbs = resources.files("orgrouter.rules").joinpath("verbs.toml").read_text()
+    (rules_dir / "verbs.toml").write_text(verbs.replace('verbs = ["summarize"', 'verbs = ["x"', 1))
+    other = read_tables(rules_dir)
+    cached_rules(other, cache)
+    entry.write_bytes((cache / f"rules-{cache_key(other)}.marshal").read_bytes())
+    assert cached_rules(tables, cache) == fresh
+
+
+def test_a_fifo_in_an_entry_s_place_does_not_hang_the_run(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    tables = read_tables(None)
+    cache.mkdir()
+    os.mkfifo(cache / f"rules-{cache_key(tables)}.marshal")
+    built: list[object] = []
+    worker = threading.Thread(target=lambda: built.append(cached_rules(tables, cache)), daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert built == [load_rules(None)]

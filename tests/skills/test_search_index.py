@@ -220,3 +220,41 @@ def test_an_index_of_the_older_schema_is_dropped_with_its_text(tmp_path: Path) -
     index.refresh(_files(notes), _read, under=notes)
     stored = db.conn.execute("SELECT title || ' ' || body FROM search_fts").fetchall()
     assert stored and not [row for row in stored if "SECRET" in row[0]]
+
+
+def _stored(index: searchindex.SearchIndex) -> str:
+    rows = index.db.conn.execute("SELECT title || ' ' || body FROM search_fts").fetchall()
+    return "\n".join(row[0] for row in rows)
+
+
+def test_a_change_of_the_privacy_tags_reindexes_unchanged_notes(tmp_path: Path) -> None:
+    # The tags decide what is indexed: a note indexed under other tags holds text that
+    # is private now (or lacks text that is public now) though its stat is unchanged.
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.org").write_text("* Work budget :work:\nbudget WORK\n* Trip :trip:\nbudget TRIP\n")
+    _age(notes / "a.org")
+    db = _index(tmp_path).db
+    searchindex.SearchIndex(db, ("work",)).refresh(_files(notes), _read, under=notes)
+    index = searchindex.SearchIndex(db, ("trip",))
+    index.refresh(_files(notes), _read, under=notes)
+    assert "TRIP" not in _stored(index)
+    hits, total = index.query(["budget"], under=notes)
+    assert total == 1 and [h.title for h in hits] == ["Work budget"]
+    assert index.refresh(_files(notes), _read, under=notes) == searchindex.Refreshed(0, 0, 0)
+
+
+def test_a_setup_file_made_private_is_seen_without_an_edit_of_the_note(tmp_path: Path) -> None:
+    # #+SETUPFILE's #+FILETAGS make the whole note private: the note's own stat does
+    # not change when the setup file does.
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.org").write_text("#+SETUPFILE: tags.setup\n* Budget\nbudget SECRET\n")
+    (notes / "tags.setup").write_text("#+TODO: TODO DONE\n")
+    _age(notes / "a.org")
+    index = _index(tmp_path)
+    index.refresh(_files(notes), _read, under=notes)
+    assert "SECRET" in _stored(index)
+    (notes / "tags.setup").write_text("#+FILETAGS: :@personal:\n")
+    index.refresh(_files(notes), _read, under=notes)
+    assert "SECRET" not in _stored(index)

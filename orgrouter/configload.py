@@ -128,23 +128,16 @@ def _check_type(value: Any, annotation: Any) -> Any:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return list(value)
         raise ValueError
-    if annotation is bool:
-        if isinstance(value, bool):
-            return value
+    accepted = _ACCEPTED.get(annotation)
+    # bool is an int to Python, but true is no number in a configuration file.
+    if accepted is None or not isinstance(value, accepted):
         raise ValueError
-    if annotation is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
+    if isinstance(value, bool) and annotation is not bool:
         raise ValueError
-    if annotation is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        raise ValueError
-    if annotation is str:
-        if isinstance(value, str):
-            return value
-        raise ValueError
-    raise ValueError
+    return float(value) if annotation is float else value
+
+
+_ACCEPTED: dict[Any, Any] = {bool: bool, int: int, float: (int, float), str: str}
 
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -169,9 +162,6 @@ def _from_text(text: str, annotation: Any) -> Any:
     if annotation is float:
         return float(text)
     return text
-
-
-# -- locating keys in TOML text (tomllib keeps no positions) -------------------------
 
 
 # -- reading one file ----------------------------------------------------------------
@@ -253,6 +243,16 @@ def _validated(
     return _absolute(dotted, checked, base)
 
 
+_LEAST = {
+    "sensor_gate.max_personas": 0,
+    "sensor_gate.rate_limit_spawns": 0,
+    "limits.result_bytes": 1024,
+    "limits.instruction_chars": 100,
+    "limits.echo_chars": 20,
+    "limits.pool_from": 1,
+}
+
+
 def _value_problem(dotted: str, value: Any) -> str | None:
     """Return what is wrong with a well-typed value, or None."""
     choices = CHOICES.get(dotted)
@@ -261,16 +261,10 @@ def _value_problem(dotted: str, value: Any) -> str | None:
         return f"{dotted} must be one of {', '.join(choices)}, not {value!r}{hint}"
     if dotted == "sensor_gate.min_confidence" and not 0.0 <= value <= 1.0:
         return f"{dotted} must be between 0 and 1, not {value:g}"
-    if dotted in ("sensor_gate.max_personas", "sensor_gate.rate_limit_spawns") and value < 0:
-        return f"{dotted} must be 0 or more, not {value}"
-    if dotted == "limits.result_bytes" and value < 1024:
-        return f"{dotted} must be at least 1024, not {value}"
-    if dotted == "limits.instruction_chars" and value < 100:
-        return f"{dotted} must be at least 100, not {value}"
-    if dotted == "limits.echo_chars" and value < 20:
-        return f"{dotted} must be at least 20, not {value}"
-    if dotted == "limits.pool_from" and value < 1:
-        return f"{dotted} must be at least 1, not {value}"
+    least = _LEAST.get(dotted)
+    if least is not None and value < least:
+        bound = "0 or more" if least == 0 else f"at least {least}"
+        return f"{dotted} must be {bound}, not {value}"
     if dotted == "neuro.run_timeout_s" and value is not None and value <= 0:
         return f"{dotted} must be positive, not {value:g}"
     if dotted == "sensor_gate.rate_limit_window_s" and value <= 0:
@@ -415,15 +409,9 @@ def load_config(
             files.append(project)
     layers = [_read_config_file(path) for path in files]
     names = env_names()
-    env_items = []
-    ignored = []
-    for name in sorted(env):
-        if not name.startswith(ENV_PREFIX) or name in ENV_NOT_KEYS:
-            continue
-        if name in names:
-            env_items.append((names[name], name, env[name]))
-        else:
-            ignored.append(name)
+    ours = [n for n in sorted(env) if n.startswith(ENV_PREFIX) and n not in ENV_NOT_KEYS]
+    env_items = [(names[n], n, env[n]) for n in ours if n in names]
+    ignored = [n for n in ours if n not in names]
     layers.append(_typed_layer(env_items, "env", strings_only=True))
     cli_items = [
         (k, "--" + k.split(".")[-1].replace("_", "-"), v) for k, v in (overrides or {}).items()

@@ -13,22 +13,11 @@ import click
 
 from orgrouter import __version__
 
-# name -> "module:attribute"; the registry is explicit (STYLE.md 8).
+# name -> its --help summary; the registry is explicit (STYLE.md 8). Each command is
+# the attribute of its name in ``orgrouter.commands.<module>``, the module of its name
+# unless _MODULES says another.
+_MODULES = {"detangle": "tangle"}
 COMMANDS: dict[str, str] = {
-    "parse": "orgrouter.commands.parse:parse",
-    "classify": "orgrouter.commands.classify:classify",
-    "decompose": "orgrouter.commands.decompose:decompose",
-    "route": "orgrouter.commands.route:route",
-    "ask": "orgrouter.commands.ask:ask",
-    "tangle": "orgrouter.commands.tangle:tangle",
-    "detangle": "orgrouter.commands.tangle:detangle",
-    "config": "orgrouter.commands.config:config",
-    "state": "orgrouter.commands.state:state",
-    "refine": "orgrouter.commands.refine:refine",
-    "serve": "orgrouter.commands.serve:serve",
-}
-
-SUMMARIES: dict[str, str] = {
     "parse": "Parse Org files and print their AST or headlines.",
     "classify": "Run the sensor gate on a request and print its JSON.",
     "decompose": "Split an instruction into atomic intents.",
@@ -50,16 +39,14 @@ class LazyGroup(click.Group):
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
+        if cmd_name not in COMMANDS:
             return None
-        module_name, attribute = target.split(":")
         if "--help" in sys.argv and len(sys.argv) <= 2:
             # `orgrouter --help` lists commands without importing them. Shell completion
             # (ctx.resilient_parsing) needs the real command: its options and their values.
-            return click.Command(cmd_name, help=SUMMARIES[cmd_name])
-        module = importlib.import_module(module_name)
-        command = getattr(module, attribute)
+            return click.Command(cmd_name, help=COMMANDS[cmd_name])
+        module = importlib.import_module(f"orgrouter.commands.{_MODULES.get(cmd_name, cmd_name)}")
+        command = getattr(module, cmd_name)
         assert isinstance(command, click.Command)
         return command
 

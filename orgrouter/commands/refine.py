@@ -15,23 +15,14 @@ from orgrouter.commands.options import CONFIG, STATE
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_LOG = click.option("--log", "log_path", type=click.Path(dir_okay=False),
+                    help="Append JSON-lines events (ids and counts only) to FILE.")  # fmt: skip
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
 def _common(func: F) -> F:
     """Add the options every refine subcommand shares."""
-    for option in reversed(
-        [
-            CONFIG,
-            STATE,
-            click.option(
-                "--log",
-                "log_path",
-                type=click.Path(dir_okay=False),
-                help="Append JSON-lines events (ids and counts only) to FILE.",
-            ),
-            click.option("--json", "as_json", is_flag=True, help="Print JSON."),
-        ]
-    ):
-        func = option(func)
-    return _quiet_verbose(func)
+    return _quiet_verbose(CONFIG(STATE(_LOG(_JSON(func)))))
 
 
 def _quiet_verbose(func: F) -> F:

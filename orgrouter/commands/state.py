@@ -22,14 +22,9 @@ _ROOT = click.argument(
 )
 
 
-def _root(notes_root: str) -> Path:
-    """Return the notes root a path belongs to, by the rule route and tangle use."""
-    return find_notes_root([notes_root])
-
-
-def _path(notes_root: str, state_path: str | None, config_file: str | None, quiet: bool) -> Path:
+def _path(notes_root: str, state_path: str | None, config_file: str | None) -> Path:
     """Return the state database path for ``notes_root``: the one route uses there."""
-    root = _root(notes_root)
+    root = find_notes_root([notes_root])
     loaded = load_config(root, cli_file=config_file, env=os.environ)
     warn_environment(loaded.config)
     return resolve_state_path(state_path, os.environ, loaded.config, root)
@@ -73,7 +68,7 @@ def path_command(
     notes_root: str, state_path: str | None, config_file: str | None, quiet: bool, verbose: bool
 ) -> None:
     """Print the path of the state database for NOTES_ROOT (default: .)."""
-    click.echo(str(_path(notes_root, state_path, config_file, quiet)))
+    click.echo(str(_path(notes_root, state_path, config_file)))
 
 
 @state.command("info")
@@ -91,7 +86,7 @@ def info_command(
     verbose: bool,
 ) -> None:
     """Print the state database's path, size, and the rows in each table."""
-    target = _path(notes_root, state_path, config_file, quiet)
+    target = _path(notes_root, state_path, config_file)
     if not target.exists():
         if as_json:
             click.echo(json.dumps({"path": str(target), "exists": False}))
@@ -131,7 +126,7 @@ def reset_command(
     run lock first, so a cron run in progress is never pulled out from under; the
     next run rescans every file once.
     """
-    target = _path(notes_root, state_path, config_file, quiet)
+    target = _path(notes_root, state_path, config_file)
     if not yes and not sys.stdin.isatty():
         # click.confirm would read the answer from a pipe, or abort at its end.
         raise UsageError("state reset asks for confirmation on a terminal; "
@@ -142,7 +137,7 @@ def reset_command(
         if not quiet:
             click.echo("nothing changed", err=True)
         return
-    with RunLock(_root(notes_root), os.environ):
+    with RunLock(find_notes_root([notes_root]), os.environ):
         reset_state(target).close()
     if not quiet:
         click.echo(f"rebuilt {target}", err=True)

@@ -144,21 +144,18 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: boo
         if result.overwrote and not quiet:
             verb = "overwrote" if result.action == "written" else "would overwrite"
             click.echo(f"{verb}: {result.target} ({result.overwrote})")
-    if quiet:
-        for _path, message in report.failed:
-            click.echo(f"orgrouter: error: {message}", err=True)
-        return
-    for path, reason in report.skipped:
-        click.echo(f"orgrouter: skipped {path}: {reason}", err=True)
-    for source, warning in report.warnings:
-        click.echo(f"orgrouter: warning: {source}:{warning.line}: {warning.detail}", err=True)
-    for source, block in report.blocks_skipped:
-        click.echo(
-            f"orgrouter: {source}:{block.line}: block skipped ({block.reason}): {block.detail}",
-            err=True,
-        )
+    if not quiet:
+        for path, reason in report.skipped:
+            click.echo(f"orgrouter: skipped {path}: {reason}", err=True)
+        for source, warning in report.warnings:
+            click.echo(f"orgrouter: warning: {source}:{warning.line}: {warning.detail}", err=True)
+        for source, block in report.blocks_skipped:
+            detail = f"block skipped ({block.reason}): {block.detail}"
+            click.echo(f"orgrouter: {source}:{block.line}: {detail}", err=True)
     for _path, message in report.failed:
         click.echo(f"orgrouter: error: {message}", err=True)
+    if quiet:
+        return
     counts = ", ".join(
         f"{report.count(action)} {action}"
         for action in ("written", "would-write", "unchanged", "conflict", "refused", "failed")

@@ -35,7 +35,6 @@ class TokenBudget:
         self.time_limit_s = time_limit_s
         self.spent = 0
         self.seconds = 0.0
-        self.calls = 0
 
     def remaining(self) -> int | None:
         """Return the tokens left, or None when the budget is unlimited."""
@@ -68,7 +67,6 @@ class TokenBudget:
     def charge(self, tokens: int) -> None:
         """Record ``tokens`` spent by one finished call."""
         self.spent += max(0, tokens)
-        self.calls += 1
 
     def charge_time(self, seconds: float) -> None:
         """Record ``seconds`` one call took, finished or not."""

@@ -110,11 +110,9 @@ class OpenAIBackend:
         """
         prompt_estimate = estimate_tokens("".join(m.content for m in messages))
         self.budget.check(prompt_estimate)
-        window = self.timeout_s
         run_left = self.budget.time_left()
-        by_run = run_left is not None and run_left < window
-        if run_left is not None and by_run:
-            window = run_left
+        by_run = run_left is not None and run_left < self.timeout_s
+        window = run_left if run_left is not None and by_run else self.timeout_s
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -154,22 +152,19 @@ class OpenAIBackend:
                 try:
                     reply = self._post(client, url, body, headers, timeout, deadline)
                 except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as e:
-                    problem = f"cannot connect: {type(e).__name__}"
-                    if attempt < self.max_retries:
-                        self._wait(self._backoff(attempt, None), deadline, problem)
-                    continue
+                    problem, header = f"cannot connect: {type(e).__name__}", None
                 except httpx.TimeoutException:
                     # A reply slower than the deadline is not retried: that would
                     # multiply the wait of every run that hits a stuck server.
                     raise _Deadline from None
                 except httpx.HTTPError as e:
                     raise self._error(f"request failed: {type(e).__name__}: {e}") from None
-                if reply.status in RETRY_STATUSES:
-                    problem = f"HTTP {reply.status}"
-                    if attempt < self.max_retries:
-                        self._wait(self._backoff(attempt, reply.retry_after), deadline, problem)
-                    continue
-                return reply
+                else:
+                    if reply.status not in RETRY_STATUSES:
+                        return reply
+                    problem, header = f"HTTP {reply.status}", reply.retry_after
+                if attempt < self.max_retries:
+                    self._wait(self._backoff(attempt, header), deadline, problem)
         from orgrouter.report import plural
 
         raise self._error(f"gave up after {plural(self.max_retries + 1, 'attempt')}: {problem}")

@@ -40,11 +40,6 @@ def is_private(tags: Iterable[str], privacy_tags: Collection[str]) -> bool:
     return any(tag.casefold() in private for tag in tags)
 
 
-def headline_tags(line: str) -> list[str]:
-    """Return the tags written at the end of a headline line, as `org-get-tags` reads them."""
-    return line_tags(line.rstrip("\r\n"))
-
-
 def private_headlines(data: bytes, path: Path | None, privacy_tags: Collection[str]) -> set[int]:
     """Return the 1-based lines of the headlines of a note (valid UTF-8) that are private."""
     from orgrouter.org.document import Document
@@ -83,7 +78,7 @@ def shareable(text: str, privacy_tags: Collection[str]) -> str:
             if dropping_below is not None and level <= dropping_below:
                 dropping_below = None
             if dropping_below is None and (
-                is_private(headline_tags(line), privacy_tags) or _is_result(lines, index)
+                is_private(line_tags(line.rstrip("\r\n")), privacy_tags) or _is_result(lines, index)
             ):
                 dropping_below = level
         if dropping_below is None:

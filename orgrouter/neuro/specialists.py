@@ -94,14 +94,7 @@ def specialist_results(
             results.append(failure_result(error, persona.name))
             continue
         answers.append((persona, reply.text))
-        results.append(
-            Result(
-                title=f"{persona.name} ({persona.role})",
-                body=markdown_to_org(clip(reply.text)),
-                properties=((PERSONA_KEY, persona.name), (MODEL_KEY, model)),
-                org_safe=True,
-            )
-        )
+        results.append(_answer(f"{persona.name} ({persona.role})", reply.text, persona.name, model))
     if len(answers) < 2:
         return tuple(results)  # one voice needs no synthesis
     said = "\n\n".join(f"{p.name} ({p.role}) said:\n{clip(text)}" for p, text in answers)
@@ -114,15 +107,14 @@ def specialist_results(
     except ModelError as error:
         results.append(failure_result(error, "synthesis"))
         return tuple(results)
-    results.append(
-        Result(
-            title="Synthesis",
-            body=markdown_to_org(clip(reply.text)),
-            properties=((PERSONA_KEY, "synthesis"), (MODEL_KEY, model)),
-            org_safe=True,
-        )
-    )
+    results.append(_answer("Synthesis", reply.text, "synthesis", model))
     return tuple(results)
+
+
+def _answer(title: str, text: str, persona: str, model: str) -> Result:
+    """Return one model answer as a result, converted to Org and marked with who said it."""
+    properties = ((PERSONA_KEY, persona), (MODEL_KEY, model))
+    return Result(title, markdown_to_org(clip(text)), properties=properties, org_safe=True)
 
 
 @dataclass(frozen=True)

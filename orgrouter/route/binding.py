@@ -221,13 +221,11 @@ def approval_result(
     held[EFFECT_FIELD] = effect.to_json()
     shown = "\n".join(["It approves exactly this:", *effect.lines()])
     return Result(
-        title=f"Approve: {text}",
-        body=(
-            f"Held for approval: {reason}. Nothing has run.\n{shown}\n"
-            f"To run it, change {WAITING} to {agent.approve_keyword} and route again; "
-            f"{agent.reject_keyword} closes it. If what it does changes before then, "
-            "orgrouter asks again."
-        ),
+        f"Approve: {text}",
+        f"Held for approval: {reason}. Nothing has run.\n{shown}\n"
+        f"To run it, change {WAITING} to {agent.approve_keyword} and route again; "
+        f"{agent.reject_keyword} closes it. If what it does changes before then, "
+        "orgrouter asks again.",
         kind="approval",
         todo=WAITING,
         properties=(

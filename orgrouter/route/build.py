@@ -4,6 +4,7 @@ context and courtesy set aside, dependencies between steps, risk marked."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from orgrouter.route.grammar import Clause, Group, Parse, Span
 from orgrouter.route.greeting import is_greeting
@@ -58,58 +59,48 @@ class Builder:
             self.groups.append(self._group(group))
         self._drop_context()
         self._drop_preparatory()
-        self._join_reminders()
-        self._join_follow_ups()
+        self._fold_into_previous(self._join_reminder)
+        self._fold_into_previous(self._follow_up)
         return self._finish(parsed.numbered)
 
-    def _join_reminders(self) -> None:
-        """Give a bare reminder's time to the task before it ("book the MOT - remind me friday")."""
+    def _fold_into_previous(self, folds: Callable[[Intent, Intent], bool]) -> None:
+        """Set aside each intent that ``folds`` into the one before it (which it may change)."""
         previous: Intent | None = None
         for group in self.groups:
             for intent in list(group):
-                if (
-                    previous is not None
-                    and previous.skill in ("todo", "schedule")
-                    and intent.skill in ("todo", "schedule")
-                    and intent.verb.startswith("remind")
-                    and _only_time(intent.object, self.rules)
-                ):
-                    previous.object = f"{previous.object} {intent.object}".strip()
+                if previous is not None and folds(previous, intent):
                     self.context.append(intent.text)
                     group.remove(intent)
                     continue
                 previous = intent
         self.groups = [group for group in self.groups if group]
 
-    def _join_follow_ups(self) -> None:
-        """Fold a clause that only says where the previous one's answer goes into it.
+    def _join_reminder(self, previous: Intent, intent: Intent) -> bool:
+        """Give a bare reminder's time to the task before it ("book the MOT - remind me friday")."""
+        if (
+            previous.skill in ("todo", "schedule")
+            and intent.skill in ("todo", "schedule")
+            and intent.verb.startswith("remind")
+            and _only_time(intent.object, self.rules)
+        ):
+            previous.object = f"{previous.object} {intent.object}".strip()
+            return True
+        return False
+
+    @staticmethod
+    def _follow_up(previous: Intent, intent: Intent) -> bool:
+        """Return whether ``intent`` only says where the previous one's answer goes.
 
         "find notes about budget and link them here", "search for X and list them
         below": the second verb acts on "them" (what the first one found) and names no
         new thing, so it is how the first intent's result is written, not a second
         search for the words "them here".
         """
-        previous: Intent | None = None
-        for group in self.groups:
-            for intent in list(group):
-                if (
-                    previous is not None
-                    and intent.object
-                    and _only_anaphora(intent.object)
-                    and (
-                        intent.skill == previous.skill
-                        or (
-                            previous.skill == "search"
-                            and intent.verb in _PRESENTING
-                            and bool(_PLACE & set(re.findall(r"[\w']+", intent.object.lower())))
-                        )
-                    )
-                ):
-                    self.context.append(intent.text)
-                    group.remove(intent)
-                    continue
-                previous = intent
-        self.groups = [group for group in self.groups if group]
+        if not intent.object or not _only_anaphora(intent.object):
+            return False
+        placed = bool(_PLACE & set(re.findall(r"[\w']+", intent.object.lower())))
+        presents = previous.skill == "search" and intent.verb in _PRESENTING and placed
+        return intent.skill == previous.skill or presents
 
     def _finish(self, numbered: bool) -> tuple[str, list[Intent]]:
         """Number the groups' intents, link each group to the one before, name the kind."""
@@ -215,8 +206,7 @@ class Builder:
     def _coord(
         self, clauses: tuple[Clause, ...], agent: str | None, by: Span | None
     ) -> list[Intent]:
-        intents = [self._clause(clause, agent, by) for clause in clauses]
-        return _share_objects(intents)
+        return _share_objects([self._clause(clause, agent, by) for clause in clauses])
 
     def _clause(self, clause: Clause, agent: str | None, by: Span | None) -> Intent:
         """Return the intent of one clause: its HEAD's span and its WORDs' spans."""
@@ -342,18 +332,8 @@ class Builder:
         confidence = rules.confidence[head.basis]
         if agent is not None:
             confidence = max(confidence, rules.confidence["delegation"])
-        intent = Intent(
-            order=0,
-            skill=head.skill,
-            verb=head.verb,
-            object=obj,
-            agent=agent,
-            start=start,
-            end=end,
-            text=self.text[start:end],
-            basis=head.basis,
-            confidence=confidence,
-        )
+        where = (start, end, self.text[start:end])
+        intent = Intent(0, head.skill, head.verb, obj, agent, *where, head.basis, confidence)
         mark_risk(intent, rules)
         return intent
 

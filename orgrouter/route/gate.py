@@ -12,7 +12,7 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from orgrouter.config import SensorGateConfig
@@ -39,13 +39,8 @@ class Spawn:
 
     def to_json(self) -> dict[str, Any]:
         """Return the ``spawn`` object of the gate JSON."""
-        return {
-            "count": self.count,
-            "wanted": self.wanted,
-            "score": self.score,
-            "factors": [{"factor": name, "weight": weight} for name, weight in self.factors],
-            "skip": self.skip,
-        }
+        factors = [{"factor": name, "weight": weight} for name, weight in self.factors]
+        return {**asdict(self), "factors": factors}
 
 
 @dataclass
@@ -91,34 +86,15 @@ class GateResult:
         return lines
 
     def to_json(self) -> dict[str, Any]:
-        """Return the contract JSON object, keys in the seed's order."""
-        return {
-            "intent": self.intent,
-            "domain_tags": self.domain_tags,
-            "risk_level": self.risk_level,
-            "confidence": self.confidence,
-            "complexity": self.complexity,
-            "primary_skill": self.primary_skill,
-            "support_skills": self.support_skills,
-            "chain": self.chain,
-            "guardian_decision": self.guardian_decision,
-            "guardian_risk": self.guardian_risk,
-            "mode": self.mode,
-            "personas": [
-                {
-                    "name": p.name,
-                    "role": p.role,
-                    "domains": list(p.domains),
-                    "skills": list(p.skills),
-                }
-                for p in self.personas
-            ],
-            "spawn": self.spawn.to_json(),
-            "bypass": self.bypass,
-            "reason": self.reason,
-            "clarify": self.clarify,
-            "understood": self.understood(),
-        }
+        """Return the contract JSON object, keys in the seed's order (the fields' order)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "decomposition"}
+        data["personas"] = [
+            {"name": p.name, "role": p.role, "domains": list(p.domains), "skills": list(p.skills)}
+            for p in self.personas
+        ]
+        data["spawn"] = self.spawn.to_json()
+        data["understood"] = self.understood()
+        return data
 
 
 def _max_level(levels: Sequence[str]) -> str:

@@ -15,7 +15,9 @@ itself, with that effect, and the guardian leaves its intents to it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from orgrouter.config import AgentConfig
 from orgrouter.route.binding import (
@@ -24,6 +26,7 @@ from orgrouter.route.binding import (
     DIGEST_KEY,
     Effect,
     intent_subject,
+    require_approval,
 )
 from orgrouter.route.request import STATUS_KEY
 from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, Written
@@ -60,12 +63,7 @@ class GuardianSkill(BaseSkill):
 
     def symbolic(self, proposal: object, ctx: Context) -> Action | None:
         """Return the WAITING approval headline for the held intent, bound to its text."""
-        from orgrouter.route.binding import require_approval
-
-        payload = proposal_stimulus(proposal).payload
-        effect = Effect(subject=intent_subject(payload))
-        reason = str(payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky")
-        asked = require_approval(payload, ctx, effect, reason)
+        asked = _ask_for(proposal_stimulus(proposal).payload, ctx)
         return None if asked is None else Emit((asked,))
 
 
@@ -94,18 +92,13 @@ class ApprovedSkill(BaseSkill):
         payload = proposal_stimulus(proposal).payload
         verb = str(payload.get("verb") or "do")
         text = str(payload.get("text", ""))
-        return Emit(
-            (
-                Result(
-                    title=f"Approved, but nothing was done: no skill can {verb}",
-                    body=(
-                        f"You approved {text!r}, but orgrouter has no skill that can "
-                        f"{verb} things, so nothing was changed. Do it by hand, or add a "
-                        f"skill that handles {verb!r} in a skills.paths directory."
-                    ),
-                ),
-            )
+        result = Result(
+            f"Approved, but nothing was done: no skill can {verb}",
+            f"You approved {text!r}, but orgrouter has no skill that can "
+            f"{verb} things, so nothing was changed. Do it by hand, or add a "
+            f"skill that handles {verb!r} in a skills.paths directory.",
         )
+        return Emit((result,))
 
 
 @dataclass(frozen=True)
@@ -154,11 +147,14 @@ def recheck(stimulus: Stimulus, ctx: Context) -> Result | None:
     any other held intent must still be the words its approval's digest covers, and
     the approval must be one orgrouter asked in this note.
     """
-    from orgrouter.route.binding import require_approval
-
     payload = stimulus.payload
     if str(payload.get("skill", "")).lower() in ctx.self_binding:
         return None
+    return _ask_for(payload, ctx)
+
+
+def _ask_for(payload: Mapping[str, Any], ctx: Context) -> Result | None:
+    """Return the approval a held intent needs, bound to its words (None: it has one)."""
     reason = str(payload.get("risk_reason") or f"{payload.get('verb', 'this')} is risky")
     return require_approval(payload, ctx, Effect(subject=intent_subject(payload)), reason)
 

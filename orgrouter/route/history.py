@@ -59,7 +59,6 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
 CREATE UNIQUE INDEX IF NOT EXISTS {TABLE}_correction ON {TABLE} (file, result)
     WHERE result IS NOT NULL;
 """
-OUTCOMES = ("routed", "clarification", "vetoed", "corrected")
 
 
 @dataclass(frozen=True)
@@ -128,9 +127,8 @@ def corrections(path: str, data: bytes, newline: bytes) -> list[RouteRecord]:
         if identity is None or identity.value in found or not _edited(data, head):
             continue
         request_hash = identity.value.partition("/")[0]
-        line = head.headline.line
         found[identity.value] = RouteRecord(
-            path, line, request_hash, "corrected", result=identity.value
+            path, head.headline.line, request_hash, "corrected", result=identity.value
         )
     return list(found.values())
 

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FAILED_TEXT = "Router failed to classify."
+# The keys of an intent's ``decompose --json`` object, in their contract order.
+_JSON_KEYS = ("order", "skill", "verb", "object", "agent", "depends_on", "start", "end", "text",
+              "basis", "confidence", "risk", "needs_approval", "risk_reason")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -39,22 +42,8 @@ class Intent:
 
     def to_json(self) -> dict[str, Any]:
         """Return the intent as the JSON object of ``orgrouter decompose --json``."""
-        data: dict[str, Any] = {
-            "order": self.order,
-            "skill": self.skill,
-            "verb": self.verb,
-            "object": self.object,
-            "agent": self.agent,
-            "depends_on": list(self.depends_on),
-            "start": self.start,
-            "end": self.end,
-            "text": self.text,
-            "basis": self.basis,
-            "confidence": self.confidence,
-            "risk": self.risk,
-            "needs_approval": self.needs_approval,
-            "risk_reason": self.risk_reason,
-        }
+        data = {key: getattr(self, key) for key in _JSON_KEYS}
+        data["depends_on"] = list(self.depends_on)
         if self.item is not None:
             data["item"] = self.item
         return data

@@ -76,13 +76,8 @@ def run(stimulus: Stimulus, skills: Sequence[Skill], ctx: Context) -> Outcome:
     while queue:
         current, origin = queue.popleft()
         if current.sensor == Sensor.DELEGATION:
-            payload = current.payload
-            origin = _Origin(
-                current.text,
-                _order(current, origin),
-                str(payload.get("skill") or ""),
-                str(payload.get("agent") or ""),
-            )
+            skill, agent = (str(current.payload.get(key) or "") for key in ("skill", "agent"))
+            origin = _Origin(current.text, _order(current, origin), skill, agent)
             outcome.intents.append(dict(current.payload))
         if current.depth > MAX_DEPTH:
             outcome.logs.append(f"stopped at depth {MAX_DEPTH}: {current.sensor}")
@@ -143,12 +138,10 @@ def unhandled(stimulus: Stimulus) -> Result:
     skill = str(stimulus.payload.get("skill", "") or "")
     known = f" (understood as skill {skill!r}, which is not available)" if skill else ""
     return Result(
-        title="Clarification needed",
-        body=(
-            f"No skill can handle {text!r}{known}.\n"
-            "Rephrase it with a verb such as summarize, todo, schedule, tag, search "
-            "or ask, and edit the request headline to route it again."
-        ),
+        "Clarification needed",
+        f"No skill can handle {text!r}{known}.\n"
+        "Rephrase it with a verb such as summarize, todo, schedule, tag, search "
+        "or ask, and edit the request headline to route it again.",
         kind="clarification",
     )
 

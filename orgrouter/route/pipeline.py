@@ -28,12 +28,7 @@ from orgrouter.route import kernel
 from orgrouter.route.binding import DIGEST_KEY, withdraw
 from orgrouter.route.context import RouteEnv, request_context
 from orgrouter.route.guardian import decisions, recheck
-from orgrouter.route.request import (
-    HASH_KEY,
-    STATUS_KEY,
-    FoundRequest,
-    find_requests,
-)
+from orgrouter.route.request import HASH_KEY, STATUS_KEY, FoundRequest, find_requests
 from orgrouter.route.results import APPROVAL_KEY, KIND_KEY, RUN_KEY, Written, written_results
 from orgrouter.route.writeback import (
     NewResult,
@@ -46,12 +41,7 @@ from orgrouter.route.writeback import (
     tag_problem,
     with_run,
 )
-from orgrouter.skills.base import (
-    Result,
-    Sensor,
-    Stimulus,
-    StimulusType,
-)
+from orgrouter.skills.base import Result, Sensor, Stimulus, StimulusType
 
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 # Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"
@@ -150,14 +140,7 @@ def route_document(
         except RunTimeSpent as spent:
             # Nothing is written, not even the hash: the request is still due next run.
             plan, why = None, "retry"
-            report = RequestReport(
-                file=document.name,
-                line=request.line,
-                agent=request.agent,
-                instruction=request.instruction,
-                status="deferred",
-                logs=[spent.message],
-            )
+            report = _report(document, request, "deferred", [spent.message])
         reports.append(report)
         later.add(why)
         if plan is not None:
@@ -203,6 +186,14 @@ def _has_setting_line(data: bytes) -> bool:
     return False
 
 
+def _report(
+    document: Document, request: FoundRequest, status: str, logs: list[str] | None = None
+) -> RequestReport:
+    """Return the report of ``request`` so far: where it is, what it says, ``status``."""
+    where = (document.name, request.line, request.agent, request.instruction)
+    return RequestReport(*where, status, logs=logs or [])
+
+
 def _route_request(
     document: Document,
     request: FoundRequest,
@@ -212,17 +203,11 @@ def _route_request(
 ) -> tuple[RequestPlan | None, RequestReport, str]:
     """Route one request (or act on its approvals); return its plan, report and ``_later``."""
     written = written_results(document, request)
-    report = RequestReport(
-        file=document.name,
-        line=request.line,
-        agent=request.agent,
-        instruction=request.instruction,
-        status="unchanged",
-    )
+    report = _report(document, request, "unchanged")
     answered = request.recorded(HASH_KEY) == request.hash
     # --force routes again, but never over a decision the user made: a request whose
     # approval they answered keeps it (re-routing would ask again, WAITING anew).
-    forced = env.force and not (answered and _decided(request, written, _agent(env)))
+    forced = env.force and not (answered and _decided(request, written, env.config.agent))
     again = forced or (answered and _retry_due(request, written, env.now))
     if answered and not again:
         plan, report, later = _act_on_approvals(document, request, written, env, report)
@@ -256,15 +241,10 @@ def _route_request(
     first = max((_number(w.identity, request.hash) for w in kept), default=0) + 1
     emitted = [_usable(item) for item in emitted]
     for number, item in enumerate(emitted, first):
-        plan.results.append(
-            NewResult(
-                result_identity(request.hash, number),
-                item.result,
-                _intent_label(item, request.instruction),
-            )
-        )
+        label = _intent_label(item, request.instruction)
+        plan.results.append(NewResult(result_identity(request.hash, number), item.result, label))
     _plan_retags(document, plan, outcome.retags)
-    _, pending = decisions([w for w in kept if w.identity.startswith(ours)], _agent(env))
+    _, pending = decisions([w for w in kept if w.identity.startswith(ours)], env.config.agent)
     status = request_status((e.result.kind for e in emitted), pending)
     plan.properties = [(STATUS_KEY, status), (HASH_KEY, request.hash)]
     report.status = status
@@ -283,7 +263,7 @@ def _act_on_approvals(
     report: RequestReport,
 ) -> tuple[RequestPlan | None, RequestReport, str]:
     """Run the approvals the user granted, close the rejected ones; None if no change."""
-    decided, pending = decisions(written, _agent(env))
+    decided, pending = decisions(written, env.config.agent)
     if not decided:
         return None, report, "waiting" if pending else ""  # keeps the file due
     plan = RequestPlan(request)
@@ -340,12 +320,10 @@ def _decided(request: FoundRequest, written: list[Written], agent: AgentConfig) 
 def _too_long(size: int, limit: int) -> kernel.Outcome:
     """Answer a request too long to route: deciding on it would take minutes (issue 10)."""
     note = Result(
-        title="Clarification needed: the request is too long",
-        body=(
-            f"The request holds {size:,} characters; orgrouter routes requests of up to "
-            f"{limit:,} (limits.instruction_chars). Shorten it, or put the text in the "
-            "body of a section and ask about that section."
-        ),
+        "Clarification needed: the request is too long",
+        f"The request holds {size:,} characters; orgrouter routes requests of up to "
+        f"{limit:,} (limits.instruction_chars). Shorten it, or put the text in the "
+        "body of a section and ask about that section.",
         kind="clarification",
     )
     return kernel.Outcome(emitted=[kernel.Emitted(note, "router", "", 0)])
@@ -426,11 +404,6 @@ def _number(identity: str, request_hash: str) -> int:
     """Return N of ``HASH/N`` for this request's hash, or 0."""
     prefix, _, number = identity.partition("/")
     return int(number) if prefix == request_hash and number.isdigit() else 0
-
-
-def _agent(env: RouteEnv) -> AgentConfig:
-    """Return the agent section of the configuration."""
-    return env.config.agent
 
 
 def _unreadable_approval() -> Result:

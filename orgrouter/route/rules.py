@@ -260,6 +260,11 @@ def _any_of(table: _Table, patterns: list[str], key: str) -> re.Pattern[str]:
     return table.pattern("|".join(f"(?:{text})" for text in patterns), key)
 
 
+# Optional [words] lists kept as they are written (lower-cased).
+_OPTIONAL_WORDS = ("particles", "languages", "statement_verbs", "time_openers", "vague",
+                   "listing", "containers")  # fmt: skip
+
+
 def _verbs(table: _Table) -> dict[str, Any]:
     skills = table.section("skills")
     verbs: dict[Phrase, str] = {}
@@ -325,26 +330,21 @@ def _verbs(table: _Table) -> dict[str, Any]:
         "generic": generic,
         "nouns": nouns,
         "ambiguous": frozenset(w.lower() for w in table.strings(ambiguous, "words", "ambiguous")),
-        "determiners": frozenset(w.lower() for w in table.strings(words, "determiners", "words")),
-        "prepositions": frozenset(w.lower() for w in table.strings(words, "prepositions", "words")),
-        "targets": frozenset(w.lower() for w in table.strings(words, "targets", "words")),
-        "subjects": frozenset(w.lower() for w in table.strings(words, "subjects", "words")),
-        "fillers": _longest_first(table.strings(words, "fillers", "words")),
-        "sequence": _longest_first(table.strings(words, "sequence", "words")),
-        "delegators": _longest_first(table.strings(words, "delegators", "words")),
+        **{
+            key: frozenset(w.lower() for w in table.strings(words, key, "words"))
+            for key in ("determiners", "prepositions", "targets", "subjects")
+        },
+        **{
+            key: _longest_first(table.strings(words, key, "words"))
+            for key in ("fillers", "sequence", "delegators")
+        },
+        **{key: frozenset(optional(key)) for key in _OPTIONAL_WORDS},
         "questions": questions,
-        "particles": frozenset(optional("particles")),
         "joiners": frozenset(optional("joiners") or ["and", "&", "plus"]),
         "preparatory": frozenset(phrase(w) for w in optional("preparatory")),
         "outputs": frozenset(outputs),
-        "languages": frozenset(optional("languages")),
         "converters": frozenset(phrase(w) for w in optional("converters")),
         "dated_errands": frozenset(" ".join(phrase(w)) for w in optional("dated_errands")),
-        "statement_verbs": frozenset(optional("statement_verbs")),
-        "time_openers": frozenset(optional("time_openers")),
-        "vague": frozenset(optional("vague")),
-        "listing": frozenset(optional("listing")),
-        "containers": frozenset(optional("containers")),
         "adjectives": adjectives,
         "courtesy_frames": patterns("courtesy"),
         "desire_frames": patterns("desire"),

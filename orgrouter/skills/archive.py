@@ -58,6 +58,7 @@ _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _TAG_VARIANT = re.compile(
     r"\b(?:archive[ -]tag|tag\w*\s+(?:it|this|them)?\s*(?:as\s+)?archived)\b", re.I
 )
+_TAG_WORDS = re.compile(r"\b(?:with\s+)?(?:the\s+)?archive[ -]tag\b|\b(?:as\s+)?archived\b", re.I)
 # A keyword's value without trailing blanks, in linear time ("(.*?)[ \t]*$" is
 # quadratic in a line of blanks: tests/security/test_hostile_lines.py).
 _VALUE = rb"[ \t]*((?:.*[^ \t\r\n])?)[ \t]*\r?$"
@@ -214,19 +215,10 @@ def paste(target: bytes, text: bytes, heading: str, newline: bytes) -> tuple[byt
             line_end = len(target) - len(nl)
         else:
             line_end = found.end() - (1 if target[found.end() - 1 : found.end()] == b"\r" else 0)
-        head_level = level - 1
-        end = subtree_end_after(target, line_end, head_level)
-        back = end
-        while back > line_end and target[back - 1 : back] in (b" ", b"\t", b"\r", b"\n"):
-            back -= 1
-        forward = back
-        while forward < len(target) and target[forward : forward + 1] in (
-            b" ",
-            b"\t",
-            b"\r",
-            b"\n",
-        ):
-            forward += 1
+        end = subtree_end_after(target, line_end, level - 1)
+        # One blank line between the heading's last child and the subtree, whatever was there.
+        back = line_end + len(target[line_end:end].rstrip(b" \t\r\n"))
+        forward = len(target) - len(target[back:].lstrip(b" \t\r\n"))
         target = target[:back] + nl + nl + target[forward:]
         point = back + 2 * len(nl)
     block = at_level(text, level, nl)
@@ -283,12 +275,7 @@ class ArchiveSkill(ExecutorSkill):
         words = str(payload.get("object", ""))
         tag_only = bool(_TAG_VARIANT.search(text))
         if tag_only:
-            words = re.sub(
-                r"\b(?:with\s+)?(?:the\s+)?archive[ -]tag\b|\b(?:as\s+)?archived\b",
-                "",
-                words,
-                flags=re.I,
-            )
+            words = _TAG_WORDS.sub("", words)
         document, subjects, _how = resolve_subjects(words, ctx)
         if tag_only:
             lines = tuple(f"{s.title} (line {s.line}): tag it :{ARCHIVE_TAG}:" for s in subjects)
@@ -308,39 +295,30 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
     for subject in subjects:
         index = index_at_line(document, subject.line)
         target, heading = split_location(location_of(document, index), source)
-        same = target is None or target == source
-        if not same:
-            assert target is not None
-            if target not in checked:
-                checked[target] = (write_problem(ctx, target), where_note(ctx, target))
-            problem = checked[target][0]
+        other = None if target == source else target  # None: this same file
+        warn = ""
+        if other is not None:
+            if other not in checked:
+                checked[other] = (write_problem(ctx, other), where_note(ctx, other))
+            problem, warn = checked[other]
             if problem is not None:
                 raise Unclear(
                     "Clarification needed: the archive file may not be written",
-                    f"Archiving {subject.title!r} would write {target}: {problem}. "
+                    f"Archiving {subject.title!r} would write {other}: {problem}. "
                     "Set an ARCHIVE property or #+ARCHIVE: line naming an Org file in the notes.",
                 )
+        same = other is None
         if same and heading:
             _refuse_archiving_into_itself(document, subjects, heading)
         context = tuple(context_of(document, index, ctx.now, source))
         tags = tuple(document.tags(index)) if same and _inherits(document, index) else ()
-        where = relative_name(target, ctx) if target is not None and not same else "this file"
+        where = "this file" if other is None else relative_name(other, ctx)
         under = f" under {heading!r}" if heading else ""
-        warn = checked[target][1] if target is not None and not same else ""
         lines.append(f"{subject.title} (line {subject.line}) -> {where}{under}{warn}")
-        targets.add(f"{'' if same or target is None else bound_name(target, ctx)}::{heading}")
-        moves.append(
-            Move(
-                subject,
-                "archive",
-                "" if same or target is None else str(target),
-                heading,
-                (),
-                context,
-                tags,
-                inherited_privacy(document, subject, ctx),
-            )
-        )
+        targets.add(f"{'' if other is None else bound_name(other, ctx)}::{heading}")
+        dest = "" if other is None else str(other)
+        private = inherited_privacy(document, subject, ctx)
+        moves.append(Move(subject, "archive", dest, heading, (), context, tags, private))
     digest = binding(kind, document.data, subjects, "|".join(sorted(targets)))
     count = len(subjects)
     title = f"Archived {count} subtrees" if count > 1 else f"Archived {subjects[0].title!r}"

@@ -58,9 +58,9 @@ class AskSkill(BaseSkill):
             how = HOW_TO_CONFIGURE.replace("[neuro]", f"[agents.{agent}.neuro]")
             how = how.replace("To answer free-form questions", f"To let @{agent} answer")
             body = f"No model is configured for @{agent}, so it cannot {skill} this.\n" + how
-            # No address in a result's title: it would read as a new request to @agent.
-            return Emit((Result(title="No model configured", body=body),))
-        body = f"No model is configured, so there is no answer ({skill}).\n" + HOW_TO_CONFIGURE
+        else:
+            body = f"No model is configured, so there is no answer ({skill}).\n" + HOW_TO_CONFIGURE
+        # No address in a result's title: it would read as a new request to @agent.
         return Emit((Result(title="No model configured", body=body),))
 
 

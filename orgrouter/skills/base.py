@@ -249,11 +249,8 @@ class Context:
         text = own if own.strip() else self.request.parent_section
         if not self.request.outline:
             return text
-        return (
-            text
-            + ("" if not text or text.endswith("\n") else "\n")
-            + outline_text(self.request.outline)
-        )
+        joint = "" if not text or text.endswith("\n") else "\n"
+        return text + joint + outline_text(self.request.outline)
 
     def withheld(self) -> bool:
         """Return whether a model is configured but kept from this private request."""

@@ -164,7 +164,7 @@ class _Parser:
             code = ADVERBS[self.low(at)]  # "w", or "2w" for biweekly
             unit, step, at = code[-1], int(code[:-1] or 1), at + 1
         elif plural is not None:  # "water the plants on sundays": every sunday
-            unit, step, day, at = "w", 1, self.weekday(plural, False), at + 1
+            unit, step, day, at = "w", 1, self.weekday(plural), at + 1
         elif self.low(at) in ("every", "each"):
             at += 1
             step = 1
@@ -174,7 +174,7 @@ class _Parser:
                 step, at = counted
             word = self.low(at)
             if word in WEEKDAY:
-                unit, day, at = "w", self.weekday(WEEKDAY[word], False), at + 1
+                unit, day, at = "w", self.weekday(WEEKDAY[word]), at + 1
             elif word in UNITS:
                 unit, at = UNITS[word], at + 1
                 if unit == "f":
@@ -326,7 +326,6 @@ class _Parser:
 
     def named_weekday(self, at: int) -> tuple[date, int] | None:
         """Read "friday", "this friday", "next friday" (all: the next one after today)."""
-        strict = self.low(at) == "next"
         lead = at + (self.low(at) in ("next", "this", "coming"))
         word = self.low(lead)
         if word not in WEEKDAY:
@@ -335,12 +334,12 @@ class _Parser:
         if after is not None:  # "monday next week": that day of next week
             monday = self.today + timedelta(days=7 - self.today.weekday())
             return monday + timedelta(days=WEEKDAY[word]), after
-        return self.weekday(WEEKDAY[word], strict), lead + 1
+        return self.weekday(WEEKDAY[word]), lead + 1
 
-    def weekday(self, target: int, strict: bool) -> date:
+    def weekday(self, target: int) -> date:
         """Return the next ``target`` weekday after today (as ``org-read-date`` reads it).
 
-        ``strict`` ("next friday") reads the same: strictly after today.
+        "next friday" reads the same: strictly after today.
         """
         ahead = (target - self.today.weekday()) % 7 or 7
         return self.today + timedelta(days=ahead)
@@ -372,9 +371,9 @@ class _Parser:
                 return add_months(self.today.replace(day=1), 1), at + 2
             return date(self.today.year + 1, 1, 1), at + 2
         if after := self.words(at, "this", "weekend") or self.words(at, "the", "weekend"):
-            return self.weekday(5, False), after
+            return self.weekday(5), after
         if (after := self.words(at, "next", "weekend")) is not None:
-            return self.weekday(5, False) + timedelta(days=7), after
+            return self.weekday(5) + timedelta(days=7), after
         return None
 
     def _end(self, unit: str, shift: int) -> date:

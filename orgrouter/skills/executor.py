@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
@@ -30,15 +30,16 @@ from orgrouter.skills.base import (
     Context,
     Emit,
     Result,
+    Retag,
     Sensor,
     Stimulus,
+    clarify,
     proposal_stimulus,
 )
 
 if TYPE_CHECKING:
     from orgrouter.route.binding import Effect
 
-EXECUTORS = ("archive", "refile", "delete")
 # What org-get-outline-path drops from a title: statistics cookies, and links' targets.
 _COOKIE = re.compile(r"\[[0-9]+%\]|\[[0-9]+/[0-9]+\]")
 _LINK = re.compile(r"\[\[([^\]]*)\](?:\[([^\]]*)\])?\]")
@@ -75,7 +76,7 @@ class Unclear(Exception):
 
     def clarification(self) -> Emit:
         """Return the clarification result for this question."""
-        return Emit((Result(title=self.title, body=self.body, kind="clarification"),))
+        return clarify(self.title, self.body)
 
 
 @dataclass(frozen=True)
@@ -122,16 +123,6 @@ class Plan:
         return "\n".join(f"- {line}" for line in self.lines)
 
 
-class Executor(Protocol):
-    """An executor skill: it plans before approval and runs the plan after."""
-
-    name: str
-
-    def plan(self, payload: Mapping[str, Any], ctx: Context) -> Plan:
-        """Return the plan for ``payload`` in ``ctx``'s request, or raise Unclear."""
-        ...
-
-
 class ExecutorSkill(BaseSkill):
     """An executor: it asks for approval itself (bound to its plan) and runs it once approved."""
 
@@ -165,10 +156,10 @@ def document_of(ctx: Context) -> Document:
 
 def index_at_line(document: Document, line: int) -> int:
     """Return the index of the indexed headline on 1-based ``line``."""
-    for entry in document.entries:
-        if entry.line == line:
-            return entry.index
-    raise ValueError(f"no indexed headline on line {line}")
+    found = next((entry.index for entry in document.entries if entry.line == line), None)
+    if found is None:
+        raise ValueError(f"no indexed headline on line {line}")
+    return found
 
 
 def full(document: Document) -> Document:
@@ -191,15 +182,8 @@ def subject_at(document: Document, index: int) -> Subject:
         if document.data[other.begin : other.end].rstrip(b"\r\n") == line
         and is_result(document, other.index) == result
     )
-    return Subject(
-        entry.begin,
-        entry.subtree_end,
-        entry.line,
-        document.headline(index).raw,
-        rank,
-        line,
-        result,
-    )
+    raw = document.headline(index).raw
+    return Subject(entry.begin, entry.subtree_end, entry.line, raw, rank, line, result)
 
 
 def is_result(document: Document, index: int) -> bool:
@@ -323,16 +307,12 @@ def named(document: Document, title: str, own: int) -> Subject:
     headline ``* [[https://example.org][Site]] [1/2]`` is "Site".
     """
     wanted = title.casefold()
-    matches = [
-        entry.index
-        for entry in document.entries
-        if entry.index != own
-        and wanted
-        in (
-            document.headline(entry.index).raw.casefold(),
-            outline_title(document.headline(entry.index).raw).casefold(),
-        )
-    ]
+
+    def titles(index: int) -> tuple[str, str]:
+        raw = document.headline(index).raw
+        return raw.casefold(), outline_title(raw).casefold()
+
+    matches = [e.index for e in document.entries if e.index != own and wanted in titles(e.index)]
     if len(matches) == 1:
         return subject_at(document, matches[0])
     if matches:
@@ -388,8 +368,7 @@ def subject_text(data: bytes, subject: Subject) -> bytes:
     for entry in document.entries:
         if entry.begin < skip_until:
             continue
-        head = document.head(entry.index)
-        if head.drawer is not None and head.drawer.get("ORGROUTER_RESULT") is not None:
+        if is_result(document, entry.index):
             kept.append(text[position : entry.begin])
             position = skip_until = entry.subtree_end
     kept.append(text[position:])
@@ -455,13 +434,10 @@ def inherited_privacy(document: Document, subject: Subject, ctx: Context) -> tup
 
 def relative_name(path: Path, ctx: Context) -> str:
     """Return ``path`` as shown to the user: relative to the notes root when inside it."""
-    root = ctx.notes_root
-    if root is not None:
-        try:
-            return os.path.relpath(path, root)
-        except ValueError:
-            return os.fspath(path)
-    return os.fspath(path)
+    try:
+        return os.fspath(path) if ctx.notes_root is None else os.path.relpath(path, ctx.notes_root)
+    except ValueError:  # another drive (Windows)
+        return os.fspath(path)
 
 
 def bound_name(path: Path, ctx: Context) -> str:
@@ -484,7 +460,7 @@ def bound_name(path: Path, ctx: Context) -> str:
 ARCHIVE_TAG = "ARCHIVE"  # `org-archive-tag'
 
 
-def run_executor(skill: Executor, payload: Mapping[str, Any], ctx: Context) -> Emit:
+def run_executor(skill: ExecutorSkill, payload: Mapping[str, Any], ctx: Context) -> Emit:
     """Run the plan the user approved exactly (route/binding.py); otherwise ask (again)."""
     from orgrouter.route.binding import require_approval
 
@@ -499,14 +475,9 @@ def run_executor(skill: Executor, payload: Mapping[str, Any], ctx: Context) -> E
     if asked is not None:
         body = f"{plan.describe()}\n{asked.body}"
         return Emit((dataclasses.replace(asked, body=body),))
+    done = (Result(title=plan.summary, body=plan.describe()),)
     if plan.retag:
-        from orgrouter.skills.base import Retag
-
-        return Emit(
-            (Result(title=plan.summary, body=plan.describe()),),
-            retags=(Retag(plan.retag, (ARCHIVE_TAG,)),),
-        )
+        return Emit(done, retags=(Retag(plan.retag, (ARCHIVE_TAG,)),))
     digest = plan.binding.digest
-    moves = [dataclasses.replace(move, approval=digest) for move in plan.moves]
-    ctx.handback.moves.extend(moves)
-    return Emit((Result(title=plan.summary, body=plan.describe()),))
+    ctx.handback.moves.extend(dataclasses.replace(move, approval=digest) for move in plan.moves)
+    return Emit(done)

@@ -72,14 +72,9 @@ class GreetSkill(BaseSkill):
             from orgrouter.neuro.results import MODEL_KEY
 
             body = markdown_to_org(proposal.text).strip()
-            if body:
-                result = Result(
-                    title="Hello",
-                    body=body,
-                    properties=((MODEL_KEY, proposal.model),),
-                    org_safe=True,  # markdown_to_org escaped what Org reads as structure
-                )
-                return Emit((result,))
+            if body:  # org_safe: markdown_to_org escaped what Org reads as structure
+                properties = ((MODEL_KEY, proposal.model),)
+                return Emit((Result("Hello", body, properties=properties, org_safe=True),))
         if isinstance(proposal, Stimulus) and _THANKS.search(proposal.text):
             return Emit((Result(title="You're welcome", body=THANKS_BODY),))
         return Emit((Result(title="Hello", body=GREETING_BODY),))

@@ -84,11 +84,9 @@ class ModelSkill(BaseSkill):
         if self.needs_notes and not notes.strip():
             return Refusal(
                 Result(
-                    title=f"Clarification needed: nothing to {self.handles}",
-                    body=(
-                        f"The request and its parent section have no text to {self.handles}. "
-                        "Put the request under the heading it is about."
-                    ),
+                    f"Clarification needed: nothing to {self.handles}",
+                    f"The request and its parent section have no text to {self.handles}. "
+                    "Put the request under the heading it is about.",
                     kind="clarification",
                 )
             )

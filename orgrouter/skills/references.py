@@ -234,10 +234,8 @@ def _by_kind(
     words: list[str], prose: Prose, section: str, outline: Sequence[Heading]
 ) -> Resolved | None:
     """Return the rows of a table, or the child headlines, when the phrase names them."""
-    if any(w in _ROWS for w in words):
-        rows = [row for table in tables(section) for row in table.rows]
-        if rows:
-            return Resolved(tuple(" ".join(c for c in row if c) for row in rows), "the table rows")
+    if any(w in _ROWS for w in words) and (rows := _table_rows(section)) is not None:
+        return rows
     if any(w in _HEADINGS for w in words) and outline:
         return Resolved(_open_headings(outline), "the headlines")
     return None
@@ -252,12 +250,20 @@ def _any(
         return Resolved(tuple(items), "the list items")
     if prose.labelled:
         return Resolved(tuple(text for _, text in prose.labelled), "the labelled lines")
-    rows = [row for table in tables(section) for row in table.rows]
-    if rows:
-        return Resolved(tuple(" ".join(c for c in row if c) for row in rows), "the table rows")
+    rows = _table_rows(section)
+    if rows is not None:
+        return rows
     if outline:
         return Resolved(_open_headings(outline), "the headlines")
     return None
+
+
+def _table_rows(section: str) -> Resolved | None:
+    """Return the rows of the section's tables, each as its cells' text, or None."""
+    rows = [row for table in tables(section) for row in table.rows]
+    if not rows:
+        return None
+    return Resolved(tuple(" ".join(c for c in row if c) for row in rows), "the table rows")
 
 
 def _open_headings(outline: Sequence[Heading]) -> tuple[str, ...]:

@@ -238,12 +238,12 @@ class RefileSkill(ExecutorSkill):
             problem = write_problem(ctx, target)
             if problem is not None:
                 raise Unclear("Clarification needed: that file may not be written", problem)
+        where = "this file" if same else relative_name(target, ctx)
         olpath: tuple[str, ...] = ()
         if path:
-            label = "this file" if same else relative_name(target, ctx)
             holder = document if same else Document.from_file(target)
             hide = () if ctx.private else ctx.config.privacy.tags
-            index, olpath = find_heading(holder, path, label, private_tags=hide)
+            index, olpath = find_heading(holder, path, where, private_tags=hide)
             if same:
                 begin = holder.entries[index].begin
                 for subject in subjects:
@@ -253,29 +253,19 @@ class RefileSkill(ExecutorSkill):
                             f"{'/'.join(olpath)!r} is inside {subject.title!r}, which would "
                             "move into itself. Pick a headline outside it.",
                         )
-        where = "this file" if same else relative_name(target, ctx)
         under = f" under {'/'.join(olpath)!r}" if olpath else " (at the end, level 1)"
         warn = "" if same else where_note(ctx, target)
         lines = tuple(f"{s.title} (line {s.line}) -> {where}{under}{warn}" for s in subjects)
         digest = binding(
             "refile", document.data, subjects, f"{bound_name(target, ctx)}::{'/'.join(olpath)}"
         )
+        dest = "" if same else str(target)
         moves = tuple(
-            Move(
-                s,
-                "refile",
-                "" if same else str(target),
-                "",
-                olpath,
-                private=inherited_privacy(document, s, ctx),
-            )
+            Move(s, "refile", dest, "", olpath, private=inherited_privacy(document, s, ctx))
             for s in subjects
         )
-        title = (
-            f"Refiled {subjects[0].title!r}"
-            if len(subjects) == 1
-            else f"Refiled {len(subjects)} subtrees"
-        )
+        count = len(subjects)
+        title = f"Refiled {count} subtrees" if count > 1 else f"Refiled {subjects[0].title!r}"
         return Plan(moves, lines, digest, (), f"{title} to {where}")
 
 

@@ -78,13 +78,7 @@ class RouterSkill(BaseSkill):
         if model is not None and usable and not items:
             from orgrouter.neuro.decompose import model_decompose
 
-            outcome = model_decompose(
-                model,
-                stimulus.text,
-                ctx.targets,
-                rules=rules,
-                selves=selves,
-            )
+            outcome = model_decompose(model, stimulus.text, ctx.targets, rules=rules, selves=selves)
             intents = tuple(i.to_json() for i in outcome.intents)
             notes = outcome.notes
         ctx.handback.gate = gate
@@ -135,12 +129,10 @@ def _not_understood(gate: GateResult) -> Result:
     """Return the clarification for a request the gate could not classify."""
     reason = gate.reason or "cannot classify"
     return Result(
-        title="Clarification needed: not understood",
-        body=(
-            f"The router refused this request ({reason}), so nothing ran.\n"
-            "Start with a verb, e.g. =@agent summarize this section= or "
-            "=@agent create todos for the action items=."
-        ),
+        "Clarification needed: not understood",
+        f"The router refused this request ({reason}), so nothing ran.\n"
+        "Start with a verb, e.g. =@agent summarize this section= or "
+        "=@agent create todos for the action items=.",
         kind="clarification",
     )
 
@@ -150,13 +142,11 @@ def _unsure(gate: GateResult, ctx: Context) -> Result:
     lines = "\n".join(f"- {line}" for line in gate.understood())
     threshold = ctx.config.sensor_gate.min_confidence
     return Result(
-        title="Clarification needed: is this what you meant?",
-        body=(
-            f"Confidence {gate.confidence:.2f} is below min_confidence {threshold:.2f}, "
-            "so nothing ran. I understood:\n"
-            f"{lines}\n"
-            "Edit the request headline to say it more plainly, and it is routed again."
-        ),
+        "Clarification needed: is this what you meant?",
+        f"Confidence {gate.confidence:.2f} is below min_confidence {threshold:.2f}, "
+        "so nothing ran. I understood:\n"
+        f"{lines}\n"
+        "Edit the request headline to say it more plainly, and it is routed again.",
         kind="clarification",
     )
 

@@ -60,11 +60,9 @@ class ScheduleSkill(BaseSkill):
         if found is None:
             return clarify(
                 "Clarification needed: when?",
-                (
-                    f"I understood {text!r} as scheduling, but found no date. "
-                    "Say =today=, =tomorrow=, =friday=, =next monday=, "
-                    "=in 3 days=, =Dec 10= or =2026-12-24=."
-                ),
+                f"I understood {text!r} as scheduling, but found no date. "
+                "Say =today=, =tomorrow=, =friday=, =next monday=, "
+                "=in 3 days=, =Dec 10= or =2026-12-24=.",
             )
         keyword = "DEADLINE" if found.deadline or _DEADLINE.search(text) else "SCHEDULED"
         if _POINTER.match(what):

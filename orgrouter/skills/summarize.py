@@ -63,10 +63,8 @@ class SummarizeSkill(BaseSkill):
         if not picked:
             return clarify(
                 "Clarification needed: nothing to summarize",
-                (
-                    "The request's body and its parent section have no prose to "
-                    "summarize. Put the request under the heading to summarize."
-                ),
+                "The request's body and its parent section have no prose to "
+                "summarize. Put the request under the heading to summarize.",
             )
         body = "\n".join(f"- {sentence}" for sentence in picked)
         if ctx.withheld():

@@ -61,11 +61,9 @@ class TagSkill(BaseSkill):
         if not tags or target is None:
             return clarify(
                 "Clarification needed: which tags?",
-                (
-                    f"I understood {stimulus.text!r} as tagging but found no tag "
-                    "name. Write =@agent tag this :work:urgent:= or "
-                    "=@agent tag this as urgent=."
-                ),
+                f"I understood {stimulus.text!r} as tagging but found no tag "
+                "name. Write =@agent tag this :work:urgent:= or "
+                "=@agent tag this as urgent=.",
             )
         line, title = target
         # Said in words: a tag group in a result's title would tag the result itself,

@@ -102,12 +102,10 @@ class TodoSkill(BaseSkill):
         if not items:
             return clarify(
                 "Clarification needed: which todos?",
-                (
-                    "I found no action items in this section (unchecked "
-                    'checkboxes, items under an "Action items:" line, or lines '
-                    'starting with "TODO" or "Action:").\n'
-                    "Name them instead: =@agent create todos for X, Y and Z=."
-                ),
+                "I found no action items in this section (unchecked "
+                'checkboxes, items under an "Action items:" line, or lines '
+                'starting with "TODO" or "Action:").\n'
+                "Name them instead: =@agent create todos for X, Y and Z=.",
             )
         return Emit(tuple(dated(item, ctx, shared) for item in items[:MAX_TODOS]))
 
@@ -189,14 +187,10 @@ def _clean(text: str) -> str:
 
 def _unique(items: Iterable[str]) -> list[str]:
     """Return the non-empty ``items`` in order, without repeats (case-insensitive)."""
-    seen: set[str] = set()
-    kept: list[str] = []
+    first: dict[str, str] = {}
     for item in items:
-        key = item.casefold()
-        if key and key not in seen:
-            seen.add(key)
-            kept.append(item)
-    return kept
+        first.setdefault(item.casefold(), item)
+    return [item for key, item in first.items() if key]
 
 
 SKILL = TodoSkill()

@@ -56,6 +56,7 @@ def run(
         raise UsageError("--stdin writes to stdout: --diff and --dry-run do not apply")
     start = Path(file_name).parent if use_stdin and file_name else Path(paths[0] if paths else ".")
     overrides = {"agent.name": agent} if agent else None
+    warm_key = _warm_key(paths, mode, agent or config_file or use_stdin)
     loaded = load_config(start, cli_file=config_file, env=os.environ, overrides=overrides)
     config = loaded.config
     warn_environment(config)
@@ -69,6 +70,8 @@ def run(
         on_diff=lambda text: echo(text, nl=False),
         config_dir=loaded.directory,
         rules_cache=cache_dir(os.environ),
+        # User skills are code the proof cannot see: a warm run must load and check them.
+        warm_key=None if config.skills.paths else warm_key,
     )
     if use_stdin:
         return _stdin(file_name, config, options, state_path, quiet)
@@ -126,6 +129,27 @@ def _stdin(
             err=True,
         )
     return 0
+
+
+def _warm_key(paths: tuple[str, ...], mode: WriteMode, other: object) -> str | None:
+    """Return ``warm.config_key`` for a write run a later ``route -q DIR`` can be proved by.
+
+    Only a run configured as that one is (no --config, --agent or ``ORGROUTER_*``
+    variable) may leave the proof ``orgrouter.warm`` checks: its prefilter signature.
+    """
+    if mode is not WriteMode.WRITE or other or len(paths) > 1:
+        return None
+    if any(name.startswith("ORGROUTER_") for name in os.environ):
+        return None
+    start = paths[0] if paths else "."
+    if not os.path.isdir(start):
+        return None
+    from orgrouter.warm import config_key
+
+    try:
+        return config_key(os.path.abspath(start), os.environ)[1]
+    except OSError:
+        return None
 
 
 def _mode(show_diff: bool, check: bool, dry_run: bool, as_json: bool) -> WriteMode:

@@ -39,6 +39,7 @@ class RunOptions:
     config_dir: Path | None = None  # where relative skills.paths are resolved
     within: tuple[int, int] | None = None  # route only requests starting in these bytes
     rules_cache: Path | None = None  # where compiled routing tables are kept (None: nowhere)
+    warm_key: str | None = None  # warm.config_key before the config loaded: record the proof
 
 
 class Router:

@@ -139,6 +139,10 @@ def run_route(
             for walked in found.walked:  # a run given one file says nothing of the rest
                 cache.forget_missing_under(walked, present)
         cache.flush()
+        if options.warm_key is not None and state is not None:
+            from orgrouter.warm import record
+
+            record(state, os.fspath(paths[0]), options.warm_key, prefilter.signature)
         log.emit("run_end", **report.as_counts(), duration_ms=log.elapsed_ms())
     finally:
         if log is not None:

@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from orgrouter import eventlog, scancache, warm
+from orgrouter import configload, discover, eventlog, scancache, warm
 from orgrouter.cli import main
-from orgrouter.config import Config
-from orgrouter.prefilter import prefilter_for
 from orgrouter.route import journal
 from orgrouter.runlock import RunLock
 
@@ -29,12 +27,13 @@ NOTES = {
 
 
 def test_its_constants_are_those_of_the_modules_that_own_them() -> None:
-    assert prefilter_for(Config()).signature == warm.DEFAULT_SIGNATURE
     assert warm.WAITING == scancache.WAITING
+    assert warm.PROJECT_FILE == configload.PROJECT_FILE == discover.ROOT_MARKER
     assert warm.SCHEMAS == {
         scancache.SCHEMA: scancache.SCHEMA_VERSION,
         eventlog.SCHEMA: eventlog.SCHEMA_VERSION,
         journal.SCHEMA: journal.VERSION,
+        "warm_proof": 1,
     }
 
 
@@ -81,20 +80,70 @@ def test_an_unchanged_tree_is_answered_as_the_full_run_answers_it(
     assert capsys.readouterr() == ("", "")
 
 
-def test_a_warm_route_imports_no_configuration_discovery_or_router(env: Path) -> None:
-    notes = settled_tree(env)
+def warm_modules(env: Path, notes: Path, arg: Path | None = None) -> set[str]:
+    """Return the modules a ``route -q --state S ARG`` in a fresh process imports."""
     code = (
         "import json, sys\nfrom orgrouter.cli import main\ntry:\n"
         "    main(['route', '-q', '--state', sys.argv[1], sys.argv[2]])\n"
         "except SystemExit as done:\n    assert not done.code\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
-    argv = [sys.executable, "-c", code, str(env.parent / "s.db"), str(notes)]
+    argv = [sys.executable, "-c", code, str(env.parent / "s.db"), str(arg or notes)]
     done = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=60)
-    modules = set(json.loads(done.stdout))
+    return set(json.loads(done.stdout))
+
+
+UNWANTED = {"orgrouter.config", "orgrouter.discover", "orgrouter.scancache", "dataclasses"}
+
+
+def test_a_warm_route_imports_no_configuration_discovery_or_router(env: Path) -> None:
+    notes = settled_tree(env)
+    modules = warm_modules(env, notes)
     assert "orgrouter.warm" in modules and "sqlite3" in modules
-    unwanted = {"orgrouter.config", "orgrouter.discover", "orgrouter.scancache", "dataclasses"}
-    assert modules.isdisjoint(unwanted | {"orgrouter.route", "click", "tomllib"})
+    assert modules.isdisjoint(UNWANTED | {"orgrouter.route", "click", "tomllib"})
+
+
+def test_a_configured_tree_is_answered_by_its_configuration_bytes(env: Path) -> None:
+    # Most trees have an orgrouter.toml: the proof is the bytes of the configuration
+    # files the last full run read, with the prefilter signature they gave.
+    (env / "orgrouter.toml").write_text('[agent]\nname = "bob"\n')
+    (env / "ann.org").write_text("* @ann create a todo to water the plants\n")  # not yet
+    os.utime(env / "ann.org", OLD)
+    notes = settled_tree(env)
+    assert "ORGROUTER_RESULT" in (notes / "sub/bob.org").read_text()
+    assert warm_modules(env, notes).isdisjoint(UNWANTED)
+    assert warm_modules(env, notes, notes / "sub").isdisjoint(UNWANTED)  # below the root
+    with sqlite3.connect(env.parent / "s.db") as conn:
+        [(root,)] = conn.execute("SELECT root FROM warm_proof")
+    assert root == str(notes.resolve())  # the notes root, which the run lock keys
+    # A byte changed in the configuration (a comment) and the full run decides.
+    (notes / "orgrouter.toml").write_text('# me\n[agent]\nname = "bob"\n')
+    assert "orgrouter.config" in warm_modules(env, notes)
+    assert warm_modules(env, notes).isdisjoint(UNWANTED)  # and leaves a proof for them
+    # The user's own configuration counts too: here it makes @ann an address.
+    assert "ORGROUTER_RESULT" not in (notes / "ann.org").read_text()
+    user = env.parent / "xdg-config" / "orgrouter" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text('[agent]\nsub_agents = ["ann"]\n')
+    assert route(notes) == 0
+    assert "ORGROUTER_RESULT" in (notes / "ann.org").read_text()
+
+
+def test_a_configuration_with_user_skills_is_never_proved(env: Path) -> None:
+    (env / "orgrouter.toml").write_text('[skills]\npaths = ["../skills"]\n')
+    (env.parent / "skills").mkdir()
+    notes = settled_tree(env)
+    # Their code may change without a byte of the configuration changing.
+    assert "orgrouter.config" in warm_modules(env, notes)
+
+
+def test_agent_named_on_the_command_line_leaves_no_proof(env: Path) -> None:
+    notes = settled_tree(env)
+    with sqlite3.connect(env.parent / "s.db") as conn:
+        conn.execute("DELETE FROM warm_proof")
+    assert route(notes, "--agent", "bob") == 0  # its signature is not the plain run's
+    with sqlite3.connect(env.parent / "s.db") as conn:
+        assert conn.execute("SELECT count(*) FROM warm_proof").fetchone() == (0,)
 
 
 def _edit(notes: Path) -> None:

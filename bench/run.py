@@ -1,16 +1,20 @@
 """Measure orgrouter against the baselines of issue 4, side by side, and print the table.
 
-    python bench/run.py [--repeat 5] [--files 2000] [--mb 30] [--big-mb 5] [--mix ...] [--json]
+    python bench/run.py [--repeat 5] [--files 2000,20000] [--mb 30] [--big-mb 5] [--mix ...]
+                        [--skip-orgparse] [--json]
 
-Generates the synthetic tree and the 5 MB file (bench/generate.py) in a temporary
-directory, then runs every measurement once per round, ``--repeat`` rounds
-interleaved (so a burst of load hits all of them alike), and reports the median wall
-time and the median CPU time (user + sys of the child, which noise from other
-processes barely moves). Each program runs as its own process, as a user runs it:
-Python start-up is part of every number, orgrouter's and the baselines' alike.
+For each tree size in ``--files`` (by default a 2,000- and a 20,000-file tree of the
+same ``--mb``, each with the request mix scaled to its files), generates the synthetic
+tree and the 5 MB file (bench/generate.py) in a temporary directory, then runs every
+measurement once per round, ``--repeat`` rounds interleaved (so a burst of load hits
+all of them alike), and reports the median wall time and the median CPU time (user +
+sys of the child, which noise from other processes barely moves). Each program runs
+as its own process, as a user runs it: Python start-up is part of every number,
+orgrouter's and the baselines' alike.
 
 Nothing here is part of the test suite; ``tests/ops/test_bench.py`` only smoke-tests
-it on a tiny tree.
+it on a tiny tree. ``--json`` prints one object per tree size (a list of them when
+there are several).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -316,7 +321,12 @@ def render(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument(
+        "--files",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[2000, 20000],
+        help="tree sizes, comma-separated (default 2000,20000)",
+    )
     parser.add_argument("--mb", type=float, default=30.0)
     parser.add_argument("--big-mb", type=float, default=5.0)
     parser.add_argument("--seed", type=int, default=2026)
@@ -324,6 +334,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-orgparse", action="store_true", help="Skip the slowest baseline.")
     parser.add_argument("--json", action="store_true", help="Print JSON instead of Markdown.")
     args = parser.parse_args(argv)
+    results = []
+    for files in args.files:
+        results.append(measure_tree(argparse.Namespace(**{**vars(args), "files": files})))
+        if not args.json:
+            print(results[-1], end="\n\n" if files != args.files[-1] else "\n", flush=True)
+    if args.json:
+        data = results[0] if len(results) == 1 else results
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    return 0
+
+
+def measure_tree(args: argparse.Namespace) -> Any:
+    """Measure one tree of ``args.files`` files; return its Markdown (or, --json, its data)."""
     with tempfile.TemporaryDirectory(prefix="orgrouter-bench-") as temp:
         work = Path(temp)
         env = {
@@ -365,19 +388,16 @@ def main(argv: list[str] | None = None) -> int:
         facts["search_query"] = json.loads(query.stdout)
         by = {m.name: m for m in measures}
         rows = ratio_rows(by, facts)
-        if args.json:
-            data = {
-                "facts": {k: v for k, v in facts.items() if isinstance(v, int | float | str)},
-                "rows": rows,
-                "programs": {
-                    m.name: {"wall_s": m.wall(), "cpu_s": m.cpu(), "peak_mb": m.peak_mb()}
-                    for m in measures
-                },
-            }
-            print(json.dumps(data, indent=2, ensure_ascii=False))
-        else:
-            print(render(rows, by, facts, args.repeat))
-    return 0
+        if not args.json:
+            return render(rows, by, facts, args.repeat)
+        return {
+            "facts": {k: v for k, v in facts.items() if isinstance(v, int | float | str)},
+            "rows": rows,
+            "programs": {
+                m.name: {"wall_s": m.wall(), "cpu_s": m.cpu(), "peak_mb": m.peak_mb()}
+                for m in measures
+            },
+        }
 
 
 if __name__ == "__main__":

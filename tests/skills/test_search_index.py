@@ -222,6 +222,25 @@ def test_an_index_of_the_older_schema_is_dropped_with_its_text(tmp_path: Path) -
     assert stored and not [row for row in stored if "SECRET" in row[0]]
 
 
+def test_words_each_held_but_never_together_are_not_said_to_be_dropped(tmp_path: Path) -> None:
+    # Every word is in some headline, none holds both: there is no word to drop, and
+    # the result said "(No headline mentions ''; these mention the rest.)".
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.org").write_text("* Alpha plan\ntext\n* Beta plan\nmore\n")
+    here = notes / "q.org"
+    here.write_text("* @agent find notes about alpha beta\n")
+    db = StateDB.open(tmp_path / "state.db")
+    if not searchindex.available(db.conn):
+        pytest.skip("this SQLite has no FTS5")
+    text = "find notes about alpha beta"
+    request = Request(here, 1, "@agent " + text, text, "agent")
+    ctx = Context(Config(), datetime(2026, 12, 1), request=request, notes_root=notes, state=db)
+    action = SEARCH.symbolic(delegation({"skill": "search", "text": text}), ctx)
+    assert isinstance(action, Emit)
+    assert action.results[0].body == "No headline under the notes root mentions 'alpha beta'."
+
+
 def _stored(index: searchindex.SearchIndex) -> str:
     rows = index.db.conn.execute("SELECT title || ' ' || body FROM search_fts").fetchall()
     return "\n".join(row[0] for row in rows)

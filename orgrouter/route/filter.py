@@ -36,6 +36,9 @@ class LazyState:
     def __init__(self, locate: Callable[[], Path]) -> None:
         self._locate = locate
         self._db: StateDB | None = None
+        # StateDB.run_memo's stand-in: a skill's once-per-run memo (refile's listing of
+        # the notes) needs no database, so asking for it must not open one.
+        self.run_memo: dict[str, object] = {}
 
     @property
     def opened(self) -> bool:

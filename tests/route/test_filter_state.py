@@ -30,6 +30,19 @@ def test_a_plain_request_never_creates_the_database(tmp_path: Path) -> None:
     assert not (tmp_path / "state").exists()
 
 
+def test_a_refile_to_an_unknown_file_never_opens_the_database(tmp_path: Path) -> None:
+    # refile's once-per-run listing of the notes asked ctx.state for its memo, which
+    # opened (and created) the database: a corrupt one turned the clarification into
+    # an error result.
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "s.db").write_bytes(b"not a database\n")
+    code, out, err = stdin(tmp_path, b"* Inbox\n** @agent refile this to nowhere.org under X\n")
+    assert (code, err) == (0, "routed 1 request, 1 result\n")
+    assert b"*** Clarification needed: no file 'nowhere.org'\n" in out
+    assert (tmp_path / "state" / "s.db").read_bytes() == b"not a database\n"
+    assert sorted(p.name for p in (tmp_path / "state").iterdir()) == ["s.db"]
+
+
 def test_tangling_records_its_targets_in_the_database(tmp_path: Path) -> None:
     note = tmp_path / "n.org"
     note.write_bytes(TANGLE_NOTE)

@@ -211,6 +211,12 @@ class _Walker:
             self.result.odd.append((path, reason))
 
     def _take(self, path: Path, dev: int, ino: int) -> None:
+        name = str(path)
+        if not name.isascii() and not _is_utf8(name):
+            # The state database (SQLite) holds UTF-8 text only: a name synced from a
+            # Latin-1 system failed the run where the cache was written, every run.
+            self._error(path, "file name is not valid UTF-8 (rename it to route it)")
+            return
         key = (dev, ino)
         if key in self.seen_files:
             self.result.skipped.append((path, "same file as one already taken"))
@@ -220,6 +226,15 @@ class _Walker:
 
     def _error(self, path: Path, message: str) -> None:
         self.result.errors.append(InputError(message, path=path))
+
+
+def _is_utf8(name: str) -> bool:
+    """Return whether ``name`` (decoded by ``os.fsdecode``) was valid UTF-8 on disk."""
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _dangling(path: Path) -> str:

@@ -37,8 +37,9 @@ from orgrouter.state import StateDB
 
 SCHEMA = "search_index"
 # 2: rows of CRLF private subtrees (indexed by 1) are dropped; 3: the privacy tags a
-# file was indexed under are kept with it (a change of the tags re-indexes it)
-SCHEMA_VERSION = 3
+# file was indexed under are kept with it (a change of the tags re-indexes it); 4: a
+# section's text is cut between words
+SCHEMA_VERSION = 4
 DDL = """
 CREATE TABLE IF NOT EXISTS search_files (
     id INTEGER PRIMARY KEY,
@@ -77,6 +78,7 @@ _NEXT_HEADLINE = re.compile(r"\n\*+ ")
 # engine skips from newline to newline instead of trying "^" at every character.
 NOT_TEXT = re.compile(r"\n[ \t]*(?::[\w-]+:|(?:SCHEDULED|DEADLINE|CLOSED):|#\+)[^\n]*")
 _WORD = re.compile(r"\w+")
+_WORD_TAIL = re.compile(r"[^\W_]+\Z")  # a token FTS5's unicode61 reads, at the text's end
 # A note taking settings from another file: its privacy can change with its stat unchanged.
 _SETUP_FILE = re.compile(r"#\+SETUPFILE:", re.IGNORECASE)
 # On the case-folded text, without IGNORECASE: the engine then skips to each "#+".
@@ -376,7 +378,9 @@ def sections(
         row = Section(line, head.start(), line_text, body, todo)
         if "@" in row.head and ANY_ADDRESS_RE.search(row.title):
             continue
-        row.body = NOT_TEXT.sub("\n", body)[:BODY_CHARS]
+        row.body = NOT_TEXT.sub("\n", body)
+        if len(row.body) > BODY_CHARS:  # cut between words: "=FOLDING=" made a word "fold"
+            row.body = _WORD_TAIL.sub("", row.body[: BODY_CHARS + 1])[:BODY_CHARS]
         yield row
 
 

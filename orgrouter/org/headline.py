@@ -113,10 +113,8 @@ def parse_headline(line: str, todo: TodoKeywords = DEFAULT_TODO) -> Headline:
     if line.endswith("\n"):
         line = line[:-1]
     length = len(line)
-    pos = 0
-    while pos < length and line[pos] == "*":
-        pos += 1
-    level = pos
+    # Not a loop per star: 10,000 levels of nesting are 50 MB of stars (7 s of a run).
+    level = pos = length - len(line.lstrip("*"))
     if level == 0 or pos >= length or line[pos] != " ":
         raise ValueError(f"not a headline line: {line[:40]!r}")
     while pos < length and line[pos] in " \t":

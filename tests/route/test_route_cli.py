@@ -417,3 +417,20 @@ def test_one_file_shares_the_tree_lock(notes: Path, tmp_path: Path) -> None:
         assert route(tmp_path, str(notes / "sub" / "one.org"))[0] == 75
     assert route(tmp_path, "-q", str(notes / "sub" / "one.org"))[0] == 0
     assert b"** Hello\n" in (notes / "sub" / "one.org").read_bytes()
+
+
+def test_a_file_name_that_is_not_utf8_is_refused_by_name_alone(
+    notes: Path, tmp_path: Path
+) -> None:
+    # A name synced from a Latin-1 system: SQLite stores UTF-8 text only, and the
+    # scan cache's flush of it failed the whole run (internal error) on every run.
+    odd = notes / os.fsdecode(b"caf\xe9.org")
+    odd.write_bytes(b"* Ask\n** @agent create a todo to call Ann\n")
+    (notes / "search.org").write_bytes(b"* Ask\n** @agent find notes about launch\n")
+    for _run in range(2):
+        code, _out, err = route(tmp_path, "-q", str(notes))
+        assert code == 3 and "internal error" not in err
+        assert f"error: {notes}/caf\\udce9.org: file name is not valid UTF-8" in err
+    assert b"TODO Alice" in (notes / "meeting.org").read_bytes()
+    assert b"[[file:meeting.org::*Kickoff]" in (notes / "search.org").read_bytes()
+    assert odd.read_bytes() == b"* Ask\n** @agent create a todo to call Ann\n"

@@ -28,7 +28,7 @@ def ask(text: str, config_file: str | None, agent: str | None, quiet: bool, verb
     is reported on stderr and the exit status is 3.
     """
     from orgrouter.configload import load_config
-    from orgrouter.neuro.chat import answer_chat
+    from orgrouter.route.chat import answer_chat
 
     if text == "-":
         text = sys.stdin.read()

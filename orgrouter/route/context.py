@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING
 
 from orgrouter.address import address_names
 from orgrouter.config import Config
+from orgrouter.marks import RESULT_KEY
 from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.headline import parse_headline
-from orgrouter.route.request import RESULT_KEY, FoundRequest, find_address
+from orgrouter.route.request import FoundRequest, find_address
 from orgrouter.route.results import RUN_KEY, Written, written_results
 from orgrouter.skills.base import Context, Heading, Request, ResultRef, Skill
 from orgrouter.skills.orgtext import prose_lines

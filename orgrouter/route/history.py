@@ -30,11 +30,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orgrouter.errors import StateError
+from orgrouter.marks import MARK, RESULT_KEY, find_mark
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import Head
 from orgrouter.org.headline import parse_headline
-from orgrouter.route.request import RESULT_KEY, instruction_hash
-from orgrouter.route.results import CHECK_KEY, KIND_KEY, MARK, find_mark, result_check
+from orgrouter.route.request import instruction_hash
+from orgrouter.route.results import CHECK_KEY, KIND_KEY, result_check
 
 if TYPE_CHECKING:
     from orgrouter.route.pipeline import RequestReport

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from orgrouter.address import address_offsets, address_re
+from orgrouter.marks import RESULT_KEY
 from orgrouter.org.blockspans import written_block_spans
 from orgrouter.org.document import Document, OutlineEntry
 from orgrouter.org.drawer import Head
 
-RESULT_KEY = "ORGROUTER_RESULT"
 HASH_KEY = "ORGROUTER_HASH"
 STATUS_KEY = "ORGROUTER_STATUS"
 

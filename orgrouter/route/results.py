@@ -15,21 +15,18 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from orgrouter.marks import MARK, RESULT_KEY, find_mark
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import PLANNING_RE, Head, line_span, locate_head
 from orgrouter.org.outline import content_end, subtree_end
 from orgrouter.org.scan import HeadlineLine, headline_at
-from orgrouter.route.request import RESULT_KEY, FoundRequest
+from orgrouter.route.request import FoundRequest
 
 KIND_KEY = "ORGROUTER_KIND"
 INTENT_KEY = "ORGROUTER_INTENT"
 RUN_KEY = "ORGROUTER_RUN"
 CHECK_KEY = "ORGROUTER_CHECK"
 APPROVAL_KEY = "ORGROUTER_APPROVAL"  # on approval results: the held intent, as JSON
-MARK = b":" + RESULT_KEY.encode("ascii") + b":"
-# Org reads property keys case-insensitively (org-entry-get), so ":orgrouter_result:"
-# written by a user who reformatted the drawer still names a result.
-_MARK_RE = re.compile(re.escape(MARK), re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -71,12 +68,6 @@ class Written:
     def get(self, key: str) -> str | None:
         """Return one of the result's properties, or None."""
         return self.head.value(key)
-
-
-def find_mark(data: bytes, start: int = 0, end: int | None = None) -> int:
-    """Return the offset of the next ``:ORGROUTER_RESULT:``, in any case, or -1."""
-    found = _MARK_RE.search(data, start, len(data) if end is None else end)
-    return -1 if found is None else found.start()
 
 
 def written_results(document: Document, request: FoundRequest) -> list[Written]:

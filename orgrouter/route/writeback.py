@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from orgrouter.config import LimitsConfig
+from orgrouter.marks import RESULT_KEY
 from orgrouter.org.drawer import Head, line_span
 from orgrouter.org.edit import (
     AddTag,
@@ -44,7 +45,7 @@ from orgrouter.org.edit import (
 from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
 from orgrouter.org.outline import content_end, subtree_end
 from orgrouter.org.scan import HeadlineLine
-from orgrouter.route.request import RESULT_KEY, FoundRequest
+from orgrouter.route.request import FoundRequest
 from orgrouter.route.results import (
     CHECK_KEY,
     INTENT_KEY,

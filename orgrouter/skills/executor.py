@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orgrouter.marks import RESULT_KEY
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.skills.base import (
@@ -193,7 +194,7 @@ def is_result(document: Document, index: int) -> bool:
     written before it in the same run must not take its place.
     """
     head = document.head(index)
-    return head.drawer is not None and head.drawer.get("ORGROUTER_RESULT") is not None
+    return head.drawer is not None and head.drawer.get(RESULT_KEY) is not None
 
 
 def literal_object(text: str) -> str:

@@ -55,7 +55,7 @@ class GreetSkill(BaseSkill):
             return stimulus
         from orgrouter.neuro.backend import Message
         from orgrouter.neuro.prompts import skill_prompt
-        from orgrouter.neuro.results import model_name
+        from orgrouter.skills.replies import model_name
 
         # Only the greeting goes to the model: it needs none of the notes.
         messages = [Message("system", skill_prompt("greet")), Message("user", stimulus.text)]
@@ -69,7 +69,7 @@ class GreetSkill(BaseSkill):
         """Return the model's reply as safe Org, else the offline hello."""
         if isinstance(proposal, Reply):
             from orgrouter.neuro.markdown import markdown_to_org
-            from orgrouter.neuro.results import MODEL_KEY
+            from orgrouter.skills.replies import MODEL_KEY
 
             body = markdown_to_org(proposal.text).strip()
             if body:  # org_safe: markdown_to_org escaped what Org reads as structure

@@ -15,14 +15,6 @@ from dataclasses import dataclass
 from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import Completion, Message
 from orgrouter.neuro.markdown import markdown_to_org
-from orgrouter.neuro.results import (
-    MODEL_KEY,
-    clip,
-    failure_result,
-    model_name,
-    notes_for_model,
-    user_message,
-)
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -32,6 +24,14 @@ from orgrouter.skills.base import (
     Sensor,
     Stimulus,
     proposal_stimulus,
+)
+from orgrouter.skills.replies import (
+    MODEL_KEY,
+    clip,
+    failure_result,
+    model_name,
+    notes_for_model,
+    user_message,
 )
 
 

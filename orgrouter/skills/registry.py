@@ -100,7 +100,7 @@ BUILTINS: dict[str, Builtin] = {
     "draft": _model("DRAFT"),
     "rewrite": _model("REWRITE"),
     "explain": _model("EXPLAIN"),
-    "specialists": Builtin("orgrouter.neuro.specialists:SKILL", models=True),
+    "specialists": Builtin("orgrouter.skills.specialists:SKILL", models=True),
 }
 # Every intent skill the built-ins answer, in table order (a routing table's targets).
 ROUTABLE: tuple[str, ...] = tuple(dict.fromkeys(i for b in BUILTINS.values() for i in b.intents))

@@ -76,7 +76,7 @@ class RouterSkill(BaseSkill):
         model = ctx.model()
         usable = gate.bypass is None and not gate.clarify and gate.guardian_decision != REJECTED
         if model is not None and usable and not items:
-            from orgrouter.neuro.decompose import model_decompose
+            from orgrouter.route.modeldecompose import model_decompose
 
             outcome = model_decompose(model, stimulus.text, ctx.targets, rules=rules, selves=selves)
             intents = tuple(i.to_json() for i in outcome.intents)

@@ -28,10 +28,10 @@ from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.discover import RUN_DISCOVERY, Discovery, discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file, read_org_text
+from orgrouter.marks import find_mark
 from orgrouter.neuro.privacy import private_headlines
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import iter_headline_lines
-from orgrouter.route.results import find_mark
 from orgrouter.skills.base import (
     Action,
     BaseSkill,

@@ -10,7 +10,7 @@ from chatserver import ChatServer, run_orgrouter
 
 from orgrouter.config import Config, NeuroConfig
 from orgrouter.errors import UsageError
-from orgrouter.neuro.chat import answer_chat
+from orgrouter.route.chat import answer_chat
 
 KEY = "sk-test-ask-9f8e7d6c5b4a"
 

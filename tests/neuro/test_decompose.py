@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 from orgrouter.config import NeuroConfig
 from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import NeuroBackend
-from orgrouter.neuro.decompose import (
+from orgrouter.neuro.factory import make_backend
+from orgrouter.route.decompose import decompose
+from orgrouter.route.modeldecompose import (
     DecomposeOutcome,
     model_decompose,
     read_reply,
     validate,
 )
-from orgrouter.neuro.factory import make_backend
-from orgrouter.route.decompose import decompose
 from orgrouter.route.rules import default_rules
 
 SKILLS = ["summarize", "todo", "translate", "draft", "ask", "schedule", "delete"]

@@ -12,7 +12,7 @@ from pathlib import Path
 def test_skills_and_factory_do_not_import_httpx_or_lark() -> None:
     code = (
         "import sys\n"
-        "import orgrouter.skills.llm, orgrouter.neuro.factory, orgrouter.neuro.specialists\n"
+        "import orgrouter.skills.llm, orgrouter.neuro.factory, orgrouter.skills.specialists\n"
         "from orgrouter.config import NeuroConfig\n"
         "from orgrouter.neuro.factory import make_backend\n"
         "assert make_backend(NeuroConfig()) is None\n"

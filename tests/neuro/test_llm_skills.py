@@ -12,11 +12,11 @@ from chatserver import ChatServer
 from orgrouter.config import Config, NeuroConfig
 from orgrouter.neuro.factory import make_backend
 from orgrouter.neuro.privacy import shareable
-from orgrouter.neuro.results import MAX_REPLY_CHARS, clip
-from orgrouter.neuro.specialists import specialists
 from orgrouter.route.kernel import Outcome, run
 from orgrouter.skills.base import Context, Request, Skill, delegation
 from orgrouter.skills.registry import builtin_skills, dispatch_order
+from orgrouter.skills.replies import MAX_REPLY_CHARS, clip
+from orgrouter.skills.specialists import specialists
 
 SECRET = "my bank PIN is 4711"
 SECTION = (

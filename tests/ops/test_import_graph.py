@@ -106,6 +106,38 @@ def test_the_package_has_no_import_cycle() -> None:
     assert cycles(graph) == []
 
 
+def _package_edges(graph: dict[str, set[str]], low: str, high: str) -> list[str]:
+    """Return the imports, deferred ones included, of package ``high`` by package ``low``."""
+    return sorted(
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        if name.startswith(f"orgrouter.{low}.")
+        for target in targets
+        if target.startswith(f"orgrouter.{high}.")
+    )
+
+
+def test_neuro_is_below_skills_and_route() -> None:
+    # The model layer (backends, budget, privacy, prompts, Markdown) knows nothing of
+    # skills or routing: what drives the kernel (chat) or the decomposer is route's,
+    # what writes results is skills'. Skills reach route only inside functions (the
+    # router skill hands the gate's outcome on), never when their module loads.
+    graph = import_graph(PACKAGE)
+    assert _package_edges(graph, "neuro", "skills") == []
+    assert _package_edges(graph, "neuro", "route") == []
+    top = {
+        name: {
+            target
+            for node in ast.parse(path.read_text(encoding="utf-8")).body
+            if isinstance(node, ast.ImportFrom)
+            for target in [node.module or ""]
+        }
+        for name, path in module_files(PACKAGE).items()
+        if name.startswith("orgrouter.skills.")
+    }
+    assert _package_edges(top, "skills", "route") == []
+
+
 def test_a_deferred_import_cycle_is_found(tmp_path: Path) -> None:
     package = tmp_path / "pkg"
     package.mkdir()

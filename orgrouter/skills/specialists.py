@@ -22,14 +22,6 @@ from orgrouter.neuro.budget import BudgetReached
 from orgrouter.neuro.markdown import markdown_to_org
 from orgrouter.neuro.privacy import private_note
 from orgrouter.neuro.prompts import persona_prompt, skill_prompt
-from orgrouter.neuro.results import (
-    MODEL_KEY,
-    clip,
-    failure_result,
-    model_name,
-    notes_for_model,
-    user_message,
-)
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -39,6 +31,14 @@ from orgrouter.skills.base import (
     Result,
     Stimulus,
     proposal_stimulus,
+)
+from orgrouter.skills.replies import (
+    MODEL_KEY,
+    clip,
+    failure_result,
+    model_name,
+    notes_for_model,
+    user_message,
 )
 
 PERSONA_KEY = "ORGROUTER_PERSONA"

@@ -219,12 +219,12 @@ _GONE = Entry(-1, -1, -1, -1, "", False, 0, "")
 def _key(path: str | os.PathLike[str]) -> str:
     """Return the cache key of a path: absolute, not resolved (a symlink is its own entry)."""
     name = os.fspath(path)
-    # Discovery hands over absolute, already normal paths; abspath() on each of them
-    # was a tenth of a cold scan. Anything else (relative, or with /./ or /../) is
-    # normalised.
-    if name.startswith("/") and "/." not in name and "//" not in name:
-        return name
-    return os.path.abspath(name)
+    # Discovery hands over normal paths, absolute or (`orgrouter route .`, a cron job
+    # run from the notes) relative; abspath() on each of them was a tenth of a cold
+    # scan. Only a name that may hold a "." or ".." part, or "//", is normalised.
+    if name.startswith(".") or name.endswith("/") or "/." in name or "//" in name:
+        return os.path.abspath(name)
+    return name if name.startswith("/") else os.path.join(os.getcwd(), name)
 
 
 class Scanned(NamedTuple):

@@ -143,7 +143,7 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
             note = ""
             if not total and len(query) > 1:
                 held = _held_words(lookup, query)
-                if held:
+                if held and held != query:  # else each word is held, never all together
                     best, total = lookup.query(held, MAX_HITS)
                     dropped = [word for word in query if word not in held]
                     note = f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)"

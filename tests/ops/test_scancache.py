@@ -184,3 +184,25 @@ def test_cache_rows_survive_in_the_database(tmp_path: Path, tree: list[Path]) ->
         (str(tree[0]), 13, OLD_NS, 0, 0),
     ]
 
+
+
+def test_cache_keys_are_abspath_without_its_cost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The key of a relative name (`orgrouter route .`) is joined to the working
+    # directory, not normalised: it must be what abspath gives for every name.
+    import random
+
+    from orgrouter.scancache import _key
+
+    monkeypatch.chdir(tmp_path)
+    rng = random.Random(7)
+    parts = ["a", "b.org", ".", "..", "...", ".x", "x.", "é", "a b", "", "/"]
+    names = ["x.org", "/abs/x.org", "a/../b.org", "./a.org", "a//b", "a/", "/", "."]
+    names += ["/".join(rng.choice(parts) for _ in range(rng.randint(1, 5))) for _ in range(3000)]
+    for name in names:
+        if name:
+            assert _key(name) == os.path.abspath(name), name
+            assert _key(Path(name)) == os.path.abspath(Path(name)), name
+    monkeypatch.chdir("/")
+    assert _key("x.org") == os.path.abspath("x.org") == "/x.org"

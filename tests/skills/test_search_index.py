@@ -138,29 +138,28 @@ def test_skill_uses_the_index_once_per_run(tmp_path: Path) -> None:
     assert "Cluster work" in body()
 
 
+def _ask(tmp_path: Path, notes: Path, text: str) -> tuple[str, str]:
+    """Return the title and body of the search ``@agent TEXT`` answers in a note of ``notes``."""
+    here = notes / "asking.org"
+    here.write_text(f"* @agent {text}\n")
+    db = StateDB.open(tmp_path / "state.db")
+    if not searchindex.available(db.conn):
+        pytest.skip("this SQLite has no FTS5")
+    request = Request(here, 1, "@agent " + text, text, "agent")
+    ctx = Context(Config(), datetime(2026, 12, 1), request=request, notes_root=notes, state=db)
+    action = SEARCH.symbolic(delegation({"skill": "search", "text": text}), ctx)
+    assert isinstance(action, Emit)
+    return action.results[0].title, action.results[0].body
+
+
 def test_words_no_headline_holds_are_dropped_and_said(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "curries.org").write_text("* Chana masala\nChickpeas.\n* Thai green curry\nTofu.\n")
-    here = notes / "baking.org"
-    here.write_text("* @agent dig up my curry recipes\n")
-    db = StateDB.open(tmp_path / "state.db")
-    if not searchindex.available(db.conn):
-        pytest.skip("this SQLite has no FTS5")
-    text = "dig up my curry recipes"
-    ctx = Context(
-        Config(),
-        datetime(2026, 12, 1),
-        request=Request(here, 1, "@agent " + text, text, "agent"),
-        notes_root=notes,
-        state=db,
-    )
-    action = SEARCH.symbolic(delegation({"skill": "search", "text": text}), ctx)
-    assert isinstance(action, Emit)
-    assert action.results[0].title == "Search: curry recipes"
-    assert action.results[0].body == (
+    assert _ask(tmp_path, notes, "dig up my curry recipes") == (
+        "Search: curry recipes",
         "- [[file:curries.org::*Thai green curry][Thai green curry]] — Tofu.\n\n"
-        "(No headline mentions 'recipes'; these mention the rest.)"
+        "(No headline mentions 'recipes'; these mention the rest.)",
     )
 
 
@@ -220,6 +219,17 @@ def test_an_index_of_the_older_schema_is_dropped_with_its_text(tmp_path: Path) -
     index.refresh(_files(notes), _read, under=notes)
     stored = db.conn.execute("SELECT title || ' ' || body FROM search_fts").fetchall()
     assert stored and not [row for row in stored if "SECRET" in row[0]]
+
+
+def test_words_each_held_but_never_together_are_not_said_to_be_dropped(tmp_path: Path) -> None:
+    # Every word is in some headline, none holds both: there is no word to drop, and
+    # the result said "(No headline mentions ''; these mention the rest.)".
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.org").write_text("* Alpha plan\ntext\n* Beta plan\nmore\n")
+    assert _ask(tmp_path, notes, "find notes about alpha beta")[1] == (
+        "No headline under the notes root mentions 'alpha beta'."
+    )
 
 
 def _stored(index: searchindex.SearchIndex) -> str:

@@ -38,7 +38,7 @@ def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
     """Return the pending items of one note."""
     from orgrouter.address import address_names, address_offsets
     from orgrouter.configload import agent_keyword_in_bytes
-    from orgrouter.io.text import check_org, read_stable
+    from orgrouter.io.text import CR, LF, check_org, read_stable
     from orgrouter.org.document import Document
     from orgrouter.route.request import HASH_KEY, STATUS_KEY, find_requests
     from orgrouter.route.results import KIND_KEY, written_results
@@ -47,6 +47,8 @@ def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
     if b"@" not in data:
         return []
     newline = check_org(data, path)
+    if newline == CR:  # read by its lines, as route and Emacs (mac EOL) read it
+        data, newline = data.replace(CR, LF), LF
     agent = config.agent
     names = address_names(
         agent_keyword_in_bytes(data, os.fspath(path)) or agent.name,

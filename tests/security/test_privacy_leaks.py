@@ -130,9 +130,23 @@ def test_one_rule_decides() -> None:
     assert private_headlines(data, None, tags) == {2, 3, 5}
     assert private_headlines(b"#+FILETAGS: :@personal:\n* a\n* b\n", None, tags) == {2, 3}
     assert private_headlines(data, None, []) == set()
+    # Tags are compared casefolded: a note spelling the tag otherwise is read in full.
+    assert private_headlines("* a :@PERſONAL:\n** b\n".encode(), None, tags) == {1, 2}
+    assert private_headlines(b"* a :@personalx:\n", None, tags) == set()
     assert is_private(("work", "@personal"), tags) and is_private(("@Personal",), tags)
     assert not is_private(("personal", "work"), tags)
     assert shareable("x\n** b :@personal:\nsecret\n** d\ny\n", tags) == "x\n** d\ny\n"
+
+
+def test_file_tags_from_a_setup_file_keep_a_note_private(tmp_path: Path) -> None:
+    # The note never spells the tag: its #+SETUPFILE does, so it is read in full.
+    from orgrouter.neuro.privacy import private_headlines
+
+    (tmp_path / "tags.setup").write_text("#+FILETAGS: :@personal:\n")
+    note = tmp_path / "diary.org"
+    data = b"#+setupfile: tags.setup\n* Monday\n** Tuesday\n"
+    note.write_bytes(data)
+    assert private_headlines(data, note, ["@personal"]) == {2, 3}
 
 
 # Org's `org-get-tags' (what tag inheritance and agenda matching use) reads tags with

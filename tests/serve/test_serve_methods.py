@@ -113,3 +113,19 @@ def test_pending_reports_a_bad_note_and_goes_on(tmp_path: Path) -> None:
     found = call(make_server(tmp_path), "pending", {"path": str(notes / "b.org")})
     assert [(i["kind"], Path(i["file"]).name) for i in found["items"]] == [("request", "b.org")]
     assert len(found["errors"]) == 1 and "a-binary.org:2" in found["errors"][0]
+
+
+def test_pending_reads_a_cr_only_note_by_its_lines(tmp_path: Path) -> None:
+    # Route reads a CR-only note as Emacs visits it (mac EOL: each CR ends a line);
+    # pending read it as one headline line: 0.2 listed one request titled with the
+    # whole file, the refactored outline none at all.
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "orgrouter.toml").write_text("")
+    (notes / "mac.org").write_bytes(
+        b"* Project\rtext\r** @agent summarize this\r** @agent tag this :x:\r"
+    )
+    found = call(make_server(tmp_path), "pending", {"path": str(notes / "mac.org")})
+    assert found["errors"] == []
+    seen = [(i["kind"], i["line"], i["title"]) for i in found["items"]]
+    assert seen == [("request", 3, "summarize this"), ("request", 4, "tag this")]

@@ -215,7 +215,7 @@ class _Walker:
         if not name.isascii() and not _is_utf8(name):
             # The state database (SQLite) holds UTF-8 text only: a name synced from a
             # Latin-1 system failed the run where the cache was written, every run.
-            self._error(path, "file name is not valid UTF-8 (rename it to route it)")
+            self._error(path, "file name is not valid UTF-8: rename it")
             return
         key = (dev, ino)
         if key in self.seen_files:

@@ -131,6 +131,10 @@ def test_words_the_text_pass_cannot_read_are_left_to_the_index() -> None:
     assert searchscan.plain_tokens(["Ärger"]) is None
     assert searchscan.plain_tokens(["budget_2026"]) is None
     assert searchscan.plain_tokens(["Budget", "budget's"]) == ["budget", "s"]
+    # Each token is looked for in every note: a long query is the index's to answer.
+    many = [f"w{n}" for n in range(searchscan.MAX_TOKENS + 1)]
+    assert searchscan.plain_tokens(many) is None
+    assert searchscan.plain_tokens(many[:-1]) == many[:-1]
 
 
 def test_a_first_run_answers_from_the_text_and_the_next_builds_the_index(tmp_path: Path) -> None:

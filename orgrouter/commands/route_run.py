@@ -70,8 +70,9 @@ def run(
         on_diff=lambda text: echo(text, nl=False),
         config_dir=loaded.directory,
         rules_cache=cache_dir(os.environ),
-        # User skills are code the proof cannot see: a warm run must load and check them.
-        warm_key=None if config.skills.paths else warm_key,
+        # User skills and a rules dir's tables are files the proof cannot see (not named
+        # by the configuration's bytes): a warm run must load and check them.
+        warm_key=None if config.skills.paths or config.rules.dir else warm_key,
     )
     if use_stdin:
         return _stdin(file_name, config, options, state_path, quiet)

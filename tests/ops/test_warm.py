@@ -137,6 +137,21 @@ def test_a_configuration_with_user_skills_is_never_proved(env: Path) -> None:
     assert "orgrouter.config" in warm_modules(env, notes)
 
 
+def test_a_configuration_with_a_rules_dir_is_never_proved(
+    env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The tables there are read by the full run, not named by the configuration's
+    # bytes: a table broken since the last run is an error (exit 2), not "unchanged".
+    (env / "orgrouter.toml").write_text('[rules]\ndir = "../rules"\n')
+    (env.parent / "rules").mkdir()
+    notes = settled_tree(env)
+    assert "orgrouter.config" in warm_modules(env, notes)
+    capsys.readouterr()
+    (env.parent / "rules" / "verbs.toml").write_text("not = [toml\n")
+    assert route(notes) == 2
+    assert "verbs.toml:1: invalid TOML in routing table" in capsys.readouterr().err
+
+
 def test_agent_named_on_the_command_line_leaves_no_proof(env: Path) -> None:
     notes = settled_tree(env)
     with sqlite3.connect(env.parent / "s.db") as conn:

@@ -120,6 +120,12 @@ class StateDB:
                         f"orgrouter's {version}; upgrade orgrouter or {RESET_HINT}",
                         path=self.path,
                     )
+                if recorded == version and not self._columns_match(ddl):
+                    raise StateError(
+                        f"table set {name!r} is recorded at version {version}, but its "
+                        f"tables are not the ones that version makes; {RESET_HINT}",
+                        path=self.path,
+                    )
                 if recorded != version:
                     if recorded is not None:
                         for table in _CREATE_TABLE_RE.findall(ddl):
@@ -133,6 +139,28 @@ class StateDB:
         except sqlite3.Error as error:
             raise _state_error(self.path, error) from error
         self._ensured[name] = version
+
+    def _columns_match(self, ddl: str) -> bool:
+        """Return whether the tables ``ddl`` creates have here the columns it gives them.
+
+        ``ddl`` is run in a scratch in-memory database to learn them: a database whose
+        tables were made otherwise (by hand, by another program) would fail later, in
+        whatever query first names a column it lacks, as an internal error.
+        """
+        scratch = sqlite3.connect(":memory:")
+        try:
+            for statement in split_statements(ddl):
+                scratch.execute(statement)
+            for table in _CREATE_TABLE_RE.findall(ddl):
+                query = f'PRAGMA table_info("{table}")'
+                wanted = [row[1] for row in scratch.execute(query)]
+                if wanted != [row[1] for row in self.conn.execute(query)]:
+                    return False
+        except sqlite3.Error:
+            return True  # what the scratch database cannot build (FTS5 missing) is not judged
+        finally:
+            scratch.close()
+        return True
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

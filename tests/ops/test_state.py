@@ -79,6 +79,30 @@ def test_older_code_refuses_a_newer_schema(tmp_path: Path) -> None:
     assert str(info.value).startswith(f"{path}: ")
 
 
+def test_tables_unlike_their_recorded_version_are_a_clear_error(tmp_path: Path) -> None:
+    # A database whose schema_versions row claims tables it does not have (made by
+    # hand, by another program) failed later, in some query, as an internal error.
+    path = tmp_path / "s.sqlite3"
+    with StateDB.open(path) as db:
+        db.ensure_schema("widgets", 1, DDL_V1)
+        db.conn.execute("DROP TABLE widgets")
+        db.conn.execute("CREATE TABLE widgets (x TEXT)")
+        db.conn.commit()
+    with StateDB.open(path) as db, pytest.raises(StateError) as info:
+        db.ensure_schema("widgets", 1, DDL_V1)
+    assert str(info.value).startswith(f"{path}: table set 'widgets' is recorded at version 1")
+    assert "orgrouter state reset" in str(info.value)
+    with StateDB.open(path) as db:
+        db.conn.execute("DROP TABLE widgets")
+        db.conn.commit()
+    with StateDB.open(path) as db, pytest.raises(StateError):
+        db.ensure_schema("widgets", 1, DDL_V1)  # a table gone is no better
+    with StateDB.open(tmp_path / "good.sqlite3") as db:
+        db.ensure_schema("widgets", 1, DDL_V1)
+    with StateDB.open(tmp_path / "good.sqlite3") as db:
+        db.ensure_schema("widgets", 1, DDL_V1)  # as it made them: no error
+
+
 def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
     with StateDB.open(tmp_path / "s.sqlite3") as db:
         db.ensure_schema("widgets", 1, DDL_V1)

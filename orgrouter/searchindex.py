@@ -31,6 +31,7 @@ from pathlib import Path
 
 from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
+from orgrouter.marks import RESULT_KEY
 from orgrouter.org.todo import TodoKeywords
 from orgrouter.scancache import RACY_NS
 from orgrouter.state import StateDB
@@ -64,7 +65,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5 (
 BODY_CHARS = 2000  # of each section: enough for a snippet and its words, bounded per headline
 TITLE_WEIGHT = 5.0  # bm25 column weight: a word in a title counts five times one in a body
 SNIPPET_TOKENS = 12
-RESULT_MARK = ":ORGROUTER_RESULT:"
+RESULT_MARK = f":{RESULT_KEY}:"
 
 # The title without trailing blanks; not "(.*?)[ \t]*$", which is quadratic in a line
 # of blanks (tests/security/test_hostile_lines.py). A CR before the newline is no part

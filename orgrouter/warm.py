@@ -49,7 +49,7 @@ _ROWS = (
 def route_unchanged(paths: list[str], *, quiet: bool, state_path: str | None) -> bool:
     """Do what ``route -q [--state S] [DIR]`` does if nothing changed; False if not proved."""
     env = os.environ
-    if len(paths) > 1 or any(name.startswith("ORGROUTER_") for name in env):
+    if not _plain(paths, env):
         return False
     arg = paths[0] if paths else "."
     if not quiet and sys.stderr.isatty():  # the run draws a progress bar
@@ -108,6 +108,26 @@ def _walk(top: str) -> list[tuple[str, os.stat_result]] | None:
     except OSError:
         return None
     return files
+
+
+def _plain(paths: list[str], env: Mapping[str, str]) -> bool:
+    """Return whether a run over ``paths`` in ``env`` is one a proof may speak for."""
+    return len(paths) <= 1 and not any(name.startswith("ORGROUTER_") for name in env)
+
+
+def proof_key(paths: list[str], env: Mapping[str, str]) -> str | None:
+    """Return ``config_key`` for a full run whose proof a later warm run may use.
+
+    Only a run configured as that one is (one directory, no ``ORGROUTER_*`` variable)
+    may leave the proof ``record`` writes: its prefilter signature.
+    """
+    start = paths[0] if paths else "."
+    if not _plain(paths, env) or not os.path.isdir(start):
+        return None
+    try:
+        return config_key(os.path.abspath(start), env)[1]
+    except OSError:
+        return None
 
 
 def config_key(start: str, env: Mapping[str, str]) -> tuple[str, str]:

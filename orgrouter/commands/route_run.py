@@ -133,24 +133,12 @@ def _stdin(
 
 
 def _warm_key(paths: tuple[str, ...], mode: WriteMode, other: object) -> str | None:
-    """Return ``warm.config_key`` for a write run a later ``route -q DIR`` can be proved by.
+    """Return ``warm.proof_key`` for a write run with no --config, --agent or --stdin."""
+    if mode is not WriteMode.WRITE or other:
+        return None
+    from orgrouter.warm import proof_key
 
-    Only a run configured as that one is (no --config, --agent or ``ORGROUTER_*``
-    variable) may leave the proof ``orgrouter.warm`` checks: its prefilter signature.
-    """
-    if mode is not WriteMode.WRITE or other or len(paths) > 1:
-        return None
-    if any(name.startswith("ORGROUTER_") for name in os.environ):
-        return None
-    start = paths[0] if paths else "."
-    if not os.path.isdir(start):
-        return None
-    from orgrouter.warm import config_key
-
-    try:
-        return config_key(os.path.abspath(start), os.environ)[1]
-    except OSError:
-        return None
+    return proof_key(list(paths), os.environ)
 
 
 def _mode(show_diff: bool, check: bool, dry_run: bool, as_json: bool) -> WriteMode:

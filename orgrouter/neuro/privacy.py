@@ -52,7 +52,7 @@ def private_headlines(data: bytes, path: Path | None, privacy_tags: Collection[s
     # its own, so a tag's folded form is in the folded text. Without one, no headline
     # is private and the note need not be parsed (search vouches for each hit's file).
     folded = data.decode("utf-8", "replace").casefold()
-    if b"SETUPFILE" not in data.upper() and not any(t.casefold() in folded for t in privacy_tags):
+    if "setupfile" not in folded and not any(t.casefold() in folded for t in privacy_tags):
         return set()
     # Without a #+FILETAGS or #+SETUPFILE line the file tags are none: the text need
     # not be read for them. A CR before a LF is dropped in any file (newline CRLF),

@@ -101,7 +101,7 @@ def score(ws: Workspace, candidate: Candidate, tolerance: float) -> Scored:
             # The clone is scratch space, thrown away below: not a rules file to protect.
             target.write_bytes(data)
         try:
-            scores = ws.replay(ws.golden_dir, clone)
+            scores = ws.replay(ws.golden_dir, clone, ws.targets)
         except ConfigError as error:
             # The edit broke a table (bad TOML, a verb listed twice): a rejection with
             # the loader's message, never a crash and never a pass.

@@ -59,7 +59,7 @@ def golden_findings(scores: Scores) -> list[dict[str, Any]]:
 
 def run_refinement(ws: Workspace, *, full: bool = False) -> RunResult:
     """Replay the golden set on the live rules, gather new findings, record the run."""
-    scores = ws.replay(ws.golden_dir, ws.tree.live)
+    scores = ws.replay(ws.golden_dir, ws.tree.live, ws.targets)
     print_ = rules_fingerprint(ws)
     now = ws.now()
     baseline = ws.store.baseline()

@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import cast
 
@@ -25,7 +24,7 @@ from orgrouter.skills.registry import configured_targets
 from orgrouter.state import StateDB, resolve_state_path
 
 Emit = Callable[[str, Mapping[str, object]], None]
-Replay = Callable[[Path, Path | None], Scores]
+Replay = Callable[[Path, Path | None, tuple[str, ...] | None], Scores]
 
 
 @dataclass
@@ -104,6 +103,6 @@ def open_workspace(
             store=RefineStore(db),
             emit=emit,
             now=clock(env),
-            replay=partial(replay_golden, targets=targets),
+            replay=replay_golden,
             targets=targets,
         )

@@ -166,7 +166,7 @@ def plan_document(doc: Document) -> FilePlan:
     skipped: list[Skipped] = []
     targets: dict[str, TargetPlan] = {}
     previous_end = 0
-    for block in doc.babel_blocks():
+    for block in doc.babel_blocks:
         index = doc.heading_index(block.post_affiliated)
         counter = ctx.counter_of(block)
         block_prev_end = previous_end
@@ -184,8 +184,7 @@ def plan_document(doc: Document) -> FilePlan:
         if problem is not None:
             skipped.append(problem)
             continue
-        tangle = params.get(":tangle")
-        name = effective_filename(doc.path, block.language, tangle)
+        name = effective_filename(doc.path, block.language, params.get(":tangle"))
         if name is None:
             continue
         try:

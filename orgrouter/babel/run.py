@@ -184,12 +184,10 @@ class Tangler:
             return report
         plan = plan_document(doc)
         self._apply(plan, report)
-        tangled = {s.line for s in plan.skipped}
-        report.blocks_skipped += [(self._show(org), s) for s in plan.skipped]
-        report.warnings += [(self._show(org), w) for w in plan.warnings]
-        report.not_evaluated += [
-            (self._show(org), s) for s in lisp_forms(doc) if s.line not in tangled
-        ]
+        tangled, shown = {s.line for s in plan.skipped}, self._show(org)
+        report.blocks_skipped += [(shown, s) for s in plan.skipped]
+        report.warnings += [(shown, w) for w in plan.warnings]
+        report.not_evaluated += [(shown, s) for s in lisp_forms(doc) if s.line not in tangled]
         return report
 
     def _show(self, path: Path) -> str:

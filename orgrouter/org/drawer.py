@@ -179,8 +179,8 @@ def _planning(data: bytes, begin: int, line: int, newline: bytes) -> Planning | 
     return Planning(begin, end, line, entries)
 
 
-def _drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawer | None:
-    """Return the property drawer starting at ``begin``, if Org accepts one there."""
+def property_drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawer | None:
+    """Return the property drawer starting at ``begin`` (1-based ``line``), if Org accepts one."""
     content_end, pos = line_span(data, begin, newline)
     if _OPEN_RE.fullmatch(data, begin, content_end) is None or pos == content_end:
         return None  # not an opening line, or one with no line end after it
@@ -224,7 +224,7 @@ def locate_head(data: bytes, headline: HeadlineLine, *, newline: bytes = b"\n") 
     if planning is not None:
         pos = planning.end
         line += 1
-    drawer = _drawer(data, pos, line, newline)
+    drawer = property_drawer(data, pos, line, newline)
     if drawer is not None:
         pos = drawer.end
     return Head(headline, planning, drawer, pos, newline)

@@ -31,7 +31,7 @@ from itertools import accumulate
 from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
-from orgrouter.org.outline import Outline, OutlineEntry
+from orgrouter.org.outline import Outline
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
@@ -166,12 +166,9 @@ class _Document:
     def outline(self) -> Outline:
         return Outline(self.data)
 
-    def headline(self, begin: int) -> OutlineEntry:
-        return self.outline.at(begin)
-
     def head(self, begin: int) -> Head:
         if begin not in self.heads:
-            self.heads[begin] = locate_head(self.data, self.headline(begin), newline=self.newline)
+            self.heads[begin] = locate_head(self.data, self.outline.at(begin), newline=self.newline)
         return self.heads[begin]
 
     def text_end(self, pos: int) -> int:
@@ -290,7 +287,7 @@ class _Planner:
         planned.append(edit)
 
     def _has_child(self, edit: AppendChild, identity: tuple[str, str]) -> bool:
-        for line in self.doc.outline.below(self.doc.headline(edit.headline).index):
+        for line in self.doc.outline.below(self.doc.outline.at(edit.headline).index):
             drawer = self.doc.head(line.begin).drawer
             prop = drawer.get(identity[0]) if drawer else None
             if prop is not None and prop.value == identity[1]:
@@ -299,7 +296,7 @@ class _Planner:
 
     def _tags(self, begin: int) -> tuple[tuple[int, int, int] | None, list[str]]:
         """Return (gap start, tags start, tags end) byte offsets and the tags."""
-        line = self.doc.headline(begin)
+        line = self.doc.outline.at(begin)
         # From just after the stars, so that ``* :tag:`` keeps its tags (Org does).
         start = line.begin + line.level
         text = self.doc.data[start : self.doc.text_end(line.begin)].decode("utf-8", "replace")
@@ -327,7 +324,7 @@ class _Planner:
                 # Keep the tags' right edge where it was (Org aligns it to a column).
                 gap = b" " * (len(gap) - len(added))
             return Splice(gap_begin, tags_end, gap + data[tags_begin:tags_end] + added)
-        line = self.doc.headline(begin)
+        line = self.doc.outline.at(begin)
         end = self.doc.text_end(line.begin)
         head_text = data[line.begin : end].rstrip(b" \t")
         tag_text = b":" + added
@@ -336,7 +333,7 @@ class _Planner:
         return Splice(line.begin + len(head_text), end, b" " * pad + tag_text)
 
     def _child_lines(self, edit: AppendChild) -> list[str]:
-        parent = self.doc.headline(edit.headline)
+        parent = self.doc.outline.at(edit.headline)
         stars = "*" * (edit.level if edit.level is not None else parent.level + 1)
         todo = f"{edit.todo} " if edit.todo else ""
         head = f"{stars} {todo}{safe_line(edit.title)}"
@@ -387,7 +384,7 @@ class _Planner:
             # Where two subtrees end at one point, the later (deeper) headline's children
             # go first, so that each child lands inside its own parent's subtree.
             # A child goes after the subtree's last non-blank line.
-            point = doc.outline.content_end(doc.headline(begin).index)
+            point = doc.outline.content_end(doc.outline.at(begin).index)
             blocks.append((point, (3, -begin), lines))
         return self._merge(inline, blocks)
 

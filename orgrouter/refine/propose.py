@@ -15,8 +15,8 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from orgrouter.errors import RefusedError
 from orgrouter.refine.candidate import Candidate, Edit
-from orgrouter.refine.errors import RefusedError
 from orgrouter.refine.gate import require_completed, require_write_mode
 from orgrouter.refine.panel import model_candidates
 from orgrouter.refine.replay import actual_intents

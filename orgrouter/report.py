@@ -129,13 +129,6 @@ class Report:
 
     def as_counts(self) -> dict[str, int]:
         """Return the counts as a flat dict (for the event log; no paths, no content)."""
-        return {
-            "scanned": self.scanned,
-            "cached": self.cached,
-            "requests_routed": self.requests_routed,
-            "results_written": self.results_written,
-            "changed": self.changed,
-            "unchanged": self.unchanged,
-            "skipped": len(self.skipped),
-            "failed": len(self.failed),
-        }
+        names = ("scanned", "cached", "requests_routed", "results_written", "changed", "unchanged")
+        counts: dict[str, int] = {name: getattr(self, name) for name in names}
+        return {**counts, "skipped": len(self.skipped), "failed": len(self.failed)}

@@ -37,7 +37,7 @@ class NowebRefused(Exception):
 
 def expands_when_tangling(params: Params) -> bool:
     """Return True when ``:noweb`` asks for expansion while tangling."""
-    return any(word in TANGLE_VALUES for word in params.words(":noweb"))
+    return any(word in TANGLE_VALUES for word in (params.get(":noweb") or "").split())
 
 
 @dataclass
@@ -190,12 +190,10 @@ def expand(ctx: NowebContext, block: SrcBlock, body: str, stack: tuple[int, ...]
         blocks = ctx.by_ref.get(ref)
         if not blocks:
             return ""
-        pieces: list[str] = []
-        for i, inner in enumerate(blocks):
-            if i:
-                sep = ctx.params_of(blocks[i - 1]).get(":noweb-sep")
-                pieces.append("\n" if sep is None else sep)
-            pieces.append(expand_block(inner))
+        pieces = [expand_block(blocks[0])]
+        for previous, inner in itertools.pairwise(blocks):
+            sep = ctx.params_of(previous).get(":noweb-sep")
+            pieces += ["\n" if sep is None else sep, expand_block(inner)]
         return "".join(pieces)
 
     pieces: list[str] = []

@@ -198,10 +198,8 @@ class Tangler:
             return str(path)
 
     def _apply(self, plan: FilePlan, report: TangleReport) -> None:
-        written: dict[str, TargetPlan] = {}
-        for target in plan.targets:
-            # Two spellings of one path (a.el, ./a.el): Org writes both, the last wins.
-            written[os.path.normpath(target.path)] = target
+        # Two spellings of one path (a.el, ./a.el): Org writes both, the last wins.
+        written = {os.path.normpath(target.path): target for target in plan.targets}
         for target in written.values():
             report.add(self._apply_target(plan.source, target))
 

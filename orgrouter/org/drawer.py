@@ -200,17 +200,9 @@ def property_drawer(data: bytes, begin: int, line: int, newline: bytes) -> Prope
         # key comes nothing, a space and anything, or blanks only.
         if not (rest == content_end or data[rest] == 0x20 or value_begin == value_end):
             return None
-        props.append(
-            Property(
-                key=key.decode("utf-8", "replace"),
-                value=data[value_begin:value_end].decode("utf-8", "replace"),
-                begin=pos,
-                end=next_line,
-                line=line_no,
-                value_begin=value_begin,
-                value_end=value_end,
-            )
-        )
+        name, value = key.decode("utf-8", "replace"), data[value_begin:value_end]
+        text = value.decode("utf-8", "replace")
+        props.append(Property(name, text, pos, next_line, line_no, value_begin, value_end))
         pos = next_line
         line_no += 1
     return None

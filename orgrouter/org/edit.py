@@ -102,14 +102,18 @@ class SetPlanning:
 Edit = AppendChild | SetProperty | AddTag | SetPlanning
 
 
+def ordered(splices: Iterable[Splice]) -> list[Splice]:
+    """Return ``splices`` in the order ``apply_splices`` applies them (ties keep their order)."""
+    return sorted(splices, key=lambda splice: (splice.begin, splice.end))
+
+
 def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
     """Apply splices to ``data``; insertions at one point keep their given order."""
-    ordered = sorted(enumerate(splices), key=lambda item: (item[1].begin, item[1].end, item[0]))
     # Slices of a memoryview share the data: a large file is copied once, by the join.
     view = memoryview(data)
     out: list[bytes | memoryview] = []
     pos = 0
-    for _, splice in ordered:
+    for splice in ordered(splices):
         if not 0 <= splice.begin <= splice.end <= len(data):
             raise ValueError(f"splice {splice.begin}..{splice.end} is outside the data")
         if splice.begin < pos:
@@ -407,7 +411,7 @@ class _Planner:
                 head = b"".join(inline.get(pos, []))
                 texts[pos] = head + newline + texts[pos][len(head) : -len(newline)]
         splices = [*self.replaces.values(), *(Splice(p, p, t) for p, t in texts.items())]
-        return sorted(splices, key=lambda s: (s.begin, s.end))
+        return ordered(splices)
 
 
 def plan_edits(data: bytes, edits: Iterable[Edit], *, newline: bytes = b"\n") -> list[Splice]:

@@ -280,9 +280,7 @@ class ElementParser(ListParser):
                 "language": language,
                 "switches": switches,
                 "parameters": parameters,
-                "header-args": [
-                    [key, value_] for key, value_ in parse_header_args(parameters or "")
-                ],
+                "header-args": [list(pair) for pair in parse_header_args(parameters or "")],
             }
         elif kind == "EXPORT":
             # Org names the back-end only when it is the line's one word.
@@ -399,8 +397,7 @@ class ElementParser(ListParser):
         else:
             inner = self.skip_blank(index + 1, stop)
             if inner >= stop:
-                node.properties["contents-begin"] = None
-                node.properties["contents-end"] = None
+                node.properties.update(dict.fromkeys(("contents-begin", "contents-end"), None))
                 node.properties["pre-blank"] = 0
                 return node, stop
             node.properties["contents-begin"] = lines.byte_at(inner)

@@ -163,8 +163,3 @@ def add_tags(data: bytes, begin: int, tags: tuple[str, ...]) -> bytes:
     head = match.group(1).rstrip(" \t") if match else line.rstrip(" \t")
     new = align_tags(f"{head} :{':'.join([*have, *missing])}:")
     return data[:begin] + new.encode("utf-8", "surrogateescape") + data[end:]
-
-
-def cut(data: bytes, span: Span) -> bytes:
-    """Return ``data`` without the subtree ``span`` (``org-cut-subtree``)."""
-    return data[: span.begin] + data[span.end :]

@@ -92,9 +92,7 @@ def offline_candidate(ws: Workspace, run: Run) -> Candidate | None:
     for skill in ranked[:MAX_EDITS]:
         anchor = f"[skills.{skill}]"
         section = _section(content, anchor.encode())
-        if section is None:
-            continue
-        found = _VERBS_KEY.search(section)
+        found = None if section is None else _VERBS_KEY.search(section)
         if found is None:
             continue
         before = found.group(0).decode()

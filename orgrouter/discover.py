@@ -214,8 +214,9 @@ class _Walker:
             self.result.odd.append((path, reason))
 
     def _take(self, path: Path, dev: int, ino: int) -> None:
-        name = str(path)
-        if not name.isascii() and not _is_utf8(name):
+        try:
+            str(path).encode()  # os.fsdecode made each byte that was not UTF-8 a surrogate
+        except UnicodeEncodeError:
             # The state database (SQLite) holds UTF-8 text only: a name synced from a
             # Latin-1 system failed the run where the cache was written, every run.
             self._error(path, "file name is not valid UTF-8: rename it")
@@ -229,15 +230,6 @@ class _Walker:
 
     def _error(self, path: Path, message: str) -> None:
         self.result.errors.append(InputError(message, path=path))
-
-
-def _is_utf8(name: str) -> bool:
-    """Return whether ``name`` (decoded by ``os.fsdecode``) was valid UTF-8 on disk."""
-    try:
-        name.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _dangling(path: Path) -> str:

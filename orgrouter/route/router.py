@@ -3,13 +3,11 @@
 ``RunOptions`` are what a run was asked to do. The Router loads the
 skills, the routing tables, the rate limiter and the model backends only when a file
 first holds work, then routes each document's bytes (``route_document``). Directory
-runs (``route/runner.py``), worker processes (``route/pool.py``) and ``--stdin``
-(``route/filter.py``) all route through one.
+runs (``route/runner.py``) and ``--stdin`` (``route/filter.py``) both route through one.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -54,15 +52,7 @@ class Router:
         self._backends: dict[str, NeuroBackend | None] = {}
         self._budget: Any = None
         self.warnings: list[str] = []
-        self.used = False  # whether a file was routed with the environment (its warnings show)
         self.pending: set[str] = set()  # files an interrupted move still holds (journal.py)
-
-    def preload(self) -> None:
-        """Build the route environment now, if it can be (a file routed later needs it)."""
-        # A broken rules table: the first file routed meets it again, in its turn, and
-        # stops the run there, as a serial run does.
-        with contextlib.suppress(ConfigError):
-            self.env(None)
 
     def env(self, file_agent: str | None) -> RouteEnv:
         """Return the route environment, loading skills and limiter on first use."""
@@ -142,6 +132,4 @@ class Router:
             file_agent = agent_keyword_in_bytes(lines, path)
         except ConfigError as error:  # a bad keyword in one note fails that note only
             raise InputError(error.message, path=error.path, line=error.line) from None
-        env = self.env(file_agent)
-        self.used = True
-        return route_document(data, path, env, newline=newline)
+        return route_document(data, path, self.env(file_agent), newline=newline)

@@ -242,11 +242,11 @@ def test_an_archive_location_outside_the_notes_is_shown_before_approval(tmp_path
     assert not (tmp_path / "elsewhere.org").exists()
 
 
-def test_moves_ask_with_their_plan_when_workers_route(tmp_path: Path) -> None:
+def test_moves_ask_with_their_plan_in_every_note_of_a_run(tmp_path: Path) -> None:
     files = {f"n{n}.org": f"* T{n}\nBody.\n** @agent archive this\n* Keep\n" for n in range(50)}
     notes = _notes(tmp_path, files)
     args = ["route", "-q", "--now", NOW, "--state", str(tmp_path / "state.db"), str(notes)]
-    env = {"HOME": str(tmp_path), "ORGROUTER_WORKERS": "2"}
+    env = {"HOME": str(tmp_path)}
     assert run_cli(args, tmp_path, env=env)[0] == 0
     assert "- T7 (line 1) -> n7.org_archive\n" in (notes / "n7.org").read_text()
     for name in files:

@@ -135,12 +135,8 @@ def _one_edit(a: str, b: str) -> bool:
 
 def _swapped(a: str, b: str) -> bool:
     """Return whether ``a`` is ``b`` with two neighbouring letters swapped ("mkae")."""
-    if len(a) != len(b) or a == b:
-        return False
-    diff = [i for i in range(len(a)) if a[i] != b[i]]
-    if len(diff) != 2 or diff[1] != diff[0] + 1:
-        return False
-    return a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    # One edit that keeps the letters (a substitution changes them) is a swap.
+    return len(a) == len(b) and a != b and sorted(a) == sorted(b) and _one_edit(a, b)
 
 
 def fuzzy(word: str, rules: Rules) -> Head | None:

@@ -58,13 +58,11 @@ class Router:
         """Return the route environment, loading skills and limiter on first use."""
         if self._env is None:
             from orgrouter.route.pipeline import RouteEnv
-            from orgrouter.skills.registry import load_skills, targets
+            from orgrouter.skills.registry import load_skills, targets, uses_models
 
             roots = [self.root] if self.root is not None else []
             loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
             self.warnings.extend(f"orgrouter: warning: {error}" for error in loaded.errors)
-            from orgrouter.skills.registry import uses_models
-
             limiter = None
             # Spawns are model calls: none offline, and a dry run spends none.
             if self.state is not None and self.options.mode.writes and uses_models(self.config):
@@ -74,20 +72,18 @@ class Router:
                 limiter = RateLimiter(
                     self.state, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
                 )
-            from orgrouter.route.rules import configured_rules
-
             # A broken rules table is the run's configuration error (exit 2), found
             # before any note is touched, never an error result written into one.
-            where = (self.config.rules.dir,)
-            found = targets(loaded.skills)
-            cache = self.options.rules_cache
+            where, base = self.config.rules.dir, self.options.config_dir
+            found, cache = targets(loaded.skills), self.options.rules_cache
             if cache is None:
-                rules = configured_rules(*where, base=self.options.config_dir, targets=found)
+                from orgrouter.route.rules import configured_rules
+
+                rules = configured_rules(where, base=base, targets=found)
             else:
                 from orgrouter.route import rulecache
 
-                base = self.options.config_dir
-                rules = rulecache.configured_rules(*where, cache, base=base, targets=found)
+                rules = rulecache.configured_rules(where, cache, base=base, targets=found)
             self._env = RouteEnv(
                 config=self.config,
                 skills=loaded.skills,

@@ -23,7 +23,6 @@ from orgrouter.route.router import Router, RunOptions
 from orgrouter.writemode import WriteMode, unified_diff
 
 if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds work
-    from orgrouter.eventlog import EventLog
     from orgrouter.io.text import Snapshot
     from orgrouter.route.pipeline import DocumentOutcome
     from orgrouter.scancache import ScanCache
@@ -38,6 +37,7 @@ def run_route(
 ) -> None:
     """Route every Org file under ``paths``, recording each outcome in ``report``."""
     from orgrouter.discover import RUN_DISCOVERY, discover, find_notes_root
+    from orgrouter.eventlog import EventLog
     from orgrouter.prefilter import prefilter_for
     from orgrouter.scancache import READS_EVERY_NOTE, ScanCache, scan_one
     from orgrouter.state import StateDB
@@ -68,7 +68,7 @@ def run_route(
             state.run_memo[RUN_DISCOVERY] = found
         router = Router(config, options, root, state)
         router.pending = _settle_moves(state, report) if options.mode.writes else set()
-        log = _event_log(options, state)
+        log = EventLog(log_path=options.log_path, db=state)
         log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))
         if lock is not None and lock.taken_over is not None:
             # The run before was killed (its pid was still in the lock file).
@@ -117,13 +117,6 @@ def _delta(before: dict[str, int], report: Report) -> dict[str, int]:
     after = report.as_counts()
     keys = ("requests_routed", "results_written", "changed", "skipped", "failed")
     return {key: after[key] - before[key] for key in keys}
-
-
-def _event_log(options: RunOptions, state: Any) -> EventLog:
-    """Return the run's event log (JSON lines with --log, and the state database)."""
-    from orgrouter.eventlog import EventLog
-
-    return EventLog(log_path=options.log_path, db=state)
 
 
 def _above(bar: Progress, emit: Callable[[str], None]) -> Callable[[str], None]:

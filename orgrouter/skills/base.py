@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from orgrouter.config import Config
-from orgrouter.neuro.backend import NeuroBackend
 
 if TYPE_CHECKING:
+    from orgrouter.neuro.backend import NeuroBackend
     from orgrouter.org.document import Document
     from orgrouter.route.gate import GateResult
     from orgrouter.route.ratelimit import RateLimiter

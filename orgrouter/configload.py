@@ -22,7 +22,7 @@ import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from orgrouter.address import file_agent_lines
 from orgrouter.config import BACKENDS, Config, NeuroConfig
@@ -49,8 +49,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 _AGENT_NAME_RE = re.compile(r"^[^\W\d][\w-]*$")
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """Where one value came from: ``default``, ``file``, ``env`` or ``cli``."""
 
     kind: str

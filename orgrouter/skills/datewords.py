@@ -8,7 +8,7 @@ an instruction into what the grammar reads, each token with its offsets.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from orgrouter.skills.wording import word_set
 
@@ -81,8 +81,7 @@ STAMP = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One word, number, clock time, date or mark of an instruction, with its offsets."""
 
     kind: str

@@ -56,9 +56,6 @@ class LimitsConfig:
     result_bytes: int = 32 * 1024  # a result's body, then a "… (truncated)" line
     echo_chars: int = 200  # a title or property value that repeats a request's words
     instruction_chars: int = 20_000  # longer requests get a clarification, not a route
-    # Candidate files from which a run routes in worker processes (bench/pool.py: below
-    # about 256 on 2 CPUs the pool costs more CPU and twice the memory for no gain).
-    pool_from: int = 256
 
 
 @dataclass

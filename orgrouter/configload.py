@@ -36,9 +36,12 @@ ENV_PREFIX = "ORGROUTER_"
 ENV_ALIASES = {"ORGROUTER_STATE": "state.path"}
 # Variables orgrouter reads that are not configuration keys (not reported as ignored).
 # (They are also what a misspelt variable is checked against: a new one goes here.)
-ENV_NOT_KEYS = frozenset(
-    {"ORGROUTER_CONFIG", "ORGROUTER_NOW", "ORGROUTER_WORKERS", "ORGROUTER_TEST_CRASH_AT"}
-)
+ENV_NOT_KEYS = frozenset({"ORGROUTER_CONFIG", "ORGROUTER_NOW", "ORGROUTER_TEST_CRASH_AT"})
+# What earlier versions read and this one does not: a warning, never an error, so an
+# existing configuration (or a cron line setting the variable) keeps working.
+POOL_REMOVED = "has no effect since 0.2: the process pool was removed"
+REMOVED_KEYS = {"limits.pool_from": POOL_REMOVED}
+REMOVED_ENV = {"ORGROUTER_WORKERS": POOL_REMOVED, "ORGROUTER_LIMITS_POOL_FROM": POOL_REMOVED}
 # Keys holding paths: a relative path in a file is relative to that file's directory.
 PATH_KEYS = frozenset({"state.path", "rules.dir", "refine.golden"})
 PATH_LIST_KEYS = frozenset({"skills.paths", "tangle.allow"})
@@ -67,6 +70,7 @@ class LoadedConfig:
     sources: dict[str, Source] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)  # read, lowest precedence first
     ignored_env: list[str] = field(default_factory=list)  # ORGROUTER_* that are not keys
+    warnings: list[str] = field(default_factory=list)  # "path:line: key has no effect ..."
 
     @property
     def directory(self) -> Path | None:
@@ -180,6 +184,7 @@ class _Layer:
     values: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, Source] = field(default_factory=dict)
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _read_config_file(path: Path) -> _Layer:
@@ -221,6 +226,10 @@ def _read_config_file(path: Path) -> _Layer:
         keys = section_keys(sections[name])
         for key, item in value.items():
             dotted = f"{name}.{key}"
+            if dotted in REMOVED_KEYS:
+                where = f"{path}:{key_line(text, [name], key) or 1}"
+                layer.warnings.append(f"{where}: {dotted} {REMOVED_KEYS[dotted]}")
+                continue
             if key not in keys:
                 raise fail(f"unknown key {dotted}{did_you_mean(key, keys)}", [name], key)
             layer.values[dotted] = _validated(dotted, item, keys[key], base, fail, [name], key)
@@ -255,7 +264,6 @@ _LEAST = {
     "limits.result_bytes": 1024,
     "limits.instruction_chars": 100,
     "limits.echo_chars": 20,
-    "limits.pool_from": 1,
 }
 
 
@@ -365,7 +373,9 @@ def env_warnings(env: Mapping[str, str], config: Config | None = None) -> list[s
         keys = {n.api_key_env for n in (config.neuro, *config.agents.values()) if n.api_key_env}
     warnings = []
     for name in sorted(env):
-        if name.startswith(ENV_PREFIX) and name not in known and name not in keys:
+        if name in REMOVED_ENV:
+            warnings.append(f"{name} {REMOVED_ENV[name]}; ignored")
+        elif name.startswith(ENV_PREFIX) and name not in known and name not in keys:
             # Compared without the prefix every name shares, which would make any two
             # look alike.
             tails = {k[len(ENV_PREFIX) :]: k for k in known}
@@ -437,6 +447,7 @@ def _merge(layers: list[_Layer], files: list[Path], ignored: list[str]) -> Loade
         for agent, settings in layer.agents.items():
             agents.setdefault(agent, {}).update(settings)
         loaded.sources.update(layer.sources)
+        loaded.warnings.extend(layer.warnings)
     # An agent's own keys are more specific than any [neuro] value, env and CLI included.
     config.agents = {
         agent: dataclasses.replace(config.neuro, **settings) for agent, settings in agents.items()

@@ -44,7 +44,7 @@ ID_FIELDS = frozenset({
 ID_SUFFIXES = ("_id", "_ids", "_count", "_ms", "_s", "_bytes", "_hash", "_code")
 COUNT_FIELDS = frozenset({
     "scanned", "cached", "requests_routed", "results_written", "changed", "unchanged",
-    "skipped", "failed", "files", "requests", "results", "intents", "workers",
+    "skipped", "failed", "files", "requests", "results", "intents",
 })  # fmt: skip
 MAX_STRING = 300
 

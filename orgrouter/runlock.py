@@ -57,10 +57,12 @@ class RunLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            from orgrouter.io.transaction import pid_alive  # only when the lock is taken
+
             holder = _read_pid(fd)
             os.close(fd)
             who = f"pid {holder}" if holder else "another process"
-            if holder and not _alive(holder):
+            if holder and not pid_alive(holder):
                 # Only a process that inherited the lock from a run started before
                 # the fork rule (an older orgrouter's orphaned worker) can hold it.
                 who = f"a process left over from pid {holder}, now gone: fuser {self.path}"
@@ -123,17 +125,6 @@ def _close_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_close_in_child)
-
-
-def _alive(pid: int) -> bool:
-    """Return whether a process ``pid`` exists (one of another user's counts too)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _read_pid(fd: int) -> int | None:

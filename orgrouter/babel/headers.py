@@ -172,12 +172,8 @@ def block_sources(
     block: SrcBlock, header_args: str | None, lang_header_args: str | None
 ) -> list[list[tuple[str, str | None]]]:
     """Return a block's header-argument sources in Babel's merge order."""
-    sources: list[list[tuple[str, str | None]]] = [list(DEFAULTS)]
-    sources.append(parse_header_args(header_args or ""))
-    sources.append(parse_header_args(lang_header_args or ""))
-    sources.append(parse_header_args(block.parameters or ""))
+    given = (header_args, lang_header_args, block.parameters)
     # org-element collects #+HEADER values last line first; Babel merges that list
     # in order, so the topmost #+HEADER line has the last word.
-    for header in reversed(block.headers):
-        sources.append(parse_header_args(header))
-    return sources
+    texts = [*(text or "" for text in given), *reversed(block.headers)]
+    return [list(DEFAULTS), *(parse_header_args(text) for text in texts)]

@@ -114,15 +114,12 @@ class NowebContext:
     def _headline_bodies(self) -> dict[str, str]:
         # A CUSTOM_ID anywhere wins over an ID (Org looks for CUSTOM_ID first); the
         # first headline with a given value wins.
-        headings = self.doc.headings
         bodies: dict[str, str] = {}
-        for key in ("node_id", "custom_id"):
-            found: dict[str, str] = {}
-            for heading in headings:
+        for key in ("custom_id", "node_id"):
+            for heading in self.doc.headings:
                 value = getattr(heading, key)
-                if value is not None and value not in found:
-                    found[value] = self.doc.text[heading.body_begin : heading.end]
-            bodies.update(found)
+                if value is not None and value not in bodies:
+                    bodies[value] = self.doc.text[heading.body_begin : heading.end]
         return bodies
 
 

@@ -101,7 +101,7 @@ def _var_problem(ctx: NowebContext, block: SrcBlock, params: Params) -> Skipped 
         value = value.strip()
         if _NUMBER_RE.match(value) or (value.startswith('"') and value.endswith('"')):
             continue
-        if value.startswith(("(", "'", "`", "[")):
+        if _var_is_lisp(assignment):
             return Skipped(block.line, "elisp-form", f":var {assignment}")
         ref = value.split("[", 1)[0]
         if "(" in value or ctx.named(ref) is not None:

@@ -38,11 +38,6 @@ class TargetRecord:
         self.db = db
         db.ensure_schema(SCHEMA, VERSION, DDL)
 
-    def last_written(self, target: str) -> str | None:
-        """Return the hash of what orgrouter last wrote to ``target``, if anything."""
-        found = self.owner(target)
-        return None if found is None else found[0]
-
     def owner(self, target: str) -> tuple[str, str] | None:
         """Return (sha256, source note) of what orgrouter last wrote to ``target``, if any."""
         row = self.db.conn.execute(

@@ -239,7 +239,8 @@ class Tangler:
             result.action, result.reason = "held", f"{target.name}: {held}"
             return result
         if old is not None and old != target.content:
-            last = self.record.last_written(str(real)) if self.record is not None else None
+            owner = self.record.owner(str(real)) if self.record is not None else None
+            last = None if owner is None else owner[0]
             if self.policy is None and last != digest(old):
                 result.overwrote = "it existed and orgrouter had not written these bytes"
             if last not in (None, digest(old)) and not self.force and held is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,9 +31,9 @@ def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
     stream.flush()
 
 
-def warn_environment(config: Config) -> None:
-    """Print a warning on stderr for each ``ORGROUTER_*`` variable no one reads."""
+def warn_environment(config: Config, warnings: Iterable[str] = ()) -> None:
+    """Print ``warnings``, then one for each ``ORGROUTER_*`` variable no one reads, on stderr."""
     from orgrouter.configload import env_warnings
 
-    for warning in env_warnings(os.environ, config):
+    for warning in [*warnings, *env_warnings(os.environ, config)]:
         echo(f"orgrouter: warning: {warning}", err=True)

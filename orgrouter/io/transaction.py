@@ -99,7 +99,8 @@ def emacs_lock(path: str) -> str | None:
     return None
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Return whether a process ``pid`` exists (one of another user's counts too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -120,7 +121,7 @@ def clean_stale_temps(directory: str | os.PathLike[str]) -> list[str]:
         if not name.startswith(TEMP_PREFIX):
             continue
         pid_text = name[len(TEMP_PREFIX) :].split("-", 1)[0]
-        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _pid_alive(int(pid_text)):
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or pid_alive(int(pid_text)):
             continue
         path = os.path.join(directory, name)
         with contextlib.suppress(OSError):

@@ -54,11 +54,6 @@ class SrcBlock:
         """Return the body as Org sees it (escapes removed), final newline kept."""
         return unescape(self.raw_value)
 
-    @property
-    def header_args(self) -> list[tuple[str, str | None]]:
-        """Return the begin line's header arguments as (``:key``, value) pairs."""
-        return parse_header_args(self.parameters or "")
-
 
 def unescape(text: str) -> str:
     """Remove the comma Org adds before ``*`` and ``#+`` at a line's start."""

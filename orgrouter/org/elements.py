@@ -104,9 +104,10 @@ class ElementParser(ListParser):
         if mode in ("top-comment", "property-drawer") and (
             index == 0 or not blank(self.contents[index - 1])
         ):
-            drawer = self._property_drawer(index, limit)
+            # A file-level property drawer, where Org accepts one.
+            drawer = None if self.drawer_at is None else self.drawer_at(index)
             if drawer is not None:
-                return drawer
+                return self.property_drawer_node(drawer, limit)
         if CLOCK_RE.match(line):
             return self._single("clock", index, limit, value=line.strip(BLANK))
         # From here on, elements may have affiliated keywords.
@@ -340,15 +341,6 @@ class ElementParser(ListParser):
         return node, following
 
     # --- property drawers --------------------------------------------------------------
-
-    def _property_drawer(self, index: int, limit: int) -> tuple[Node, int] | None:
-        """Parse a file-level property drawer at ``index`` if Org accepts one there."""
-        if self.drawer_at is None:
-            return None
-        drawer = self.drawer_at(index)
-        if drawer is None:
-            return None
-        return self.property_drawer_node(drawer, limit)
 
     def property_drawer_node(self, drawer: PropertyDrawer, limit: int) -> tuple[Node, int]:
         """Make a property-drawer node (node-property children) for ``drawer``."""

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from orgrouter.io.text import CR, LF, detect_newline
 from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.org.headline import split_tags
+from orgrouter.org.syntax import KEYWORD_RE
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence
 
 MAX_SETUP_BYTES = 16 * 1024 * 1024  # far beyond any real setup file
@@ -29,8 +30,6 @@ SETTING_KEYS = ("TODO", "SEQ_TODO", "TYP_TODO", "STARTUP", "FILETAGS", "PROPERTY
 _CANDIDATE_RE = re.compile(
     r"^[ \t]*#\+(?:" + "|".join(SETTING_KEYS) + r"):", re.IGNORECASE | re.MULTILINE
 )
-# `org-element-keyword-parser': the key runs to the last colon of the first word.
-_KEYWORD_RE = re.compile(r"[ \t]*#\+(\S*):")
 # `ffap-url-regexp', which `org-url-p' uses unanchored.
 _URL_RE = re.compile(r"(news(post)?:|mailto:|file:|(ftp|https?|telnet|gopher|www|wais)://)")
 _TRIM = " \t\n\r"
@@ -68,10 +67,6 @@ class InBufferSettings:
             if key.casefold() == folded:
                 return value
         return None
-
-    def header_args(self, language: str | None = None) -> str | None:
-        """Return the file-wide ``header-args`` (or ``header-args:LANG``) value, or None."""
-        return self.property("header-args" if language is None else f"header-args:{language}")
 
 
 def _opaque_spans(text: str) -> list[tuple[int, int]]:
@@ -113,7 +108,7 @@ def _keyword_lines(text: str, path: Path | None) -> Iterator[SettingKeyword]:
         counted_to = begin
         eol = text.find("\n", begin)
         whole = text[begin : len(text) if eol < 0 else eol]
-        keyword = _KEYWORD_RE.match(whole)
+        keyword = KEYWORD_RE.match(whole)  # the key runs to the first word's last colon
         assert keyword is not None  # the candidate pattern guarantees a match
         key = keyword.group(1).upper()
         if key in SETTING_KEYS:
@@ -229,20 +224,10 @@ def read_settings(text: str, path: Path | None = None) -> InBufferSettings:
     if not keywords:
         return InBufferSettings(setupfiles=tuple(read), warnings=tuple(warnings))
     startup = tuple(word for k in keywords if k.key == "STARTUP" for word in _words(k.value))
-    odd = False
-    for word in startup:
-        # `org-startup-options' are matched case-insensitively; the last one wins.
-        if word.lower() == "odd":
-            odd = True
-        elif word.lower() == "oddeven":
-            odd = False
-    filetags = tuple(
-        tag
-        for k in keywords
-        if k.key == "FILETAGS"
-        for word in _words(k.value)
-        for tag in split_tags(word)
-    )
+    # `org-startup-options' are matched case-insensitively; the last one wins.
+    odd = [w.lower() for w in startup if w.lower() in ("odd", "oddeven")][-1:] == ["odd"]
+    words = [word for k in keywords if k.key == "FILETAGS" for word in _words(k.value)]
+    filetags = tuple(tag for word in words for tag in split_tags(word))
     return InBufferSettings(
         todo=_todo_from(keywords),
         odd_levels=odd,

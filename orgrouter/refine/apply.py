@@ -31,7 +31,7 @@ def approve_run(ws: Workspace, run_id: int, *, auto: bool = False) -> int:
         raise ConfigError("no rules dir to write to: set `dir` in the [rules] section")
     edits = candidate_from_json({"edits": run.gate["edits"]}, source=f"run {run_id}").edits
     try:
-        _, results = reapply(edits, ws.tree)
+        results = reapply(edits, ws.tree)
     except StaleEdit as stale:
         raise RefusedError(
             f"run {run_id} refused whole: {stale} (the rules changed since the gate; "

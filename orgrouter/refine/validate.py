@@ -144,21 +144,20 @@ def validate(candidate: Candidate, tree: RulesTree, allowlist: Iterable[str]) ->
     )
 
 
-def reapply(edits: Iterable[Edit], tree: RulesTree) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """Apply ``edits`` to the live files again; raise StaleEdit if any no longer fits."""
-    originals: dict[str, bytes] = {}
+def reapply(edits: Iterable[Edit], tree: RulesTree) -> dict[str, bytes]:
+    """Return the files with ``edits`` applied again; raise StaleEdit if one no longer fits."""
     results: dict[str, bytes] = {}
     for number, edit in enumerate(edits, start=1):
         if edit.file not in results:
             content = tree.read(edit.file)
             if content is None:
                 raise StaleEdit(number, edit.file, "the file is gone")
-            originals[edit.file] = results[edit.file] = content
+            results[edit.file] = content
         outcome = apply_edit(results[edit.file], edit)
         if isinstance(outcome, str):
             raise StaleEdit(number, edit.file, outcome)
         results[edit.file] = outcome
-    return originals, results
+    return results
 
 
 class StaleEdit(Exception):

@@ -170,6 +170,8 @@ def pick_personas(
     count: int, tags: list[str], chain: list[str], mode: str, rules: Rules
 ) -> list[Persona]:
     """Return the ``count`` personas that best match the request, ties in file order."""
+    if count <= 0:
+        return []  # most requests spawn none: no need to rank every persona for it
 
     def fit(persona: Persona) -> int:
         """Score a persona: shared domains count double, shared skills once."""

@@ -96,12 +96,8 @@ class GoldenReport:
 
     def regressions(self, baseline: GoldenReport) -> list[str]:
         """Return the ids that pass in ``baseline`` and fail (or are missing) here."""
-        return [
-            result.case_id for result in baseline.results
-            if result.passed and not (
-                result.case_id in self.by_id and self.by_id[result.case_id].passed
-            )
-        ]
+        passing = {result.case_id for result in self.results if result.passed}
+        return [r.case_id for r in baseline.results if r.passed and r.case_id not in passing]
 
     def to_json(self) -> dict[str, Any]:
         """Return the report as a JSON-ready dict."""
@@ -191,11 +187,8 @@ def _null(value: Any) -> Any:
 
 
 def _gate_value(result: GateResult, name: str) -> Any:
-    if name == "spawn_count":
-        return result.spawn.count
-    if name == "spawn_score":
-        return result.spawn.score
-    return getattr(result, name)
+    # spawn_count and spawn_score are the spawn decision's count and score.
+    return getattr(result.spawn, name[6:]) if name.startswith("spawn_") else getattr(result, name)
 
 
 def gate_for(case: Case, rules: Rules) -> GateResult:

@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orgrouter.errors import StateError
-from orgrouter.marks import MARK, RESULT_KEY, find_mark
+from orgrouter.marks import RESULT_KEY, find_mark
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import Head
 from orgrouter.org.headline import parse_headline
 from orgrouter.route.request import instruction_hash
-from orgrouter.route.results import CHECK_KEY, KIND_KEY, result_check
+from orgrouter.route.results import CHECK_KEY, KIND_KEY, marked_headlines, result_check
 
 if TYPE_CHECKING:
     from orgrouter.route.pipeline import RequestReport
@@ -110,19 +110,12 @@ def request_records(path: str, reports: Iterable[RequestReport]) -> list[RouteRe
 
 def corrections(path: str, data: bytes, newline: bytes) -> list[RouteRecord]:
     """Return a ``corrected`` record for each result in ``data`` the user has edited."""
-    position = find_mark(data)
-    if position < 0:
+    if find_mark(data) < 0:
         return []  # no result at all: the common case costs one search
     # One linear headline scan; each result drawer belongs to the headline above it.
     document = Document(data, newline=newline)
     found: dict[str, RouteRecord] = {}
-    seen: set[int] = set()
-    while position >= 0:
-        index = document.find(position)
-        position = find_mark(data, position + len(MARK))
-        if index is None or index in seen:
-            continue
-        seen.add(index)
+    for index in marked_headlines(document):
         head = document.head(index)
         identity = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
         if identity is None or identity.value in found or not _edited(data, head):

@@ -82,13 +82,8 @@ class Decomposition:
         from orgrouter.sexp import Keyword, dumps
 
         if not self.intents:
-            log = {"type": Keyword("LOG"), "payload": {"text": FAILED_TEXT}}
-            return dumps(log)
+            return dumps({"type": Keyword("LOG"), "payload": {"text": FAILED_TEXT}})
         if len(self.intents) == 1:
-            one = {"type": Keyword("DELEGATION"), "payload": self.intents[0].to_plist()}
-            return dumps(one)
-        many = {
-            "type": Keyword("MULTI-DELEGATION"),
-            "intents": [intent.to_plist() for intent in self.intents],
-        }
-        return dumps(many)
+            return dumps({"type": Keyword("DELEGATION"), "payload": self.intents[0].to_plist()})
+        intents = [intent.to_plist() for intent in self.intents]
+        return dumps({"type": Keyword("MULTI-DELEGATION"), "intents": intents})

@@ -116,14 +116,13 @@ def commit_move(
                 path=source.path,
             )
     _ensure(db)
-    files = everything
     with db.transaction() as conn:
         cursor = conn.execute("INSERT INTO move_journal (created) VALUES (?)", (now,))
         move = cursor.lastrowid
         conn.executemany(
             "INSERT INTO move_journal_files (move, seq, path, before, after) "
             "VALUES (?, ?, ?, ?, ?)",
-            [(move, n, f.path, f.before, f.after) for n, f in enumerate(files)],
+            [(move, n, f.path, f.before, f.after) for n, f in enumerate(everything)],
         )
     _crash_point("journalled", environ)
     targets = Transaction()

@@ -30,13 +30,6 @@ from orgrouter.skills.base import (
 MAX_DEPTH = 10
 
 
-class NotHere(Exception):
-    """A skill cannot act in this process (a pool worker): the file is routed elsewhere.
-
-    The kernel lets it through, as it does ``LockedError``: the file's run stops.
-    """
-
-
 class Emitted(NamedTuple):
     """A result, with the skill that wrote it and the intent it answers."""
 
@@ -101,8 +94,8 @@ def _dispatch(
             if not skill.trigger(stimulus, ctx):
                 continue
             action = skill.symbolic(skill.neuro(stimulus, ctx), ctx)
-        except (LockedError, NotHere):
-            raise  # another run holds the notes root, or another process routes the file
+        except LockedError:
+            raise  # another run holds the notes root
         except OrgRouterError as error:
             _emit(outcome, skill.name, origin, _failure(skill.name, error.message))
             return

@@ -3,6 +3,7 @@ inflected forms ("condensing", "pulled out") and typos, against the routing tabl
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from orgrouter.route.intent import Head
@@ -12,12 +13,21 @@ NOT_A_WORD = "\0"  # what punctuation reads as in a list of lower-case words
 PARTICLE_WINDOW = 5  # how many words an object may hold before its particle ("boil it down")
 
 
-def match(words: Sequence[str], at: int, phrases: Sequence[Phrase]) -> int:
+def match(words: Sequence[str], at: int, phrases: tuple[Phrase, ...]) -> int:
     """Return how many words of the longest phrase matching at ``at`` (0 for none)."""
-    for candidate in phrases:  # longest first
+    for candidate in _by_first(phrases).get(words[at], ()) if at < len(words) else ():
         if tuple(words[at : at + len(candidate)]) == candidate:
             return len(candidate)
     return 0
+
+
+@functools.lru_cache(maxsize=8)
+def _by_first(phrases: tuple[Phrase, ...]) -> dict[str, list[Phrase]]:
+    """Return ``phrases`` by first word, longest first: a table's, once, not per word."""
+    index: dict[str, list[Phrase]] = {}
+    for candidate in filter(None, phrases):
+        index.setdefault(candidate[0], []).append(candidate)
+    return index
 
 
 def base_forms(word: str) -> list[str]:
@@ -125,12 +135,8 @@ def _one_edit(a: str, b: str) -> bool:
 
 def _swapped(a: str, b: str) -> bool:
     """Return whether ``a`` is ``b`` with two neighbouring letters swapped ("mkae")."""
-    if len(a) != len(b) or a == b:
-        return False
-    diff = [i for i in range(len(a)) if a[i] != b[i]]
-    if len(diff) != 2 or diff[1] != diff[0] + 1:
-        return False
-    return a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    # One edit that keeps the letters (a substitution changes them) is a swap.
+    return len(a) == len(b) and a != b and sorted(a) == sorted(b) and _one_edit(a, b)
 
 
 def fuzzy(word: str, rules: Rules) -> Head | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -57,8 +57,9 @@ def model_decompose(
     asks for approval whichever stage proposed them.
     """
 
-    def fallback(text: str) -> list[Intent]:
-        return decompose(text, rules, selves=selves).intents
+    def fall_back(why: str) -> DecomposeOutcome:
+        intents = tuple(decompose(instruction, rules, selves=selves).intents)
+        return DecomposeOutcome(intents, "rules", (f"{why}; used the rules decomposer",))
 
     skills = sorted({name.lower() for name in known_skills})  # registry.targets
     messages = [
@@ -74,22 +75,15 @@ def model_decompose(
         reply = backend.complete(messages, purpose="decompose")
         proposed = read_reply(reply.text, reply_format)
     except BudgetReached as error:
-        return _fall_back(instruction, fallback, f"model not asked: {error.message}")
+        return fall_back(f"model not asked: {error.message}")
     except ModelError as error:
-        return _fall_back(instruction, fallback, f"model reply unusable: {error.message}")
+        return fall_back(f"model reply unusable: {error.message}")
     accepted, vetoed = validate(proposed, instruction, skills, rules)
     notes = tuple(f"vetoed intent {intent.get('text', '')!r}: {why}" for intent, why in vetoed)
     if not accepted:
-        outcome = _fall_back(instruction, fallback, "model proposed no acceptable intent")
+        outcome = fall_back("model proposed no acceptable intent")
         return DecomposeOutcome(outcome.intents, "rules", notes + outcome.notes, tuple(vetoed))
     return DecomposeOutcome(tuple(accepted), "model", notes, tuple(vetoed))
-
-
-def _fall_back(
-    instruction: str, fallback: Callable[[str], list[Intent]], why: str
-) -> DecomposeOutcome:
-    intents = tuple(fallback(instruction))
-    return DecomposeOutcome(intents, "rules", (f"{why}; used the rules decomposer",))
 
 
 def read_reply(text: str, reply_format: ReplyFormat) -> list[Proposed]:

@@ -64,9 +64,7 @@ class RateLimiter:
         try:
             if not self.record and not self._has_table():
                 return 0  # no spawn was ever recorded here
-            row = self.db.conn.execute(
-                _USED, (session, now - self.window_s, now),
-            ).fetchone()
+            row = self.db.conn.execute(_USED, (session, now - self.window_s, now)).fetchone()
         except sqlite3.Error as error:
             raise StateError(f"cannot read the spawn window: {error}", path=self.db.path) from error
         return int(row[0])
@@ -81,8 +79,7 @@ class RateLimiter:
             return Grant(0, 0, 0, self.limit)
         if not self.record:
             used = self.used(session, now)
-            granted = 0 if used + wanted > self.limit else wanted
-            return Grant(granted, wanted, used, self.limit)
+            return Grant(0 if used + wanted > self.limit else wanted, wanted, used, self.limit)
         try:
             with self.db.transaction() as conn:
                 row = conn.execute(_USED, (session, now - self.window_s, now)).fetchone()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from orgrouter.marks import MARK, RESULT_KEY, find_mark
@@ -74,19 +74,24 @@ def written_results(document: Document, request: FoundRequest) -> list[Written]:
     """Return the result headlines that are direct children of ``request``."""
     entry = request.entry
     found: list[Written] = []
-    data = document.data
-    position = find_mark(data, entry.end, entry.subtree_end)
-    seen: set[int] = set()
-    while position >= 0:
-        index = document.find(position)
-        position = find_mark(data, position + len(MARK), entry.subtree_end)
-        if index is None or index in seen or document.entries[index].parent != entry.index:
-            continue
-        seen.add(index)
-        written = _written(document, index)
+    for index in marked_headlines(document, entry.end, entry.subtree_end):
+        child = document.entries[index].parent == entry.index
+        written = _written(document, index) if child else None
         if written is not None:
             found.append(written)
     return found
+
+
+def marked_headlines(document: Document, begin: int = 0, end: int | None = None) -> Iterator[int]:
+    """Yield once, in file order, each headline holding a result mark in ``begin:end``."""
+    seen: set[int] = set()
+    position = find_mark(document.data, begin, end)
+    while position >= 0:
+        index = document.find(position)
+        position = find_mark(document.data, position + len(MARK), end)
+        if index is not None and index not in seen:
+            seen.add(index)
+            yield index
 
 
 def _written(document: Document, index: int) -> Written | None:

@@ -3,13 +3,11 @@
 ``RunOptions`` are what a run was asked to do. The Router loads the
 skills, the routing tables, the rate limiter and the model backends only when a file
 first holds work, then routes each document's bytes (``route_document``). Directory
-runs (``route/runner.py``), worker processes (``route/pool.py``) and ``--stdin``
-(``route/filter.py``) all route through one.
+runs (``route/runner.py``) and ``--stdin`` (``route/filter.py``) both route through one.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -54,27 +52,17 @@ class Router:
         self._backends: dict[str, NeuroBackend | None] = {}
         self._budget: Any = None
         self.warnings: list[str] = []
-        self.used = False  # whether a file was routed with the environment (its warnings show)
         self.pending: set[str] = set()  # files an interrupted move still holds (journal.py)
-
-    def preload(self) -> None:
-        """Build the route environment now, if it can be (a file routed later needs it)."""
-        # A broken rules table: the first file routed meets it again, in its turn, and
-        # stops the run there, as a serial run does.
-        with contextlib.suppress(ConfigError):
-            self.env(None)
 
     def env(self, file_agent: str | None) -> RouteEnv:
         """Return the route environment, loading skills and limiter on first use."""
         if self._env is None:
             from orgrouter.route.pipeline import RouteEnv
-            from orgrouter.skills.registry import load_skills, targets
+            from orgrouter.skills.registry import load_skills, targets, uses_models
 
             roots = [self.root] if self.root is not None else []
             loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
             self.warnings.extend(f"orgrouter: warning: {error}" for error in loaded.errors)
-            from orgrouter.skills.registry import uses_models
-
             limiter = None
             # Spawns are model calls: none offline, and a dry run spends none.
             if self.state is not None and self.options.mode.writes and uses_models(self.config):
@@ -84,20 +72,18 @@ class Router:
                 limiter = RateLimiter(
                     self.state, limit=gate.rate_limit_spawns, window_s=gate.rate_limit_window_s
                 )
-            from orgrouter.route.rules import configured_rules
-
             # A broken rules table is the run's configuration error (exit 2), found
             # before any note is touched, never an error result written into one.
-            where = (self.config.rules.dir,)
-            found = targets(loaded.skills)
-            cache = self.options.rules_cache
+            where, base = self.config.rules.dir, self.options.config_dir
+            found, cache = targets(loaded.skills), self.options.rules_cache
             if cache is None:
-                rules = configured_rules(*where, base=self.options.config_dir, targets=found)
+                from orgrouter.route.rules import configured_rules
+
+                rules = configured_rules(where, base=base, targets=found)
             else:
                 from orgrouter.route import rulecache
 
-                base = self.options.config_dir
-                rules = rulecache.configured_rules(*where, cache, base=base, targets=found)
+                rules = rulecache.configured_rules(where, cache, base=base, targets=found)
             self._env = RouteEnv(
                 config=self.config,
                 skills=loaded.skills,
@@ -142,6 +128,4 @@ class Router:
             file_agent = agent_keyword_in_bytes(lines, path)
         except ConfigError as error:  # a bad keyword in one note fails that note only
             raise InputError(error.message, path=error.path, line=error.line) from None
-        env = self.env(file_agent)
-        self.used = True
-        return route_document(data, path, env, newline=newline)
+        return route_document(data, path, self.env(file_agent), newline=newline)

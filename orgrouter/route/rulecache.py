@@ -63,7 +63,7 @@ def cached_rules(
     except (OSError, ValueError, EOFError, TypeError, KeyError, re.error):
         pass  # absent, unreadable or not ours: build it again
     rules = build_rules(tables, targets)
-    payload = marshal.dumps(_freeze(vars(rules)))
+    payload = marshal.dumps(_freeze(rules._asdict()))
     _store(path, _seal(path, payload) + payload)
     _prune(directory)
     return rules
@@ -111,7 +111,7 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, re.Pattern):
         return (_PATTERN, value.pattern, value.flags, _starts(value.pattern, value.flags))
     if isinstance(value, Persona):
-        return (_PERSONA, *(_freeze(v) for v in vars(value).values()))
+        return (_PERSONA, *value)
     if isinstance(value, dict):
         return {key: _freeze(item) for key, item in value.items()}
     if isinstance(value, tuple):

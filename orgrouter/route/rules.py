@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from orgrouter.errors import ConfigError
 from orgrouter.tomlwhere import did_you_mean, line_of
@@ -25,8 +24,7 @@ LEVELS = ("low", "medium", "high")
 Phrase = tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Persona:
+class Persona(NamedTuple):
     """A specialist the gate may spawn, and what it is good at."""
 
     name: str
@@ -36,8 +34,7 @@ class Persona:
     innovation: bool = False
 
 
-@dataclass(frozen=True)
-class Rules:
+class Rules(NamedTuple):
     """Every routing table, parsed and compiled; build it with ``load_rules``."""
 
     verbs: Mapping[Phrase, str]  # verb phrase -> skill
@@ -96,18 +93,8 @@ class Rules:
     separable: Mapping[str, tuple[tuple[str, str, str], ...]]
 
 
-CONFIDENCE_KEYS = (
-    "verb",
-    "generic_noun",
-    "delegation",
-    "greeting",
-    "compact",
-    "question",
-    "generic",
-    "noun",
-    "fuzzy",
-    "unknown",
-)
+CONFIDENCE_KEYS = ("verb", "generic_noun", "delegation", "greeting", "compact", "question",
+                   "generic", "noun", "fuzzy", "unknown")  # fmt: skip
 
 
 class _Table:
@@ -260,9 +247,14 @@ def _any_of(table: _Table, patterns: list[str], key: str) -> re.Pattern[str]:
     return table.pattern("|".join(f"(?:{text})" for text in patterns), key)
 
 
-# Optional [words] lists kept as they are written (lower-cased).
+# The [words] lists: sets of words, phrases longest first, optional sets (lower-cased),
+# and the optional lists read into other shapes.
+_WORD_SETS = ("determiners", "prepositions", "targets", "subjects")
+_LONGEST = ("fillers", "sequence", "delegators")
 _OPTIONAL_WORDS = ("particles", "languages", "statement_verbs", "time_openers", "vague",
                    "listing", "containers")  # fmt: skip
+_KNOWN_WORDS = {*_WORD_SETS, *_LONGEST, *_OPTIONAL_WORDS, "joiners", "preparatory", "outputs",
+                "converters", "dated_errands"}  # fmt: skip
 
 
 def _verbs(table: _Table) -> dict[str, Any]:
@@ -298,11 +290,7 @@ def _verbs(table: _Table) -> dict[str, Any]:
             raise table.error(f"languages.words.{key} extends no [words] list", key)
         more = table.strings(other["words"], key, "languages.words")
         words[key] = [*table.strings(words, key, "words"), *more]
-    known = {"determiners", "prepositions", "targets", "subjects", "fillers", "sequence",
-             "delegators", "particles", "joiners", "preparatory", "outputs", "languages",
-             "converters", "dated_errands", "statement_verbs", "time_openers", "vague",
-             "listing", "containers"}
-    table.unknown_keys(words, known, "[words]")
+    table.unknown_keys(words, _KNOWN_WORDS, "[words]")
     frames = table.section("frames", required=False)
     table.unknown_keys(frames, {"courtesy", "desire"}, "[frames]")
     adjectives = {
@@ -332,12 +320,9 @@ def _verbs(table: _Table) -> dict[str, Any]:
         "ambiguous": frozenset(w.lower() for w in table.strings(ambiguous, "words", "ambiguous")),
         **{
             key: frozenset(w.lower() for w in table.strings(words, key, "words"))
-            for key in ("determiners", "prepositions", "targets", "subjects")
+            for key in _WORD_SETS
         },
-        **{
-            key: _longest_first(table.strings(words, key, "words"))
-            for key in ("fillers", "sequence", "delegators")
-        },
+        **{key: _longest_first(table.strings(words, key, "words")) for key in _LONGEST},
         **{key: frozenset(optional(key)) for key in _OPTIONAL_WORDS},
         "questions": questions,
         "joiners": frozenset(optional("joiners") or ["and", "&", "plus"]),

@@ -4,13 +4,11 @@
 with one ``stat`` per file (the scan cache), and neither the skills, the gate nor
 their grammar are imported until a file actually holds work. A file that fails,
 changed under us, or is locked by Emacs is reported and the run goes on; the next
-run picks it up. A run with many candidate files computes their routed bytes in worker
-processes (``route/pool.py``); everything else happens here, in file order.
+run picks it up. Files are routed one after another, in discovery order.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -25,15 +23,9 @@ from orgrouter.route.router import Router, RunOptions
 from orgrouter.writemode import WriteMode, unified_diff
 
 if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds work
-    from orgrouter.eventlog import EventLog
     from orgrouter.io.text import Snapshot
     from orgrouter.route.pipeline import DocumentOutcome
-    from orgrouter.route.pool import Handle, RouteAhead
-    from orgrouter.scancache import ScanCache, Scanned
-
-
-WORKERS_ENV = "ORGROUTER_WORKERS"
-MAX_PROCESSES = 8  # the default's ceiling; ORGROUTER_WORKERS may ask for more
+    from orgrouter.scancache import ScanCache
 
 
 def run_route(
@@ -45,11 +37,10 @@ def run_route(
 ) -> None:
     """Route every Org file under ``paths``, recording each outcome in ``report``."""
     from orgrouter.discover import RUN_DISCOVERY, discover, find_notes_root
+    from orgrouter.eventlog import EventLog
     from orgrouter.prefilter import prefilter_for
     from orgrouter.scancache import READS_EVERY_NOTE, ScanCache, scan_one
     from orgrouter.state import StateDB
-
-    processes = processes_from(environ)  # a bad ORGROUTER_WORKERS fails before any work
 
     # The directory of orgrouter.toml (else the paths' common root): a route of one
     # file shares the tree's lock, state and search scope with the cron run.
@@ -77,20 +68,15 @@ def run_route(
             state.run_memo[RUN_DISCOVERY] = found
         router = Router(config, options, root, state)
         router.pending = _settle_moves(state, report) if options.mode.writes else set()
-        log = _event_log(options, state)
+        log = EventLog(log_path=options.log_path, db=state)
         log.emit("run_start", root=str(root), mode=options.mode.value, files=len(found.files))
         if lock is not None and lock.taken_over is not None:
             # The run before was killed (its pid was still in the lock file).
             log.emit("lock_taken_over", root=str(root), holder_id=lock.taken_over)
         bar = progress_for(len(found.files), quiet=report.quiet)
         report.emit = _above(bar, report.emit)
-        event_log = log
-        ahead: RouteAhead | None = None  # loaded at the first candidate: a warm run has none
-
-        def pool_start(workers: int, candidates: int) -> None:
-            event_log.emit("pool_start", workers=workers, files=candidates)
-
-        def take(scanned: Scanned, routed: Callable[[], DocumentOutcome | None] | None) -> None:
+        for path in found.files:
+            scanned = scan_one(path, prefilter, cache)
             bar.advance()
             report.file_scanned(cached=scanned.status == "cached")
             if scanned.status == "skipped":
@@ -101,38 +87,11 @@ def run_route(
                 report.skip(scanned.path, "an interrupted move across files is not settled yet")
             elif scanned.status == "candidate" and scanned.snapshot is not None:
                 before = report.as_counts()
-                route_file(scanned.snapshot, router, report, options, cache, routed)
-                delta = _delta(before, report)
-                event_log.emit("file_routed", path=os.fspath(scanned.path), **delta)
-
-        try:
-            for path in found.files:
-                scanned = scan_one(path, prefilter, cache)
-                if ahead is None and scanned.status != "candidate":
-                    take(scanned, None)
-                    continue
-                if ahead is None:
-                    from orgrouter.route.pool import RouteAhead
-
-                    ahead = RouteAhead(
-                        router,
-                        processes,
-                        min_candidates=config.limits.pool_from,
-                        on_start=pool_start,
-                    )
-                for turn, handle in ahead.add(scanned):
-                    take(turn, _answer(ahead, handle))
-            for turn, handle in ahead.drain() if ahead is not None else ():
-                take(turn, _answer(ahead, handle))
-        finally:
-            if ahead is not None:
-                ahead.close()  # before the lock goes: forked workers hold its descriptor too
-        if ahead is not None and ahead.pool is not None:  # answered in workers, given back
-            log.emit("pool_end", workers=ahead.pool.workers, **ahead.pool.counts)
+                route_file(scanned.snapshot, router, report, options, cache)
+                log.emit("file_routed", path=os.fspath(scanned.path), **_delta(before, report))
         bar.close()
-        # The skills' load warnings, once, if any file was routed (here or in a worker).
-        workers_met = ahead.warnings if ahead is not None else ()
-        for warning in router.warnings if router.used else workers_met:
+        # The skills' load warnings, once (a run that routed no file loaded no skill).
+        for warning in router.warnings:
             report.emit(warning)
         if options.mode.writes:
             present = [os.fspath(p) for p in found.files]
@@ -153,46 +112,11 @@ def run_route(
             state.close()
 
 
-def _answer(
-    ahead: RouteAhead | None, handle: Handle | None
-) -> Callable[[], DocumentOutcome | None] | None:
-    """Return what gives a file's outcome from the pool (None: route it here)."""
-    if ahead is None or handle is None:
-        return None
-    return functools.partial(ahead.outcome, handle)
-
-
-def processes_from(environ: Mapping[str, str]) -> int:
-    """Return how many processes may route: ``ORGROUTER_WORKERS``, else the CPUs (up to 8)."""
-    text = environ.get(WORKERS_ENV, "").strip()
-    if not text:
-        # The CPUs this process may run on (a container's share, not the host's). This
-        # process's scan and writes bound the gain: past a few workers they only wait.
-        usable = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else ()
-        return min(len(usable) or os.cpu_count() or 1, MAX_PROCESSES)
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise ConfigError(
-            f"{WORKERS_ENV}={text!r}: expected a number of processes (1 routes serially)"
-        )
-    return count
-
-
 def _delta(before: dict[str, int], report: Report) -> dict[str, int]:
     """Return what one file added to the run's counts (for its event)."""
     after = report.as_counts()
     keys = ("requests_routed", "results_written", "changed", "skipped", "failed")
     return {key: after[key] - before[key] for key in keys}
-
-
-def _event_log(options: RunOptions, state: Any) -> EventLog:
-    """Return the run's event log (JSON lines with --log, and the state database)."""
-    from orgrouter.eventlog import EventLog
-
-    return EventLog(log_path=options.log_path, db=state)
 
 
 def _above(bar: Progress, emit: Callable[[str], None]) -> Callable[[str], None]:
@@ -211,18 +135,11 @@ def route_file(
     report: Report,
     options: RunOptions,
     cache: ScanCache,
-    routed: Callable[[], DocumentOutcome | None] | None = None,
 ) -> None:
-    """Route one candidate file read as ``snapshot``; write, diff or count the outcome.
-
-    ``routed`` returns the outcome a worker computed (or raises the file's error, as
-    routing here would); None from it, or no ``routed``, routes the file here.
-    """
+    """Route one candidate file read as ``snapshot``; write, diff or count the outcome."""
     path = snapshot.path
     try:
-        outcome = routed() if routed is not None else None
-        if outcome is None:
-            outcome = router.route(snapshot.data, path, snapshot.newline)
+        outcome = router.route(snapshot.data, path, snapshot.newline)
     except ConfigError:
         raise  # a bad model configuration fails the run, not one file
     except OrgRouterError as error:

@@ -139,10 +139,7 @@ class Segmenter:
         for index, token in enumerate(self.raw):
             if token.kind == "num" and len(markers) + 1 in ordinals(token.text):
                 markers.append(index)
-        if len(markers) < 2:
-            return set()
-        # Letters need a marker shape that is not a word of prose ("a." alone is).
-        return set(markers)
+        return set(markers) if len(markers) >= 2 else set()  # one "1." numbers nothing
 
     def _emit(self, kind: str, start: int, end: int) -> None:
         if kind == "_SEQ" and (not self.out or self.out[-1][0] in ("_SEQ", "NUM")):

@@ -355,7 +355,11 @@ def result_problem(result: Result) -> str | None:
         return "empty title (a headline needs one)"
     if result.todo is not None and not _KEYWORD.fullmatch(result.todo):
         return f"invalid TODO keyword {result.todo!r}"
-    probe: list[Edit] = [_append(0, NewResult("probe/1", result, "probe"))]
+    try:  # a body fails only to encode (a lone surrogate): else the probe need not escape it
+        shown = dataclasses.replace(result, body="") if result.body.encode() else result
+    except UnicodeEncodeError:
+        shown = result  # the planner's own error says which character
+    probe: list[Edit] = [_append(0, NewResult("probe/1", shown, "probe"))]
     if result.planning:
         probe.append(SetPlanning(0, *_split_planning(result.planning)))
     try:

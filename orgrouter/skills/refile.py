@@ -47,6 +47,7 @@ _NEXT_WEEK = re.compile(r"^(?:the\s+)?next\s+week'?s?\s+(?:file|note|notes|journ
 _ARCHIVE = re.compile(r"^(?:the\s+|my\s+)?archives?(?:\s+file)?$", re.I)
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _WEEK = re.compile(r"(\d{4})-?W(\d{1,2})", re.I)
+Names = dict[str, list[str]]  # casefolded file name -> its paths: once per run, not per refile
 
 
 def parse_object(words: str) -> tuple[str, str, str]:
@@ -68,34 +69,34 @@ def parse_object(words: str) -> tuple[str, str, str]:
     return subject.strip(), target.strip(" ,"), path.strip().strip("\"'“”")
 
 
-def org_files(root: Path | None, ctx: Context | None = None) -> tuple[str, ...]:
-    """Return the Org files under ``root`` (hidden ones left out), sorted: once per run."""
+def org_files(root: Path | None, ctx: Context | None = None) -> tuple[tuple[str, ...], Names]:
+    """Return the Org files under ``root`` (hidden left out), sorted, and by casefolded name."""
     if root is None:
-        return ()
+        return (), {}
     memo: object = getattr(ctx.state, "run_memo", None) if ctx is not None else None
     key = f"refile:org_files:{root}"
     cached: object = memo.get(key) if isinstance(memo, dict) else None
     if isinstance(cached, tuple):
         return cached
     found: list[str] = []
-    join = os.path.join
+    by_name: Names = {}
     for directory, subdirs, names in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-        found.extend(
-            join(directory, n) for n in sorted(names) if n.endswith(".org") and n[0] != "."
-        )
+        for name in sorted(n for n in names if n.endswith(".org") and n[0] != "."):
+            found.append(os.path.join(directory, name))
+            by_name.setdefault(name.casefold(), []).append(found[-1])
     if isinstance(memo, dict):
-        memo[key] = tuple(found)
-    return tuple(found)
+        memo[key] = (tuple(found), by_name)
+    return tuple(found), by_name
 
 
 def resolve_file(words: str, source: Path, ctx: Context) -> Path:
     """Return the file ``words`` names (relative to the note, then the notes root)."""
     root = ctx.notes_root
+    files, by_name = org_files(root, ctx)
     if _NEXT_WEEK.match(words):
-        return _next_week_file(ctx.now, root)
+        return _next_week_file(ctx.now, files)
     named = _FILE.match(words)
-    files = org_files(root, ctx)
     if named is not None:
         name = named.group("file")
         for base in (source.parent, root):
@@ -104,8 +105,7 @@ def resolve_file(words: str, source: Path, ctx: Context) -> Path:
             candidate = Path(os.path.abspath(base / os.path.expanduser(name)))
             if candidate.is_file():
                 return candidate
-        wanted = Path(name).name.casefold()
-        matches = [p for p in files if os.path.basename(p).casefold() == wanted]
+        matches = by_name.get(Path(name).name.casefold(), [])
         if len(matches) == 1:
             return Path(matches[0])
     shown = [relative_name(Path(p), ctx) for p in files[: MAX_LISTED + 1]]
@@ -116,13 +116,13 @@ def resolve_file(words: str, source: Path, ctx: Context) -> Path:
     )
 
 
-def _next_week_file(now: datetime, root: Path | None) -> Path:
+def _next_week_file(now: datetime, files: tuple[str, ...]) -> Path:
     """Return the one note named for a day (or the ISO week) of next week."""
     monday = (now + timedelta(days=7 - now.weekday())).date()
     days = {(monday + timedelta(days=n)).isoformat() for n in range(7)}
     year, week, _ = monday.isocalendar()
     found: list[Path] = []
-    for path in map(Path, org_files(root)):
+    for path in map(Path, files):
         dates = {"-".join(m.groups()) for m in _DATE.finditer(path.name)}
         weeks = {(int(y), int(w)) for y, w in _WEEK.findall(path.name)}
         if dates & days or (year, week) in weeks:
@@ -130,7 +130,7 @@ def _next_week_file(now: datetime, root: Path | None) -> Path:
     if len(found) == 1:
         return found[0]
     which = "several notes are" if found else "no note is"
-    listing = _listing([p.name for p in found] or list(map(os.path.basename, org_files(root))))
+    listing = _listing([p.name for p in found] or list(map(os.path.basename, files)))
     raise Unclear(
         "Clarification needed: which file is next week's?",
         f"Next week is {monday.isoformat()} to {(monday + timedelta(days=6)).isoformat()} "

@@ -34,10 +34,6 @@ class Builtin(NamedTuple):
     # machinery (router, guardian, specialists) answers none; offline ``ask`` answers
     # the model-only intents (it says how to configure a model).
     intents: tuple[str, ...] = ()
-    # It reads nothing but the request's document and context and writes nothing, so
-    # it may act in a worker process (route/pool.py): ``search`` reads other notes,
-    # ``tangle`` and the executors write files, a model skill spends the run's budget.
-    in_worker: bool = False
     models: bool = False  # acts only with a model backend: loaded only when one may be used
     # What the kernel may know without importing it (skills/lazy.py; the model skills
     # load whole): its priority; whether it takes requests (the router) or delegations;
@@ -53,8 +49,8 @@ class Builtin(NamedTuple):
         return None if self.also is None else (*self.intents, *self.also)
 
 
-def _offline(name: str, module: str, *, in_worker: bool = True, **facts: Any) -> Builtin:
-    return Builtin(f"orgrouter.{module}:SKILL", (name,), in_worker, **facts)
+def _offline(name: str, module: str, **facts: Any) -> Builtin:
+    return Builtin(f"orgrouter.{module}:SKILL", (name,), **facts)
 
 
 def _model(attribute: str, *intents: str) -> Builtin:
@@ -64,12 +60,11 @@ def _model(attribute: str, *intents: str) -> Builtin:
 _WRITES: dict[str, Any] = {"priority": 60, "binds_approvals": True}
 BUILTINS: dict[str, Builtin] = {
     "router": Builtin(
-        "orgrouter.skills.router:SKILL", in_worker=True, priority=10, requests=True, also=None
+        "orgrouter.skills.router:SKILL", priority=10, requests=True, also=None
     ),
-    "guardian": Builtin("orgrouter.route.guardian:SKILL", in_worker=True, priority=100, also=None),
+    "guardian": Builtin("orgrouter.route.guardian:SKILL", priority=100, also=None),
     "approved": Builtin(  # an approved free-form intent
         "orgrouter.route.guardian:APPROVED_SKILL",
-        in_worker=True,
         priority=70,
         also=("ask", "draft", "explain", "rewrite", "summarize", "translate"),
     ),
@@ -77,20 +72,19 @@ BUILTINS: dict[str, Builtin] = {
     "schedule": _offline("schedule", "skills.schedule"),
     "tag": _offline("tag", "skills.tag"),
     "summarize": _offline("summarize", "skills.summarize", priority=20),
-    "search": _offline("search", "skills.search", in_worker=False),
+    "search": _offline("search", "skills.search"),
     "greet": _offline("greet", "skills.greet"),
     "compact": _offline("compact", "skills.compact"),
     "ask": Builtin(
         "orgrouter.skills.ask:SKILL",
         ("ask", "translate", "draft", "rewrite", "explain"),
-        True,
         priority=20,
     ),
     # tangle: a "tangle" verb or text, whatever the intent's skill; archive: "tag it archived"
-    "tangle": _offline("tangle", "skills.tangle_skill", in_worker=False, **_WRITES, also=None),
-    "archive": _offline("archive", "skills.archive", in_worker=False, **_WRITES, also=("tag",)),
-    "refile": _offline("refile", "skills.refile", in_worker=False, **_WRITES),
-    "delete": _offline("delete", "skills.delete", in_worker=False, **_WRITES),
+    "tangle": _offline("tangle", "skills.tangle_skill", **_WRITES, also=None),
+    "archive": _offline("archive", "skills.archive", **_WRITES, also=("tag",)),
+    "refile": _offline("refile", "skills.refile", **_WRITES),
+    "delete": _offline("delete", "skills.delete", **_WRITES),
     # The model-backed skills, which defer to the offline skill of the same intent
     # whenever no model may be used.
     "summarize-model": _model("SUMMARIZE"),
@@ -177,13 +171,6 @@ def configured_targets(config: Config, *, base_dir: Path | None = None) -> tuple
     if not config.skills.paths:
         return ROUTABLE
     return targets(load_skills(config, base_dir=base_dir).skills)
-
-
-def in_worker(skill: Skill) -> bool:
-    """Return whether ``skill`` may act in a worker process (a pure built-in; no user skill)."""
-    builtin = BUILTINS.get(skill.name)
-    real = skill.skill if isinstance(skill, LazySkill) else skill
-    return builtin is not None and builtin.in_worker and load_builtin(skill.name) is real
 
 
 def load_skills(

@@ -49,7 +49,10 @@ def test_block_fields() -> None:
     assert DOC[first.post_affiliated :].startswith("#+begin_src python")
     assert DOC[first.contents_end :].startswith("#+end_src\n")
     assert first.post_blank == 1 and DOC[first.end :].startswith("#+begin_example")
-    assert first.header_args == [(":tangle", '"b c.py"'), (":noweb", "yes")]
+    assert parse_header_args(first.parameters or "") == [
+        (":tangle", '"b c.py"'),
+        (":noweb", "yes"),
+    ]
     # A block without a language: Org reads ":tangle" as the language.
     assert (second.language, second.parameters, second.line) == (":tangle", "x", 18)
 

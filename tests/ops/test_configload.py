@@ -255,5 +255,18 @@ def test_every_orgrouter_variable_the_code_reads_is_known_to_the_warning() -> No
         text = source.read_text(encoding="utf-8")
         read |= set(re.findall(r'_ENV = "(ORGROUTER_[A-Z_]+)"', text))
         read |= set(re.findall(r'environ(?:\.get\(|\[)"(ORGROUTER_[A-Z_]+)"', text))
-    assert "ORGROUTER_NOW" in read and "ORGROUTER_WORKERS" in read
+    assert "ORGROUTER_NOW" in read and "ORGROUTER_TEST_CRASH_AT" in read
     assert env_warnings(dict.fromkeys(read, "1")) == []
+
+
+def test_a_removed_key_warns_with_its_line_and_the_file_still_applies(
+    tmp_path: Path, home: dict[str, str]
+) -> None:
+    write(tmp_path / "orgrouter.toml", "[limits]\npool_from = 64\nresult_bytes = 4096\n")
+    loaded = load_config(tmp_path, env={**home, "ORGROUTER_WORKERS": "4"})
+    assert loaded.config.limits.result_bytes == 4096
+    assert loaded.warnings == [
+        f"{tmp_path / 'orgrouter.toml'}:2: limits.pool_from has no effect since 0.2: "
+        "the process pool was removed"
+    ]
+    assert loaded.ignored_env == ["ORGROUTER_WORKERS"]

@@ -93,8 +93,8 @@ def test_startup_filetags_and_properties() -> None:
         "header-args:python": ":results output",
         "Effort_ALL": "1:00",
     }
-    assert settings.header_args() == ":tangle yes :comments link"
-    assert settings.header_args("python") == ":results output"
+    assert settings.property("Header-Args") == ":tangle yes :comments link"
+    assert settings.property("header-args:python") == ":results output"
     assert settings.property("EFFORT_ALL") == "1:00"
     assert settings.property("lonely") is None
 

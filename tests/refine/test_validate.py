@@ -209,7 +209,7 @@ def test_locate_and_apply_append_after_before() -> None:
 
 def test_reapply_raises_on_stale(tree: RulesTree) -> None:
     good = edit('"track"', '"track", "jot"')
-    assert reapply([good], tree)[1]["verbs.toml"].count(b'"jot"') == 1
+    assert reapply([good], tree)["verbs.toml"].count(b'"jot"') == 1
     with pytest.raises(StaleEdit) as raised:
         reapply([good, edit("gone", "x")], tree)
     assert str(raised.value) == "edit 2 (verbs.toml): `before` is not in the file (stale)"

@@ -206,6 +206,7 @@ class Sloppy(Verbatim):
                 Result(title="bad date", planning="SCHEDULED: soon"),
                 Result(title="bad keyword", todo="TO\nDO"),
                 Result(title=" \n "),
+                Result(title="bad text", body="Fine.\nNot \udc80 UTF-8."),  # a lone surrogate
             ),
             retags=(Retag((line,), ("ok", "not ok")),),
         )
@@ -218,8 +219,9 @@ def test_unwritable_results_become_errors_not_a_failed_file() -> None:
     text = outcome.data.decode()
     titles = re.findall(r"^\*\* (.*)$", text, re.MULTILINE)
     assert titles[0] == "fine"
-    assert titles[1:] == ["Error in skill sloppy: its result cannot be written"] * 6
+    assert titles[1:] == ["Error in skill sloppy: its result cannot be written"] * 7
     assert "empty title (a headline needs one)" in text
+    assert "can't encode character '\\udc80' in position 4: surrogates not allowed" in text
     assert "invalid tag 'two words'" in text
     assert "invalid TODO keyword 'TO\\nDO'" in text
     assert re.search(r"^\* @agent do the chores +:ok:$", text, re.MULTILINE)  # the bad tag left out

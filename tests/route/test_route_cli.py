@@ -96,7 +96,7 @@ def test_check_then_write_then_quiet(notes: Path, tmp_path: Path) -> None:
     assert route(tmp_path, "--dry-run", str(notes))[0] == 0
     assert (notes / "meeting.org").read_bytes() == MEETING
     code, out, err = route(tmp_path, str(notes))
-    assert (code, out) == (0, b"")
+    assert (code, out) == (0, b""), err
     assert err == (
         f"routed {notes / 'meeting.org'}: 1 request, 1 result\n"
         "2 files scanned (1 unchanged since the last run), 1 request routed, "
@@ -141,6 +141,21 @@ def test_unknown_config_key_exits_2(notes: Path, tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text("[agent]\nnmae = 'otto'\n")
     code, _out, _err = route(tmp_path, "--config", str(tmp_path / "bad.toml"), str(notes))
     assert code == 2
+
+
+def test_the_removed_pool_settings_warn_and_the_run_goes_on(notes: Path, tmp_path: Path) -> None:
+    (notes / "orgrouter.toml").write_text("[limits]\nresult_bytes = 4096\npool_from = 64\n")
+    env = {"ORGROUTER_WORKERS": "2", "ORGROUTER_LIMITS_POOL_FROM": "x"}  # never read
+    state = ["--state", str(tmp_path / "state.db")]
+    code, out, err = run_cli(["route", "--now", NOW, *state, "-q", str(notes)], tmp_path, env=env)
+    assert (code, out) == (0, b""), err
+    gone = "has no effect since 0.2: the process pool was removed"
+    assert err.splitlines() == [
+        f"orgrouter: warning: {notes / 'orgrouter.toml'}:3: limits.pool_from {gone}",
+        f"orgrouter: warning: ORGROUTER_LIMITS_POOL_FROM {gone}; ignored",
+        f"orgrouter: warning: ORGROUTER_WORKERS {gone}; ignored",
+    ]
+    assert b"TODO Alice drafts the press release" in (notes / "meeting.org").read_bytes()
 
 
 def test_emacs_lock_skips_then_next_run_routes(notes: Path, tmp_path: Path) -> None:

@@ -95,7 +95,7 @@ def test_an_entry_that_loads_but_is_not_what_was_stored_is_rebuilt(tmp_path: Pat
     fresh = load_rules(None)
     cache.mkdir()
     entry = cache / f"rules-{cache_key(tables)}.marshal"
-    entry.write_bytes(marshal.dumps(dict.fromkeys(vars(fresh))))
+    entry.write_bytes(marshal.dumps(dict.fromkeys(fresh._asdict())))
     assert cached_rules(tables, cache) == fresh
     # Another entry's bytes (other tables, or another orgrouter's) in this entry's place.
     rules_dir = tmp_path / "rules"
@@ -138,7 +138,7 @@ def test_a_guarded_match_answers_as_the_pattern_does(tmp_path: Path) -> None:
     texts = ["would you please renew it", "Could You kindly", "ſo i need", "It'd be lovely",
              "i need a list", "Many thanks!", "hi otto", "K", "wOuLd u", "thanks", "", " hi",
              "danke schön", "please could you", "x would you"]  # fmt: skip
-    for name, pattern in vars(fresh).items():
+    for name, pattern in fresh._asdict().items():
         if name.endswith(("frames", "greetings")):
             for text in texts:
                 for pos in (-1, 0, 1, 2, len(text)):

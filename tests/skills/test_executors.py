@@ -144,6 +144,24 @@ def test_a_long_listing_names_twelve_files_and_counts_the_rest_for_every_request
     assert text.count(listing) == 2
 
 
+def test_a_file_named_anywhere_in_the_tree_is_found_by_its_casefolded_name_once(
+    tmp_path: Path,
+) -> None:
+    # The run's one walk indexes names: a unique one resolves, two alike or a hidden one do not.
+    asks = ("PROJECTS.org", "dup.org", "hid.org")
+    files = {"a.org": "".join(f"* {i}\n** @agent refile this to {n}\n" for i, n in enumerate(asks))}
+    notes = _notes(tmp_path, files)
+    for name in ("work/Projects.org", "x/dup.org", "y/dup.org", ".h/hid.org"):
+        (notes / name).parent.mkdir(exist_ok=True)
+        (notes / name).write_text("* P\n")
+    _route(tmp_path, notes)
+    text = (notes / "a.org").read_text()
+    assert "- 0 (line 1) -> work/Projects.org (at the end, level 1)" in text
+    assert "Clarification needed: no file 'dup.org'" in text
+    assert "Clarification needed: no file 'hid.org'" in text
+    assert "- x/dup.org\n- y/dup.org\n" in text and ".h/" not in text
+
+
 def test_a_locked_target_defers_the_whole_move(tmp_path: Path) -> None:
     files = {
         "a.org": "* Task\nT.\n** @agent refile this to b.org\n",
@@ -242,11 +260,11 @@ def test_an_archive_location_outside_the_notes_is_shown_before_approval(tmp_path
     assert not (tmp_path / "elsewhere.org").exists()
 
 
-def test_moves_ask_with_their_plan_when_workers_route(tmp_path: Path) -> None:
+def test_moves_ask_with_their_plan_in_every_note_of_a_run(tmp_path: Path) -> None:
     files = {f"n{n}.org": f"* T{n}\nBody.\n** @agent archive this\n* Keep\n" for n in range(50)}
     notes = _notes(tmp_path, files)
     args = ["route", "-q", "--now", NOW, "--state", str(tmp_path / "state.db"), str(notes)]
-    env = {"HOME": str(tmp_path), "ORGROUTER_WORKERS": "2"}
+    env = {"HOME": str(tmp_path)}
     assert run_cli(args, tmp_path, env=env)[0] == 0
     assert "- T7 (line 1) -> n7.org_archive\n" in (notes / "n7.org").read_text()
     for name in files:

@@ -19,7 +19,7 @@ import os
 import re
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -209,53 +209,56 @@ def _read_config_file(path: Path) -> _Layer:
         raise ConfigError(f"invalid TOML: {reason}", path=path, line=line, column=column) from None
     layer = _Layer()
     sections = _sections()
-    base = path.parent
-
-    def fail(message: str, table: list[str], key: str | None) -> ConfigError:
-        return ConfigError(message, path=path, line=key_line(text, table, key))
-
+    file = _File(path, text)
     for name, value in data.items():
         if name == "agents":
-            _read_agents(value, layer, path, text, fail)
+            _read_agents(value, layer, file)
             continue
         if name not in sections:
             options = [*sections, "agents"]
-            raise fail(f"unknown section [{name}]{did_you_mean(name, options)}", [name], None)
+            raise file.fail(f"unknown section [{name}]{did_you_mean(name, options)}", [name], None)
         if not isinstance(value, dict):
-            raise fail(f"[{name}] must be a table, not a value", [], name)
-        keys = section_keys(sections[name])
-        for key, item in value.items():
-            dotted = f"{name}.{key}"
-            if dotted in REMOVED_KEYS:
-                where = f"{path}:{key_line(text, [name], key) or 1}"
-                layer.warnings.append(f"{where}: {dotted} {REMOVED_KEYS[dotted]}")
-                continue
-            if key not in keys:
-                raise fail(f"unknown key {dotted}{did_you_mean(key, keys)}", [name], key)
-            layer.values[dotted] = _validated(dotted, item, keys[key], base, fail, [name], key)
-            layer.sources[dotted] = Source("file", f"{path}:{key_line(text, [name], key) or 1}")
+            raise file.fail(f"[{name}] must be a table, not a value", [], name)
+        for key in [key for key in value if f"{name}.{key}" in REMOVED_KEYS]:
+            where = f"{path}:{key_line(text, [name], key) or 1}"
+            layer.warnings.append(f"{where}: {name}.{key} {REMOVED_KEYS[f'{name}.{key}']}")
+        kept = {key: item for key, item in value.items() if f"{name}.{key}" not in REMOVED_KEYS}
+        for key, item, source in file.table(kept, [name], section_keys(sections[name]), name):
+            layer.values[f"{name}.{key}"] = item
+            layer.sources[f"{name}.{key}"] = source
     return layer
 
 
-def _validated(
-    dotted: str,
-    value: Any,
-    annotation: Any,
-    base: Path | None,
-    fail: Any,
-    table: list[str],
-    key: str,
-) -> Any:
-    """Check a file value's type and choices; make a relative path key absolute."""
-    try:
-        checked = _check_type(value, annotation)
-    except ValueError:
-        shown = repr(value) if not isinstance(value, dict) else "a table"
-        raise fail(f"{dotted} must be {_type_name(annotation)}, not {shown}", table, key) from None
-    problem = _value_problem(dotted, checked)
-    if problem:
-        raise fail(problem, table, key)
-    return _absolute(dotted, checked, base)
+class _File(typing.NamedTuple):
+    """One configuration file being read: its errors name the line they are about."""
+
+    path: Path
+    text: str
+
+    def fail(self, message: str, table: list[str], key: str | None) -> ConfigError:
+        """Return the error ``message`` at the line of ``key`` in ``table``."""
+        return ConfigError(message, path=self.path, line=key_line(self.text, table, key))
+
+    def table(
+        self, values: dict[str, Any], table: list[str], keys: dict[str, Any], section: str
+    ) -> Iterator[tuple[str, Any, Source]]:
+        """Yield each key of ``table`` with its value (checked as ``section``'s) and source."""
+        for key, value in values.items():
+            if key not in keys:
+                shown = ".".join([*table, key])
+                raise self.fail(f"unknown key {shown}{did_you_mean(key, keys)}", table, key)
+            dotted = f"{section}.{key}"
+            try:
+                checked = _check_type(value, keys[key])
+            except ValueError:
+                shown = repr(value) if not isinstance(value, dict) else "a table"
+                must = f"{dotted} must be {_type_name(keys[key])}, not {shown}"
+                raise self.fail(must, table, key) from None
+            problem = _value_problem(dotted, checked)
+            if problem:
+                raise self.fail(problem, table, key)
+            source = Source("file", f"{self.path}:{key_line(self.text, table, key) or 1}")
+            yield key, _absolute(dotted, checked, self.path.parent), source
 
 
 _LEAST = {
@@ -301,31 +304,27 @@ def _absolute(dotted: str, value: Any, base: Path | None) -> Any:
     return value
 
 
-def _read_agents(value: Any, layer: _Layer, path: Path, text: str, fail: Any) -> None:
+def _read_agents(value: Any, layer: _Layer, file: _File) -> None:
     """Read ``[agents.NAME.neuro]`` tables: per-agent model settings."""
     if not isinstance(value, dict):
-        raise fail("[agents] must hold tables like [agents.NAME.neuro]", [], "agents")
+        raise file.fail("[agents] must hold tables like [agents.NAME.neuro]", [], "agents")
     keys = section_keys(NeuroConfig)
     for agent, table in value.items():
         if not isinstance(table, dict):
-            raise fail(f"agents.{agent} must be a table", ["agents"], agent)
+            raise file.fail(f"agents.{agent} must be a table", ["agents"], agent)
         for section, settings in table.items():
             if section != "neuro" or not isinstance(settings, dict):
-                raise fail(
+                raise file.fail(
                     f"unknown key agents.{agent}.{section}{did_you_mean(section, ['neuro'])}",
                     ["agents", agent],
                     section,
                 )
             name = agent.lower()
             collected = layer.agents.setdefault(name, {})
-            for key, item in settings.items():
-                dotted = f"agents.{agent}.neuro.{key}"
-                where = ["agents", agent, "neuro"]
-                if key not in keys:
-                    raise fail(f"unknown key {dotted}{did_you_mean(key, keys)}", where, key)
-                collected[key] = _validated(f"neuro.{key}", item, keys[key], None, fail, where, key)
-                line = key_line(text, where, key) or 1
-                layer.sources[f"agents.{name}.neuro.{key}"] = Source("file", f"{path}:{line}")
+            where = ["agents", agent, "neuro"]
+            for key, item, source in file.table(settings, where, keys, "neuro"):
+                collected[key] = item
+                layer.sources[f"agents.{name}.neuro.{key}"] = source
 
 
 # -- environment and CLI -------------------------------------------------------------

@@ -17,6 +17,7 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 
 from orgrouter.config import ScanConfig
@@ -70,6 +71,7 @@ class _Patterns:
         self.exclude_paths = [p.strip("/") for p in exclude if "/" in p]
 
         self.uses_paths = bool(self.include_paths or self.exclude_paths)
+        self.excludes = bool(exclude)
         # The default include, "*.org", is a suffix test: no fnmatch per file.
         suffixes: list[str] = []
         self.include_globs: list[str] = []
@@ -148,7 +150,7 @@ class _Walker:
         self.seen_dirs.add(key)
         try:
             with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda entry: entry.name)
+                entries = sorted(it, key=attrgetter("name"))
         except OSError as error:
             self._error(directory, f"cannot list directory: {error.strerror or error}")
             return
@@ -160,8 +162,9 @@ class _Walker:
         if name.startswith(".") or is_emacs_artifact(name):
             return
         path = directory / name
-        relative = path.relative_to(root).as_posix() if self.patterns.uses_paths else name
-        if self.patterns.excluded(name, relative):
+        patterns = self.patterns
+        relative = path.relative_to(root).as_posix() if patterns.uses_paths else name
+        if patterns.excludes and patterns.excluded(name, relative):
             return
         try:
             is_link = entry.is_symlink()
@@ -176,7 +179,7 @@ class _Walker:
             except OSError as error:
                 self._error(path, f"cannot read: {error.strerror or error}")
                 return
-            if self.patterns.include_suffixes and name.endswith(self.patterns.include_suffixes):
+            if patterns.include_suffixes and name.endswith(patterns.include_suffixes):
                 # Named like a note (x.org), so Org tools would try to visit it; its notes
                 # are still routed. (A path glob such as journal/* matching a directory
                 # is a tree to walk, not an odd name.)
@@ -211,8 +214,9 @@ class _Walker:
             self.result.odd.append((path, reason))
 
     def _take(self, path: Path, dev: int, ino: int) -> None:
-        name = str(path)
-        if not name.isascii() and not _is_utf8(name):
+        try:
+            str(path).encode()  # os.fsdecode made each byte that was not UTF-8 a surrogate
+        except UnicodeEncodeError:
             # The state database (SQLite) holds UTF-8 text only: a name synced from a
             # Latin-1 system failed the run where the cache was written, every run.
             self._error(path, "file name is not valid UTF-8: rename it")
@@ -226,15 +230,6 @@ class _Walker:
 
     def _error(self, path: Path, message: str) -> None:
         self.result.errors.append(InputError(message, path=path))
-
-
-def _is_utf8(name: str) -> bool:
-    """Return whether ``name`` (decoded by ``os.fsdecode``) was valid UTF-8 on disk."""
-    try:
-        name.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _dangling(path: Path) -> str:

@@ -329,6 +329,15 @@ def file_prelude(
     return todo, maybe_private, has_results
 
 
+def prelude_marks(privacy_tags: Collection[str]) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """Return what, in its case-folded text, gives a note a prelude: a pattern, and words.
+
+    A note holding neither has the default one: ``DEFAULT_TODO``, no privacy tag
+    written in it, no result mark (``file_prelude`` need not read it).
+    """
+    return _SETTING_WORD, (RESULT_MARK.lower(), *(tag.casefold() for tag in privacy_tags))
+
+
 def sections(
     text: str,
     privacy_tags: Collection[str],

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 import math
 import re
 import unicodedata
@@ -31,7 +32,7 @@ from pathlib import Path
 from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
 from orgrouter.org.headline import parse_headline
-from orgrouter.org.todo import TodoKeywords
+from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords
 from orgrouter.searchindex import (
     BODY_CHARS,
     NOT_TEXT,
@@ -41,6 +42,7 @@ from orgrouter.searchindex import (
     Section,
     file_prelude,
     headline_starts,
+    prelude_marks,
     sections,
 )
 
@@ -53,6 +55,7 @@ _TOKEN = re.compile(r"[^\W_]+")
 _NEWLINE = re.compile(r"\n")
 _TAG_CHARS = re.compile(r"[\w@#%:]+")  # Org's tag characters, on ASCII
 _STRUCTURE_FIRST = frozenset(" \t:SDC#")
+_BATCH_CHARS = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,23 +144,29 @@ def scan_search(
     # again, to be shown.
     found: list[tuple[Path, str, list[Hit]]] = []
     unreadable = 0
+    marks = prelude_marks(privacy_tags)
+    batch: list[tuple[Path, str]] = []  # plain ASCII notes, searched as one string
+    size = 0
     for path in files:
         try:
             text = read(path)
         except (OSError, OrgRouterError):
             unreadable += 1
             continue
+        if text.isascii():  # most notes: folding is lower-casing, offsets stay put
+            stats.add(text)
+            batch.append((path, text))
+            size += len(text)
+            if size >= _BATCH_CHARS:
+                found += _batch_hits(batch, patterns, privacy_tags, marks, holding)
+                batch, size = [], 0
+            continue
         folded = fold(text)
         stats.add(folded)
-        if not any(token in folded for token in tokens):
-            continue
-        offsets = [[m.start() for m in pattern.finditer(folded)] for pattern in patterns]
-        for n, found_at in enumerate(offsets):
-            holding[n] += len(found_at)
-        if all(offsets):
-            hits = list(_file_hits(text, folded, path, offsets, patterns, privacy_tags))
-            if hits:
-                found.append((path, str(path), hits))
+        hits = _by_rows(text, folded, path, patterns, privacy_tags, holding)
+        if hits:
+            found.append((path, str(path), hits))
+    found += _batch_hits(batch, patterns, privacy_tags, marks, holding)
     best = heapq.nsmallest(limit, _scored(found, stats, holding))
     shown = []
     for _score, _key, start, path in best:
@@ -199,74 +208,87 @@ def _row(
     return next((row for row in rows if row.start == start), None)
 
 
-def _file_hits(
-    text: str,
-    folded: str,
-    path: Path,
-    offsets: list[list[int]],
+def _batch_hits(
+    batch: list[tuple[Path, str]],
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
-) -> Iterator[Hit]:
-    """Yield (headline offset, counts, length) for each section of one note that is a hit.
+    marks: tuple[re.Pattern[str], tuple[str, ...]],
+    holding: list[int],
+) -> list[tuple[Path, str, list[Hit]]]:
+    """Return (path, key, hits) of each ASCII note of ``batch`` that holds a hit.
 
-    The common case (plain ASCII, no privacy tag or result written in the note) goes by
-    the words' offsets alone; any other note, or a section longer than the index keeps,
+    The notes are joined by newlines into one string, so each regex runs once over the
+    batch, not once per note: the words (their counts go to ``holding``), the headlines,
+    and ``marks``. A note without a mark is plain (default TODO keywords, no privacy
+    tag, no result written): its sections go by the words' offsets alone. A note with a
+    privacy tag or a result written in it, and a section longer than the index keeps,
     is cut into the index's own rows (``searchindex.sections``) near the words.
     """
-    plain = text.isascii()
-    prelude = file_prelude(text, privacy_tags, path, folded if plain else "")
-    if prelude is None:
-        return
-    todo, maybe_private, has_results = prelude
-    if maybe_private or has_results or not plain:
-        yield from _row_hits(text, folded, path, min(offsets, key=len), patterns, privacy_tags)
-        return
-    starts = headline_starts(text)
-    width = len(offsets)
-    # Per section: [where its headline line ends, then for each token its occurrences
-    # in that line and in the section's text].
+    if not batch:
+        return []
+    big = "\n" + "\n".join(text for _path, text in batch) + "\n"
+    bounds = list(itertools.accumulate((len(text) + 1 for _path, text in batch), initial=1))
+    folded = big.lower()
+    hits: dict[int, list[Hit]] = {}
+    todo_of: dict[int, TodoKeywords | None] = {}  # of the marked notes; None: by the rows
+    for j in _marked(folded, bounds, *marks):
+        path, text = batch[j]
+        ftext = folded[bounds[j] : bounds[j + 1] - 1]
+        prelude = file_prelude(text, privacy_tags, path, ftext)
+        todo_of[j] = None if prelude is None or prelude[1] or prelude[2] else prelude[0]
+        if prelude is not None and todo_of[j] is None:
+            hits[j] = _by_rows(text, ftext, path, patterns, privacy_tags)
+    heads = headline_starts(big)
+    width = len(patterns)
+    # Per section: [its end, where its headline line ends, its note, then for each token
+    # its occurrences in that line and in the section's text].
     held: dict[int, list[int]] = {}
-    for n, found_at in enumerate(offsets):
+    for n, pattern in enumerate(patterns):
         line_end, is_text = -1, False  # the line of the last word in a body, and its kind
-        for at in found_at:
-            index = bisect.bisect_right(starts, at) - 1
+        for match in pattern.finditer(folded):
+            holding[n] += 1
+            at = match.start()
+            index = bisect.bisect_right(heads, at) - 1
             if index < 0:
-                continue  # before the first headline: in no section
+                continue
             entry = held.get(index)
             if entry is None:
-                head_end = text.find("\n", starts[index])
-                entry = held[index] = [len(text) if head_end < 0 else head_end] + [0] * 2 * width
-            if at < entry[0]:
-                entry[1 + 2 * n] += 1
+                start = heads[index]
+                j = bisect.bisect_right(bounds, start) - 1
+                end = heads[index + 1] if index + 1 < len(heads) else len(big)
+                end = min(end, bounds[j + 1] - 1)
+                entry = held[index] = [end, big.find("\n", start), j] + [0] * 2 * width
+            if at >= entry[0]:
+                continue  # before the first headline of its note: in no section
+            if at < entry[1]:
+                entry[3 + 2 * n] += 1
                 continue
             # A drawer, planning or keyword line is not text to the index (its
             # NOT_TEXT); only a line starting with a blank or one of ":SDC#" can be.
             # Each line is looked at once, not once per word: a megabyte line holding
             # the word a hundred thousand times would be quadratic.
             if at > line_end:
-                line = text.rfind("\n", 0, at)
-                line_end = text.find("\n", at) % (len(text) + 1)  # -1: the text's end
-                is_text = text[line + 1] not in _STRUCTURE_FIRST or not NOT_TEXT.match(
-                    text, line
-                )
+                line = big.rfind("\n", 0, at)
+                line_end = big.find("\n", at)
+                is_text = big[line + 1] not in _STRUCTURE_FIRST or not NOT_TEXT.match(big, line)
             if is_text:
-                entry[2 + 2 * n] += 1
-    long: list[int] = []
+                entry[4 + 2 * n] += 1
+    long: dict[int, list[int]] = {}
     for index, entry in held.items():
-        in_head, in_body = entry[1::2], entry[2::2]
-        if not all(map(max, in_head, in_body)):
+        end, head_end, j = entry[:3]
+        todo = todo_of.get(j, DEFAULT_TODO)
+        in_head, in_body = entry[3::2], entry[4::2]
+        if todo is None or not all(map(max, in_head, in_body)):
             continue
-        head_end = entry[0]
-        start = starts[index]
-        end = starts[index + 1] if index + 1 < len(starts) else len(text)
+        start = heads[index]
         if end - head_end > BODY_CHARS:
-            long.append(start)  # the index keeps its first BODY_CHARS: cut as it cuts
-            continue
+            long.setdefault(j, []).append(start - bounds[j])  # the index keeps its first
+            continue  # BODY_CHARS: cut as it cuts
         # The title is parsed out only where it decides: an address in it (a request,
         # never indexed), or a word found in no other place of the section. Elsewhere a
         # word in the line ranks as a title word, in a tag too.
         in_title = in_head
-        head = text[start:head_end].rstrip("\r")  # a CRLF note's CR is no part of it
+        head = big[start:head_end].rstrip("\r")  # a CRLF note's CR is no part of it
         maybe_request = "@" in head and ANY_ADDRESS_RE.search(head, 0, _title_end(head, todo))
         if maybe_request or not all(in_body):
             title = parse_headline(head, todo).raw
@@ -275,9 +297,41 @@ def _file_hits(
             in_title = [len(pattern.findall(title.lower())) for pattern in patterns]
             if not all(map(max, in_title, in_body)):
                 continue
-        yield start, _weights(in_title, in_body), end - start
-    if long:
-        yield from _row_hits(text, folded, path, long, patterns, privacy_tags)
+        hits.setdefault(j, []).append((start - bounds[j], _weights(in_title, in_body), end - start))
+    for j, near in long.items():
+        path, text = batch[j]
+        hits.setdefault(j, []).extend(_row_hits(text, text, path, near, patterns, privacy_tags))
+    return [(batch[j][0], str(batch[j][0]), found) for j, found in hits.items() if found]
+
+
+def _marked(
+    folded: str, bounds: list[int], pattern: re.Pattern[str], words: Sequence[str]
+) -> list[int]:
+    """Return the notes (indices into ``bounds``) holding ``pattern`` or one of ``words``."""
+    starts = [m.start() for m in pattern.finditer(folded)]
+    for word in words:  # str.find: the regex engine stops at every ":" of one like ":x:"
+        at = folded.find(word)
+        while at >= 0:
+            starts.append(at)
+            at = folded.find(word, at + 1)
+    return sorted({bisect.bisect_right(bounds, at) - 1 for at in starts})
+
+
+def _by_rows(
+    text: str,
+    folded: str,
+    path: Path,
+    patterns: list[re.Pattern[str]],
+    privacy_tags: Collection[str],
+    holding: list[int] | None = None,
+) -> list[Hit]:
+    """Return the hits among the index's rows of one note (counting its words in ``holding``)."""
+    offsets = [[m.start() for m in pattern.finditer(folded)] for pattern in patterns]
+    if holding is not None:
+        holding[:] = [held + len(found_at) for held, found_at in zip(holding, offsets, strict=True)]
+    if not all(offsets):
+        return []
+    return list(_row_hits(text, folded, path, min(offsets, key=len), patterns, privacy_tags))
 
 
 def _title_end(head: str, todo: TodoKeywords) -> int:
@@ -316,7 +370,8 @@ def _row_hits(
     for row in sections(text, privacy_tags, path, near=near):
         counts = _counts(row, patterns)
         if counts is not None:
-            yield row.start, _weights(*zip(*counts, strict=True)), _length(row)
+            weights = _weights(*zip(*counts, strict=True))
+            yield row.start, weights, len(row.head) + len(row.body)  # as the mean counts
 
 
 def _counts(row: Section, patterns: list[re.Pattern[str]]) -> list[tuple[int, int]] | None:
@@ -337,11 +392,6 @@ def _counts(row: Section, patterns: list[re.Pattern[str]]) -> list[tuple[int, in
 def _weights(in_title: Sequence[int], in_body: Sequence[int]) -> tuple[float, ...]:
     """Return each token's count as BM25 weighs it: the title's ``TITLE_WEIGHT`` times."""
     return tuple(TITLE_WEIGHT * t + b for t, b in zip(in_title, in_body, strict=True))
-
-
-def _length(row: Section) -> int:
-    """Return the row's length in characters, as the mean is counted."""
-    return len(row.head) + len(row.body)
 
 
 def _snippet(body: str, patterns: list[re.Pattern[str]]) -> str:

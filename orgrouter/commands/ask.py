@@ -20,7 +20,7 @@ from orgrouter.errors import EXIT_FAILED, EXIT_OK
     help="Use this agent's model settings ([agents.NAME.neuro]).",
 )
 @verbosity
-def ask(text: str, config_file: str | None, agent: str | None, quiet: bool, verbose: bool) -> int:
+def ask(text: str, config_file: str | None, agent: str | None) -> int:
     """Answer TEXT (or stdin when TEXT is -) with the configured model, as Org.
 
     The message goes through the router like a request in a note. Without a model

@@ -81,8 +81,6 @@ def classify(
     record: bool,
     no_rate_limit: bool,
     now_text: str | None,
-    quiet: bool,
-    verbose: bool,
 ) -> None:
     """Print the sensor gate's JSON for TEXT (or stdin when TEXT is -).
 

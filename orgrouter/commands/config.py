@@ -77,9 +77,7 @@ def render_json(loaded: LoadedConfig) -> str:
 @CONFIG
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: values, sources, files.")
 @verbosity
-def config(
-    path: str | None, config_file: str | None, as_json: bool, quiet: bool, verbose: bool
-) -> None:
+def config(path: str | None, config_file: str | None, as_json: bool) -> None:
     """Print the effective configuration and where each value came from.
 
     PATH is the notes root the search for orgrouter.toml starts at (default: the

@@ -27,8 +27,6 @@ def decompose(
     items: tuple[str, ...],
     rules_dir: str | None,
     config_file: str | None,
-    quiet: bool,
-    verbose: bool,
 ) -> None:
     """Split TEXT (or stdin when TEXT is -) into ordered atomic intents."""
     from orgrouter.address import address_names

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import inspect
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -38,21 +39,26 @@ STATE = click.option(
 )
 
 
+_FLAGS = ("quiet", "verbose")
+
+
 def verbosity(func: F) -> F:
     """Add ``-q``/``-v`` to a command and reject both together.
 
-    The command receives ``quiet`` and ``verbose`` keyword arguments.
+    The command receives those of ``quiet`` and ``verbose`` it names (both, with ``**``).
     """
+    accepts = inspect.signature(func).parameters
+    every = any(p.kind is p.VAR_KEYWORD for p in accepts.values())
 
     @functools.wraps(func)
     def checked(*args: Any, **kwargs: Any) -> Any:
         # `orgrouter -q route` as `orgrouter route -q`: scripts put the flag either side.
         context = click.get_current_context(silent=True)
         given = {} if context is None else context.find_root().params
-        for name in ("quiet", "verbose"):
-            kwargs[name] = bool(kwargs.get(name) or given.get(name))
-        if kwargs.get("quiet") and kwargs.get("verbose"):
+        flags = {name: bool(kwargs.pop(name, False) or given.get(name)) for name in _FLAGS}
+        if flags["quiet"] and flags["verbose"]:
             raise UsageError("-q and -v are opposites: give one of them")
+        kwargs.update((name, on) for name, on in flags.items() if every or name in accepts)
         return func(*args, **kwargs)
 
     checked = click.option(

@@ -28,7 +28,7 @@ def _dump_json(value: object) -> str:
     help="Print one JSON object per headline (the Emacs oracle's format).",
 )
 @verbosity
-def parse(files: tuple[str, ...], mode: str, quiet: bool, verbose: bool) -> int:
+def parse(files: tuple[str, ...], mode: str) -> int:
     """Parse Org FILES and print their AST (--json, --sexp) or headlines (--headlines).
 
     FILE "-" reads standard input (from Emacs: shell-command-on-region). A file that

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from orgrouter.commands.options import CONFIG, STATE
+from orgrouter.commands.options import CONFIG, STATE, verbosity, warn_environment
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,37 +22,26 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
 def _common(func: F) -> F:
-    """Add the options every refine subcommand shares."""
-    return _quiet_verbose(CONFIG(STATE(_LOG(_JSON(func)))))
-
-
-def _quiet_verbose(func: F) -> F:
-    """Add -q/-v (checked by ``verbosity``) and hand the shared options over as a ``_Call``.
+    """Add the options every refine subcommand shares, handed over as a ``_Call``.
 
     refine prints only reports the user asked for and errors, which -q leaves.
     """
-    import functools
 
     @functools.wraps(func)
     def run(
         *args: Any,
-        quiet: bool,
-        verbose: bool,
         config_file: str | None,
         state_path: str | None,
         log_path: str | None,
         as_json: bool,
         **kwargs: Any,
     ) -> Any:
-        from orgrouter.commands.options import warn_environment
         from orgrouter.configload import load_config
 
         warn_environment(load_config(Path.cwd(), cli_file=config_file).config)
         return func(*args, call=_Call(config_file, state_path, log_path, as_json), **kwargs)
 
-    from orgrouter.commands.options import verbosity
-
-    return verbosity(run)  # type: ignore[return-value]
+    return verbosity(CONFIG(STATE(_LOG(_JSON(run)))))  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -17,17 +20,23 @@ from orgrouter.report import plural
 from orgrouter.runlock import RunLock
 from orgrouter.state import StateDB, describe, reset_state, resolve_state_path
 
-_ROOT = click.argument(
-    "notes_root", required=False, type=click.Path(exists=True, file_okay=False), default="."
-)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _path(notes_root: str, state_path: str | None, config_file: str | None) -> Path:
-    """Return the state database path for ``notes_root``: the one route uses there."""
-    root = find_notes_root([notes_root])
-    loaded = load_config(root, cli_file=config_file, env=os.environ)
-    warn_environment(loaded.config)
-    return resolve_state_path(state_path, os.environ, loaded.config, root)
+def _located(func: F) -> F:
+    """Add NOTES_ROOT, --state, --config; call with the root and the database route uses."""
+
+    @functools.wraps(func)
+    def run(notes_root: str, state_path: str | None, config_file: str | None, **kwargs: Any) -> Any:
+        root = find_notes_root([notes_root])
+        loaded = load_config(root, cli_file=config_file, env=os.environ)
+        warn_environment(loaded.config)
+        return func(root, resolve_state_path(state_path, os.environ, loaded.config, root), **kwargs)
+
+    root = click.argument(
+        "notes_root", required=False, type=click.Path(exists=True, file_okay=False), default="."
+    )
+    return root(STATE(CONFIG(run)))  # type: ignore[return-value]
 
 
 def _contents(target: Path) -> str:
@@ -60,33 +69,19 @@ def state() -> None:
 
 
 @state.command("path")
-@_ROOT
-@STATE
-@CONFIG
+@_located
 @verbosity
-def path_command(
-    notes_root: str, state_path: str | None, config_file: str | None, quiet: bool, verbose: bool
-) -> None:
+def path_command(root: Path, target: Path) -> None:
     """Print the path of the state database for NOTES_ROOT (default: .)."""
-    click.echo(str(_path(notes_root, state_path, config_file)))
+    click.echo(str(target))
 
 
 @state.command("info")
-@_ROOT
-@STATE
-@CONFIG
+@_located
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @verbosity
-def info_command(
-    notes_root: str,
-    state_path: str | None,
-    config_file: str | None,
-    as_json: bool,
-    quiet: bool,
-    verbose: bool,
-) -> None:
+def info_command(root: Path, target: Path, as_json: bool) -> None:
     """Print the state database's path, size, and the rows in each table."""
-    target = _path(notes_root, state_path, config_file)
     if not target.exists():
         if as_json:
             click.echo(json.dumps({"path": str(target), "exists": False}))
@@ -107,26 +102,16 @@ def info_command(
 
 
 @state.command("reset")
-@_ROOT
-@STATE
-@CONFIG
+@_located
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @verbosity
-def reset_command(
-    notes_root: str,
-    state_path: str | None,
-    config_file: str | None,
-    yes: bool,
-    quiet: bool,
-    verbose: bool,
-) -> None:
+def reset_command(root: Path, target: Path, yes: bool, quiet: bool) -> None:
     """Delete and rebuild the state database for NOTES_ROOT (it may be corrupt).
 
     Asks first on a terminal; without one (a script, cron) it needs --yes. Takes the
     run lock first, so a cron run in progress is never pulled out from under; the
     next run rescans every file once.
     """
-    target = _path(notes_root, state_path, config_file)
     if not yes and not sys.stdin.isatty():
         # click.confirm would read the answer from a pipe, or abort at its end.
         raise UsageError("state reset asks for confirmation on a terminal; "
@@ -137,7 +122,7 @@ def reset_command(
         if not quiet:
             click.echo("nothing changed", err=True)
         return
-    with RunLock(find_notes_root([notes_root]), os.environ):
+    with RunLock(root, os.environ):
         reset_state(target).close()
     if not quiet:
         click.echo(f"rebuilt {target}", err=True)

@@ -170,7 +170,7 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: boo
 @click.argument("files", nargs=-1, required=True, type=ExistingPath(path_type=Path))
 @STATE
 @verbosity
-def detangle(files: tuple[Path, ...], state_path: str | None, quiet: bool, verbose: bool) -> int:
+def detangle(files: tuple[Path, ...], state_path: str | None, quiet: bool) -> int:
     """Carry edits in tangled files (with :comments link) back into their Org blocks."""
     from orgrouter.babel.detangle import detangle_file
     from orgrouter.configload import load_config

@@ -146,31 +146,21 @@ def _decode_utf8(data: bytes, path: str | os.PathLike[str], has_bom: bool) -> st
 
 def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
     """Read a regular file's whole content from ``fd``, stable against a concurrent write."""
-    for attempt in range(_READ_ATTEMPTS):
+    for _attempt in range(_READ_ATTEMPTS):
         before = os.fstat(fd)
-        if stat.S_ISDIR(before.st_mode):
-            raise InputError("is a directory, not an Org file", path=path)
         if not stat.S_ISREG(before.st_mode):
+            if stat.S_ISDIR(before.st_mode):
+                raise InputError("is a directory, not an Org file", path=path)
             raise InputError("is not a regular file", path=path)
         if before.st_size > max_bytes:
             raise InputError(
                 f"file is {before.st_size} bytes, over the limit of {max_bytes} bytes",
                 path=path,
             )
-        if attempt:
-            os.lseek(fd, 0, os.SEEK_SET)
-        chunks: list[bytes] = []
-        total = 0
-        # Read one byte past the limit so a file that grew since fstat is caught.
-        while total <= max_bytes:
-            want = min(1 << 20, max_bytes + 1 - total)
-            chunk = os.read(fd, want)
-            chunks.append(chunk)
-            total += len(chunk)
-            # Short, with every byte fstat counted: the end (no second read per note).
-            if not chunk or (len(chunk) < want and total >= before.st_size):
-                break
-        data = b"".join(chunks)
+        # One read of a byte past the size fstat gave (a regular file's read returns all
+        # it asks for but at the end), so a file that grew since is caught below; from
+        # offset 0, so a retry needs no seek.
+        data = os.pread(fd, before.st_size + 1, 0)
         after = os.fstat(fd)
         if (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns) and (
             len(data) == after.st_size

@@ -29,12 +29,12 @@ from typing import Any
 
 from orgrouter.org.document import Document
 from orgrouter.org.edit import SetProperty, edit_bytes
+from orgrouter.org.headline import ARCHIVE_TAG
 from orgrouter.org.outline import subtree_end_after
 from orgrouter.org.scan import BOM
 from orgrouter.org.subtree import align_tags, at_level
 from orgrouter.skills.base import Context, Sensor, Stimulus
 from orgrouter.skills.executor import (
-    ARCHIVE_TAG,
     ExecutorSkill,
     Move,
     Plan,
@@ -54,7 +54,6 @@ from orgrouter.skills.executor import (
 DEFAULT_LOCATION = "%s_archive::"
 HEADER = "\nArchived entries from file {}\n\n"  # org-archive-file-header-format
 MODE_LINE = "#    -*- mode: org -*-\n\n"  # what `org-mode' puts in an empty non-.org file
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _TAG_VARIANT = re.compile(
     r"\b(?:archive[ -]tag|tag\w*\s+(?:it|this|them)?\s*(?:as\s+)?archived)\b", re.I
 )
@@ -67,7 +66,9 @@ _CATEGORY_KEYWORD = re.compile(rb"^[ \t]*#\+CATEGORY:" + _VALUE, re.I | re.M)
 
 def archive_time(now: datetime) -> str:
     """Return ARCHIVE_TIME as Org writes it (``%Y-%m-%d %a %H:%M``, English day names)."""
-    return f"{now:%Y-%m-%d} {_DAYS[now.weekday()]} {now:%H:%M}"
+    from orgrouter.skills.dates import org_timestamp
+
+    return org_timestamp(now.date(), f"{now:%H:%M}").strip("<>")
 
 
 def abbreviate(path: str) -> str:
@@ -295,28 +296,27 @@ def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind
     for subject in subjects:
         index = index_at_line(document, subject.line)
         target, heading = split_location(location_of(document, index), source)
-        other = None if target == source else target  # None: this same file
-        warn = ""
-        if other is not None:
-            if other not in checked:
-                checked[other] = (write_problem(ctx, other), where_note(ctx, other))
-            problem, warn = checked[other]
+        where, bound, dest, warn = "this file", "", "", ""
+        if target is not None and target != source:  # another file
+            if target not in checked:
+                checked[target] = (write_problem(ctx, target), where_note(ctx, target))
+            problem, warn = checked[target]
             if problem is not None:
                 raise Unclear(
                     "Clarification needed: the archive file may not be written",
-                    f"Archiving {subject.title!r} would write {other}: {problem}. "
+                    f"Archiving {subject.title!r} would write {target}: {problem}. "
                     "Set an ARCHIVE property or #+ARCHIVE: line naming an Org file in the notes.",
                 )
-        same = other is None
-        if same and heading:
+            where, bound, dest = relative_name(target, ctx), bound_name(target, ctx), str(target)
+        elif heading:
             _refuse_archiving_into_itself(document, subjects, heading)
         context = tuple(context_of(document, index, ctx.now, source))
-        tags = tuple(document.tags(index)) if same and _inherits(document, index) else ()
-        where = "this file" if other is None else relative_name(other, ctx)
+        # In the same file Org sets every tag on it when it inherits any (ARCHIVE_ITAGS).
+        inherits = not dest and any(key == "ARCHIVE_ITAGS" for key, _ in context)
+        tags = tuple(document.tags(index)) if inherits else ()
         under = f" under {heading!r}" if heading else ""
         lines.append(f"{subject.title} (line {subject.line}) -> {where}{under}{warn}")
-        targets.add(f"{'' if other is None else bound_name(other, ctx)}::{heading}")
-        dest = "" if other is None else str(other)
+        targets.add(f"{bound}::{heading}")
         private = inherited_privacy(document, subject, ctx)
         moves.append(Move(subject, "archive", dest, heading, (), context, tags, private))
     digest = binding(kind, document.data, subjects, "|".join(sorted(targets)))
@@ -345,12 +345,6 @@ def _refuse_archiving_into_itself(
                 "text). Archive something else, or set an ARCHIVE property or #+ARCHIVE: "
                 "line naming another heading or file.",
             )
-
-
-def _inherits(document: Document, index: int) -> bool:
-    """Return whether headline ``index`` inherits any tag (Org adds them in-file)."""
-    own = set(document.own_tags(index))
-    return any(tag not in own for tag in document.tags(index))
 
 
 SKILL = ArchiveSkill()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from orgrouter.org.headline import ARCHIVE_TAG as ARCHIVE  # folded, skipped by agenda
 from orgrouter.skills.base import Action, BaseSkill, Context, Emit, Result, Retag
-
-ARCHIVE = "ARCHIVE"  # Org's `org-archive-tag': folded and skipped by agenda
 
 
 class CompactSkill(BaseSkill):

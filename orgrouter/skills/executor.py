@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from orgrouter.marks import RESULT_KEY
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
+from orgrouter.org.headline import ARCHIVE_TAG
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -32,8 +33,6 @@ from orgrouter.skills.base import (
     Emit,
     Result,
     Retag,
-    Sensor,
-    Stimulus,
     clarify,
     proposal_stimulus,
 )
@@ -74,10 +73,6 @@ class Unclear(Exception):
         super().__init__(title)
         self.title = title
         self.body = body
-
-    def clarification(self) -> Emit:
-        """Return the clarification result for this question."""
-        return clarify(self.title, self.body)
 
 
 @dataclass(frozen=True)
@@ -129,10 +124,6 @@ class ExecutorSkill(BaseSkill):
 
     priority = 60
     binds_approvals = True  # the guardian leaves its intents to it (route/binding.py)
-
-    def trigger(self, stimulus: Stimulus, ctx: Context) -> bool:
-        """Return whether ``stimulus`` is a delegation to this executor."""
-        return stimulus.sensor == Sensor.DELEGATION and self.delegated_to(stimulus)
 
     def plan(self, payload: Mapping[str, Any], ctx: Context) -> Plan:
         """Return the plan for ``payload`` in ``ctx``'s request, or raise Unclear."""
@@ -230,14 +221,13 @@ def resolve_subjects(words: str, ctx: Context) -> tuple[Document, list[Subject],
     # A headline really titled as said wins ("archive the section heading" over a
     # headline "Section heading"); else the words that say what kind of thing it is or
     # where it sits are dropped ("clean out the 2023 receipts heading").
-    titles = dict.fromkeys((literal_object(phrase), clean_object(phrase)))
-    for n, title in enumerate(titles):
-        try:
-            return document, [named(document, title, own)], "named"
-        except Unclear:
-            if n == len(titles) - 1:
-                raise
-    raise AssertionError("unreachable: the last title re-raises")
+    literal, clean = literal_object(phrase), clean_object(phrase)
+    try:
+        return document, [named(document, literal, own)], "named"
+    except Unclear:
+        if clean == literal:
+            raise
+    return document, [named(document, clean, own)], "named"
 
 
 def this_subject(document: Document, own: int, ctx: Context) -> Subject:
@@ -458,9 +448,6 @@ def bound_name(path: Path, ctx: Context) -> str:
     return name if same else f"{name} (-> {real})"
 
 
-ARCHIVE_TAG = "ARCHIVE"  # `org-archive-tag'
-
-
 def run_executor(skill: ExecutorSkill, payload: Mapping[str, Any], ctx: Context) -> Emit:
     """Run the plan the user approved exactly (route/binding.py); otherwise ask (again)."""
     from orgrouter.route.binding import require_approval
@@ -468,7 +455,7 @@ def run_executor(skill: ExecutorSkill, payload: Mapping[str, Any], ctx: Context)
     try:
         plan = skill.plan(payload, ctx)
     except Unclear as unclear:
-        return unclear.clarification()
+        return clarify(unclear.title, unclear.body)
     reason = str(payload.get("risk_reason") or f"{skill.name} changes the notes beyond results")
     # The approval holds this executor's name, so the approved intent comes back to it
     # ("tag it archived" arrives as a tag intent).

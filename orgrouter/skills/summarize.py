@@ -21,7 +21,9 @@ from orgrouter.skills.base import (
     clarify,
     proposal_stimulus,
 )
+from orgrouter.skills.datewords import COUNTS
 from orgrouter.skills.orgtext import Table, read_prose, sentences, tables
+from orgrouter.skills.wording import word_set
 
 MAX_SENTENCES = 3
 MAX_ASKED = 10  # "in 50 bullet points" is no summary
@@ -32,18 +34,15 @@ _ASKED = re.compile(
     re.IGNORECASE,
 )
 _ONE_LINE = re.compile(r"\b(?:tl;?dr|one[- ]liner|in a (?:nutshell|sentence|line))\b", re.I)
-_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 _LABEL = re.compile(r"^[\w ]{1,24}:(?:\s|$)")
 _WORD = re.compile(r"[^\W\d_]{3,}")
-_STOP_WORDS = (
+_STOP = word_set(
     "about after again also and any are because been before being but can could did "
     "does for from had has have her here him his how into its just more most not now "
     "only other our out over same she should some such than that the their them then "
     "there these they this those through too under very was were what when where "
     "which while who will with would you your"
 )
-_STOP = frozenset(_STOP_WORDS.split())
 
 
 class SummarizeSkill(BaseSkill):
@@ -80,7 +79,7 @@ def asked_length(text: str) -> int:
     if match is None:
         return MAX_SENTENCES
     word = match.group(1).lower()
-    count = _NUMBERS[word] if word in _NUMBERS else int(word)
+    count = COUNTS[word] if word in COUNTS else int(word)  # _ASKED: a digit, or one to ten
     return max(1, min(count, MAX_ASKED))
 
 

@@ -16,13 +16,13 @@ from orgrouter.skills.base import (
     proposal_stimulus,
 )
 from orgrouter.skills.references import named_heading
+from orgrouter.skills.wording import word_set
 
 _TAG_GROUP = re.compile(r"(?<!\S):([^\s:]+(?::[^\s:]+)*):(?!\S)")
-_NOISE_WORDS = (
+_NOISE = word_set(
     "a add also an and as both day entry heading headline it item label mark note one page "
     "part please post section tag tagged tags that the them these this those to under with"
 )
-_NOISE = frozenset(_NOISE_WORDS.split())
 # "tag this as urgent", "label it with work and health": the tags follow as/with.
 _NAMED_AFTER = re.compile(r"\b(?:as|with|under)\s+(.+)$", re.IGNORECASE)
 

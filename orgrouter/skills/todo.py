@@ -17,16 +17,15 @@ from orgrouter.skills.base import (
 from orgrouter.skills.dates import Found, find_date, strip_date
 from orgrouter.skills.orgtext import Item, read_prose
 from orgrouter.skills.references import resolve
-from orgrouter.skills.wording import REMIND, WS, task_title
+from orgrouter.skills.wording import REMIND, WS, task_title, word_set
 
 MAX_TODOS = 50
 # Words that point at the section instead of naming items ("todos for the action items").
-_POINTERS_WORDS = (
+_POINTERS = word_set(
     "a action actions all above any below each every follow follow-up followups for "
     "from here in it item items list meeting next note notes of open section step "
     "steps task tasks that the them these this those to todo todos up"
 )
-_POINTERS = frozenset(_POINTERS_WORDS.split())
 _SPLIT = re.compile(rf"{WS}?[,;]\s*(?:and\s+|then\s+)?", re.IGNORECASE)
 # "buying milk and bread" is one item; "calling Bob and booking flights" is two.
 _AND = re.compile(rf"{WS}(?:and|then)\s+(?=\S+\s+\S)", re.IGNORECASE)

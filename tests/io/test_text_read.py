@@ -196,10 +196,10 @@ def test_permission_denied_where_root_cannot_be_stopped(
 def test_read_error_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _write(tmp_path / "bad-disk.org", b"* a\n")
 
-    def fail(fd: int, size: int) -> bytes:
+    def fail(fd: int, size: int, offset: int) -> bytes:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(os, "read", fail)
+    monkeypatch.setattr(os, "pread", fail)
     with pytest.raises(InputError) as info:
         read_org_file(path)
     assert str(info.value) == f"{path}: cannot read: Input/output error"

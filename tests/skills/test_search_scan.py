@@ -75,8 +75,12 @@ def _index(tmp_path: Path) -> searchindex.SearchIndex:
     return searchindex.SearchIndex(db, PRIVATE)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_the_text_pass_finds_exactly_what_the_index_finds(tmp_path: Path, seed: int) -> None:
+# A batch (notes searched as one string) of every size: one note, a few, all of them.
+@pytest.mark.parametrize(("seed", "batch"), [(1, 1 << 20), (2, 1), (3, 700)])
+def test_the_text_pass_finds_exactly_what_the_index_finds(
+    tmp_path: Path, seed: int, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searchscan, "_BATCH_CHARS", batch)
     root = tmp_path / "notes"
     root.mkdir()
     files = _notes(root, seed)

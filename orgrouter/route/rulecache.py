@@ -138,11 +138,7 @@ def _thaw(data: Any) -> Rules:
 
 
 def _starts(pattern: str, flags: int) -> tuple[str, ...]:
-    """Return ASCII lower-case texts one of which starts every match (none: unknown).
-
-    Read from the pattern's syntax tree: literals, groups, alternatives and optional
-    parts, up to the first anything else (a class, a repeat, a non-ASCII letter).
-    """
+    """Return ASCII lower-case texts one of which starts every match (none: unknown)."""
     from re import _parser  # only when an entry is built
 
     def heads(items: Any) -> tuple[set[str], bool]:  # (texts so far, whole sequence read)
@@ -179,9 +175,7 @@ class _LazyPattern:
 
     Compiling all of them was a third of a ``--stdin`` call; the two big phrase
     alternations (greetings, courtesy frames) alone take 5-10 ms. Rules' users call
-    its patterns' methods only (search, match, sub...), which this forwards; ``match``
-    first looks whether the text starts with one of the pattern's ``_starts``, so a
-    clause that starts no frame or greeting never compiles them.
+    its patterns' methods only, which this forwards (``match`` after a look at ``_starts``).
     """
 
     __slots__ = ("_compiled", "_source", "_starts", "_width")

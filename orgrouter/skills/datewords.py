@@ -8,7 +8,8 @@ an instruction into what the grammar reads, each token with its offsets.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from dataclasses import dataclass
+from functools import cached_property
 
 from orgrouter.skills.wording import word_set
 
@@ -81,7 +82,8 @@ STAMP = re.compile(
 )
 
 
-class Token(NamedTuple):
+@dataclass(frozen=True)
+class Token:
     """One word, number, clock time, date or mark of an instruction, with its offsets."""
 
     kind: str
@@ -90,7 +92,7 @@ class Token(NamedTuple):
     end: int
     value: str = ""
 
-    @property
+    @cached_property  # the date grammar asks each token for it a hundred times
     def low(self) -> str:
         """Return the token's text lower-cased, curly apostrophe straight, no possessive.
 

@@ -101,9 +101,9 @@ def section_keys(section: type) -> dict[str, Any]:
     return {f.name: hints[f.name] for f in dataclasses.fields(section)}
 
 
-def all_keys() -> list[str]:
-    """Return every dotted key of the schema (``agents.NAME.neuro.*`` excluded)."""
-    return [f"{s}.{k}" for s, cls in _sections().items() for k in section_keys(cls)]
+def all_keys() -> dict[str, Any]:
+    """Return every dotted key of the schema and its type (``agents.NAME.neuro.*`` excluded)."""
+    return {f"{s}.{k}": t for s, cls in _sections().items() for k, t in section_keys(cls).items()}
 
 
 # -- type checking and conversion --------------------------------------------------
@@ -333,7 +333,7 @@ def env_names() -> dict[str, str]:
 
 def _typed_layer(items: Iterable[tuple[str, str, Any]], kind: str, *, strings_only: bool) -> _Layer:
     """Build a layer from (dotted key, label, value) triples (env or CLI)."""
-    schema = {f"{s}.{k}": t for s, cls in _sections().items() for k, t in section_keys(cls).items()}
+    schema = all_keys()
     layer = _Layer()
     for dotted, label, value in items:
         annotation = schema.get(dotted)

@@ -1,8 +1,8 @@
 """The golden set as refine sees it: scores per replay, and what a case got.
 
 The gate engineer's ``orgrouter.route.golden`` owns the case format and the replay
-(``load_cases(dir)``, ``replay(cases, rules) -> GoldenReport``); this module only turns
-its report into refine's ``Scores``, so the gate compares two replays case by case.
+(``load_cases(dir)``, ``replay(cases, rules)``: a result per case); this module only turns
+them into refine's ``Scores``, so the gate compares two replays case by case.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ def replay_golden(
     from orgrouter.route.golden import load_cases, replay
     from orgrouter.route.rules import load_rules
 
-    report = replay(load_cases(golden_dir), load_rules(rules_dir, targets))
+    results = replay(load_cases(golden_dir), load_rules(rules_dir, targets))
     return Scores(
         {
             result.case_id: CaseOutcome(result.case_id, result.passed, result.mismatched)
-            for result in report.results
+            for result in results
         }
     )
 

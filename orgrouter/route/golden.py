@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -59,50 +59,15 @@ class Case:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """One case's outcome: passed, or which fields mismatched (expected vs actual)."""
+    """One case's outcome: passed, or which fields mismatched (expected vs actual).
+
+    A replay is a tuple of these; refine scores and compares two (``refine.score``).
+    """
 
     case_id: str
     passed: bool
     mismatched: tuple[str, ...] = ()
     details: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the result as a JSON-ready dict."""
-        return {"id": self.case_id, "passed": self.passed, "mismatched": list(self.mismatched),
-                "details": list(self.details)}
-
-
-@dataclass(frozen=True)
-class GoldenReport:
-    """Every case's result in one replay, in case order, and the overall score."""
-
-    results: tuple[CaseResult, ...]
-    by_id: Mapping[str, CaseResult] = field(default_factory=dict)
-
-    @property
-    def total(self) -> int:
-        """Return how many cases were replayed."""
-        return len(self.results)
-
-    @property
-    def passed(self) -> int:
-        """Return how many cases passed."""
-        return sum(1 for result in self.results if result.passed)
-
-    @property
-    def score(self) -> float:
-        """Return the fraction of cases that passed (1.0 for an empty set)."""
-        return self.passed / self.total if self.total else 1.0
-
-    def regressions(self, baseline: GoldenReport) -> list[str]:
-        """Return the ids that pass in ``baseline`` and fail (or are missing) here."""
-        passing = {result.case_id for result in self.results if result.passed}
-        return [r.case_id for r in baseline.results if r.passed and r.case_id not in passing]
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the report as a JSON-ready dict."""
-        return {"total": self.total, "passed": self.passed, "score": round(self.score, 6),
-                "cases": [result.to_json() for result in self.results]}
 
 
 def package_golden_dir() -> Path:
@@ -223,7 +188,6 @@ def check(case: Case, rules: Rules) -> CaseResult:
     return CaseResult(case.id, not mismatched, tuple(mismatched), tuple(details))
 
 
-def replay(cases: Sequence[Case], rules: Rules) -> GoldenReport:
-    """Replay ``cases`` with ``rules``; deterministic, so two reports compare per case."""
-    results = tuple(check(case, rules) for case in cases)
-    return GoldenReport(results, {result.case_id: result for result in results})
+def replay(cases: Sequence[Case], rules: Rules) -> tuple[CaseResult, ...]:
+    """Replay ``cases`` with ``rules``, in case order; deterministic, so two compare per case."""
+    return tuple(check(case, rules) for case in cases)

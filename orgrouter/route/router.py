@@ -62,7 +62,6 @@ class Router:
 
             roots = [self.root] if self.root is not None else []
             loaded = load_skills(self.config, base_dir=self.options.config_dir, notes_roots=roots)
-            self.warnings.extend(f"orgrouter: warning: {error}" for error in loaded.errors)
             limiter = None
             # Spawns are model calls: none offline, and a dry run spends none.
             if self.state is not None and self.options.mode.writes and uses_models(self.config):
@@ -97,6 +96,8 @@ class Router:
                 rules=rules,
                 within=self.options.within,
             )
+            # Only once it stands: a run shows them when a file was routed with it.
+            self.warnings.extend(f"orgrouter: warning: {error}" for error in loaded.errors)
         self._env.file_agent = file_agent
         return self._env
 

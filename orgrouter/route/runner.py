@@ -90,7 +90,7 @@ def run_route(
                 route_file(scanned.snapshot, router, report, options, cache)
                 log.emit("file_routed", path=os.fspath(scanned.path), **_delta(before, report))
         bar.close()
-        # The skills' load warnings, once (a run that routed no file loaded no skill).
+        # The skills' load warnings, once (none unless a file was routed).
         for warning in router.warnings:
             report.emit(warning)
         if options.mode.writes:

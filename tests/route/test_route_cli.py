@@ -376,6 +376,25 @@ def test_broken_rules_table_is_a_config_error_not_a_result(notes: Path, tmp_path
     assert (notes / "meeting.org").read_bytes() == MEETING
 
 
+def test_a_broken_user_skill_warns_once_for_the_whole_run(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for n in range(3):  # three routed files, one skills load
+        (notes / f"n{n}.org").write_bytes(MEETING)
+    (notes / "plain.org").write_bytes(b"* Nothing to do here\n")
+    (tmp_path / "skills").mkdir()
+    (tmp_path / "skills" / "broken.py").write_text("def oops(:\n")
+    (notes / "orgrouter.toml").write_text('[skills]\npaths = ["../skills"]\n')
+    code, out, err = route(tmp_path, "-q", str(notes))
+    assert (code, out) == (0, b"")
+    assert err.splitlines() == [
+        f"orgrouter: warning: {tmp_path / 'skills' / 'broken.py'}:1: broken skill file: "
+        "invalid syntax"
+    ]
+    assert all(b"TODO Alice" in (notes / f"n{n}.org").read_bytes() for n in range(3))
+    assert route(tmp_path, "-q", str(notes)) == (0, b"", "")  # nothing routed: nothing loaded
+
+
 def test_now_from_the_environment_and_agent_option(tmp_path: Path) -> None:
     path = tmp_path / "n.org"
     path.write_bytes(b"* @otto schedule the review for tomorrow\n* @bob hello\n")

@@ -19,7 +19,7 @@ of the line end when it visits a CRLF file; ``newline=b"\\r\\n"`` chooses the la
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from orgrouter.org.scan import HeadlineLine
 
@@ -81,8 +81,7 @@ def _indent(data: bytes, pos: int, end: int) -> bytes:
     return data[pos:stop]
 
 
-@dataclass(frozen=True, slots=True)
-class Planning:
+class Planning(NamedTuple):
     """The planning line of a headline and the keyword entries on it."""
 
     begin: int  # start of the line
@@ -91,8 +90,7 @@ class Planning:
     entries: tuple[PlanningEntry, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PlanningEntry:
+class PlanningEntry(NamedTuple):
     """One ``KEYWORD: <timestamp>`` on a planning line."""
 
     keyword: str  # upper-cased, without the colon: SCHEDULED, DEADLINE, CLOSED
@@ -101,8 +99,7 @@ class PlanningEntry:
     end: int  # just past the timestamp
 
 
-@dataclass(frozen=True, slots=True)
-class Property:
+class Property(NamedTuple):
     """One ``:KEY: value`` line of a property drawer."""
 
     key: str  # as written (Org compares keys case-insensitively)
@@ -114,8 +111,7 @@ class Property:
     value_end: int
 
 
-@dataclass(frozen=True, slots=True)
-class PropertyDrawer:
+class PropertyDrawer(NamedTuple):
     """A headline's property drawer."""
 
     begin: int  # start of the :PROPERTIES: line
@@ -134,8 +130,7 @@ class PropertyDrawer:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(NamedTuple):
     """What sits between a headline line and its body."""
 
     headline: HeadlineLine

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
+from typing import NamedTuple
 
 from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
@@ -47,8 +48,7 @@ _TODO_RE = re.compile(r"[^\s*]\S*")
 _TIMESTAMP_RE = re.compile(r"[<\[][^\]>\n]+[\]>](?:--?-?[<\[][^\]>\n]+[\]>])?")
 
 
-@dataclass(frozen=True, slots=True)
-class Splice:
+class Splice(NamedTuple):
     """Replace ``data[begin:end]`` with ``text`` (an insertion when begin == end)."""
 
     begin: int
@@ -56,8 +56,7 @@ class Splice:
     text: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class AppendChild:
+class AppendChild(NamedTuple):
     """Append a child headline at the end of a headline's subtree, unless already there."""
 
     headline: int  # begin offset of the parent headline
@@ -73,8 +72,7 @@ class AppendChild:
     org_safe: bool = False  # body is safe Org already: see escape.escape_safe
 
 
-@dataclass(frozen=True, slots=True)
-class SetProperty:
+class SetProperty(NamedTuple):
     """Set a property in a headline's drawer, creating the drawer where Org expects it."""
 
     headline: int
@@ -82,16 +80,14 @@ class SetProperty:
     value: str
 
 
-@dataclass(frozen=True, slots=True)
-class AddTag:
+class AddTag(NamedTuple):
     """Add a tag to a headline's own tags."""
 
     headline: int
     tag: str
 
 
-@dataclass(frozen=True, slots=True)
-class SetPlanning:
+class SetPlanning(NamedTuple):
     """Set SCHEDULED, DEADLINE or CLOSED on a headline's planning line."""
 
     headline: int

@@ -304,7 +304,7 @@ def _ranked_splices(
         if not window.edits:
             continue
         local = [
-            dataclasses.replace(edit, headline=edit.headline - window.begin)
+            edit._replace(headline=edit.headline - window.begin)
             for edit in window.edits
         ]
         piece = data[window.begin : window.end]

@@ -34,8 +34,8 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
+from typing import NamedTuple
 
 from orgrouter.skills.datewords import (
     ADVERBS,
@@ -68,8 +68,7 @@ from orgrouter.skills.daymath import (
 )
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """A date read from text, and the characters it occupied."""
 
     day: date
@@ -84,8 +83,7 @@ class Found:
         return org_timestamp(self.day, self.time, self.repeater)
 
 
-@dataclass(frozen=True)
-class _Moment:
+class _Moment(NamedTuple):
     day: date | None
     time: str | None
     end: int  # index of the token after the phrase
@@ -139,7 +137,7 @@ class _Parser:
             found = self.repeater(lead) or self.moment_found(lead)
             if found is not None:
                 first = self.toks[start]
-                return replace(found, start=first.start, deadline=deadline)
+                return found._replace(start=first.start, deadline=deadline)
         return None
 
     def moment_found(self, at: int) -> Found | None:
@@ -560,8 +558,8 @@ def _join_time(parser: _Parser, tokens: list[Token], found: Found) -> Found:
         clock, after = parser.time(at)
         if clock is not None:
             first, last = tokens[at].start, tokens[after - 1].end
-            return replace(
-                found, time=clock, start=min(found.start, first), end=max(found.end, last)
+            return found._replace(
+                time=clock, start=min(found.start, first), end=max(found.end, last)
             )
     return found
 

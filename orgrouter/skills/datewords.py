@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from orgrouter.skills.wording import word_set
 
@@ -91,7 +92,7 @@ class Token:
     end: int
     value: str = ""
 
-    @property
+    @cached_property  # the date grammar asks each token for it a hundred times
     def low(self) -> str:
         """Return the token's text lower-cased, curly apostrophe straight, no possessive.
 

@@ -82,8 +82,9 @@ def org_files(root: Path | None, ctx: Context | None = None) -> tuple[tuple[str,
     by_name: Names = {}
     for directory, subdirs, names in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+        folder = os.path.join(directory, "")  # as os.path.join(directory, name) starts
         for name in sorted(n for n in names if n.endswith(".org") and n[0] != "."):
-            found.append(os.path.join(directory, name))
+            found.append(folder + name)
             by_name.setdefault(name.casefold(), []).append(found[-1])
     if isinstance(memo, dict):
         memo[key] = (tuple(found), by_name)

@@ -45,6 +45,18 @@ def test_org_link_escapes_backslash_before_bracket(tmp_path: Path) -> None:
     assert org_link(hit, tmp_path) == "[[file:a.org::*x\\\\\\[y\\]][x\\(y)]]"
 
 
+def test_org_links_are_relative_to_the_note_whichever_directory_they_point_into() -> None:
+    # Each directory's relative path is worked out once per run: the answers stay relpath's.
+    here = Path("/n/work")
+    paths = ["/n/work/a.org", "/n/work/sub/b.org", "/n/home/c.org", "/n/d.org", "/e.org"]
+    links = [org_link(Hit(Path(p), 1, "T"), here) for p in paths * 2]
+    assert links == 2 * [
+        f"[[file:{r}::*T][T]]"
+        for r in ("a.org", "sub/b.org", "../home/c.org", "../d.org", "../../e.org")
+    ]
+    assert org_link(Hit(Path("x.org"), 1, "T"), Path.cwd()) == "[[file:x.org::*T][T]]"
+
+
 def test_search_without_hits(tmp_path: Path) -> None:
     (tmp_path / "a.org").write_text("* Lunch\n")
     (result,) = _search('search for "quantum"', tmp_path, tmp_path / "a.org").results

@@ -14,6 +14,7 @@ and the nearest valid key; paths in a file are relative to that file.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import types
@@ -21,7 +22,7 @@ import typing
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from orgrouter.address import file_agent_lines
 from orgrouter.config import BACKENDS, Config, NeuroConfig
@@ -51,8 +52,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 _AGENT_NAME_RE = re.compile(r"^[^\W\d][\w-]*$")
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """Where one value came from: ``default``, ``file``, ``env`` or ``cli``."""
 
     kind: str
@@ -101,9 +101,15 @@ def section_keys(section: type) -> dict[str, Any]:
     return {f.name: hints[f.name] for f in dataclasses.fields(section)}
 
 
+@functools.cache  # get_type_hints evaluates every annotation anew: ~8 ms of each run
+def _schema() -> dict[str, Any]:
+    """Return dotted key -> type annotation (``agents.NAME.neuro.*`` excluded)."""
+    return {f"{s}.{k}": t for s, cls in _sections().items() for k, t in section_keys(cls).items()}
+
+
 def all_keys() -> list[str]:
     """Return every dotted key of the schema (``agents.NAME.neuro.*`` excluded)."""
-    return [f"{s}.{k}" for s, cls in _sections().items() for k in section_keys(cls)]
+    return list(_schema())
 
 
 # -- type checking and conversion --------------------------------------------------
@@ -333,12 +339,11 @@ def env_names() -> dict[str, str]:
 
 def _typed_layer(items: Iterable[tuple[str, str, Any]], kind: str, *, strings_only: bool) -> _Layer:
     """Build a layer from (dotted key, label, value) triples (env or CLI)."""
-    schema = {f"{s}.{k}": t for s, cls in _sections().items() for k, t in section_keys(cls).items()}
     layer = _Layer()
     for dotted, label, value in items:
-        annotation = schema.get(dotted)
+        annotation = _schema().get(dotted)
         if annotation is None:
-            raise ConfigError(f"{label}: unknown key {dotted}{did_you_mean(dotted, schema)}")
+            raise ConfigError(f"{label}: unknown key {dotted}{did_you_mean(dotted, _schema())}")
         try:
             if isinstance(value, str) and (strings_only or annotation is not str):
                 converted = _from_text(value, annotation)
@@ -417,8 +422,8 @@ def load_config(
         if project is not None and project.resolve() != user.resolve():
             files.append(project)
     layers = [_read_config_file(path) for path in files]
-    names = env_names()
     ours = [n for n in sorted(env) if n.startswith(ENV_PREFIX) and n not in ENV_NOT_KEYS]
+    names = env_names() if ours else {}
     env_items = [(names[n], n, env[n]) for n in ours if n in names]
     ignored = [n for n in ours if n not in names]
     layers.append(_typed_layer(env_items, "env", strings_only=True))

@@ -64,15 +64,6 @@ class Entry(NamedTuple):
     settled: int  # 0, SETTLED or WAITING
     signature: str
 
-    def same_stat(self, st: os.stat_result) -> bool:
-        """Return whether ``st`` shows the file exactly as it was recorded."""
-        return (self.size, self.mtime_ns, self.ctime_ns, self.inode) == (
-            st.st_size,
-            st.st_mtime_ns,
-            st.st_ctime_ns,
-            st.st_ino,
-        )
-
 
 class ScanCache:
     """The scan cache table of a state database (or an empty one, with ``db=None``)."""
@@ -87,18 +78,8 @@ class ScanCache:
             rows = db.conn.execute(
                 "SELECT path, size, mtime_ns, ctime_ns, inode, hash, has_request, settled, "
                 "signature FROM scan_cache"
-            ).fetchall()
-            for row in rows:
-                self._entries[row[0]] = Entry(
-                    int(row[1]),
-                    int(row[2]),
-                    int(row[3]),
-                    int(row[4]),
-                    str(row[5]),
-                    bool(row[6]),
-                    int(row[7]),
-                    str(row[8]),
-                )
+            )
+            self._entries = {row[0]: Entry(*row[1:]) for row in rows}  # has_request: 0 or 1
 
     @property
     def knows_nothing(self) -> bool:
@@ -107,17 +88,7 @@ class ScanCache:
 
     def get(self, path: str | os.PathLike[str]) -> Entry | None:
         """Return the entry for ``path`` (as an absolute path), if any."""
-        return self._entries.get(_key(path))
-
-    def skip_unopened(self, path: str | os.PathLike[str], st: os.stat_result) -> bool:
-        """Return whether ``path`` with stat ``st`` needs no work and no reading."""
-        entry = self._entries.get(_key(path))
-        return (
-            entry is not None
-            and entry.signature == self.signature
-            and entry.same_stat(st)
-            and (entry.settled == SETTLED or not entry.has_request)
-        )
+        return self._entries.get(_key(path)) if self._entries else None
 
     def record(
         self,
@@ -249,6 +220,10 @@ def scan_one(
 ) -> Scanned:
     """Decide whether one file needs parsing, with its bytes when it does."""
     entry = cache.get(path)
+    # An answer that holds for these bytes: nothing left to do, or nothing to do at all.
+    done = entry is not None and entry.signature == cache.signature and (
+        entry.settled == SETTLED or not entry.has_request
+    )
     # A file the cache does not know is read whatever its stat says: the read's own
     # fstat is the stat (a cold run over 20,000 notes paid a tenth of its scan for it).
     if entry is not None:
@@ -256,8 +231,8 @@ def scan_one(
             st = os.stat(path)
         except OSError as error:
             return _unstatable(path, error, cache)
-        if cache.skip_unopened(path, st):
-            return Scanned(path, "cached")
+        if done and entry[:4] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
+            return Scanned(path, "cached")  # unchanged since: not opened
     try:
         data, st = read_stable(path, max_bytes=max_bytes)
     except ConflictError as error:
@@ -269,12 +244,7 @@ def scan_one(
             return _unstatable(path, stat_error, cache)
         return Scanned(path, "failed", error=error)
     digest = hashlib.sha256(data).hexdigest()
-    if (
-        entry is not None
-        and entry.hash == digest
-        and entry.signature == cache.signature
-        and (entry.settled == SETTLED or not entry.has_request)
-    ):
+    if done and entry is not None and entry.hash == digest:
         # Touched but not edited (a sync tool, `touch`): the answer still holds.
         cache.record(path, st, digest, entry.has_request)
         return Scanned(path, "cached")

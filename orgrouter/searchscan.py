@@ -81,10 +81,7 @@ class _Stats:
     SAMPLE = 16
 
     def __init__(self) -> None:
-        self.chars = 0
-        self.seen = 0
-        self.sampled_chars = 0
-        self.sampled_heads = 0
+        self.chars = self.seen = self.sampled_chars = self.sampled_heads = 0
 
     def add(self, folded: str) -> None:
         """Count one note (its size always, its headlines if sampled)."""
@@ -170,7 +167,11 @@ def scan_search(
     best = heapq.nsmallest(limit, _scored(found, stats, holding))
     shown = []
     for _score, _key, start, path in best:
-        row = _row(path, start, read, privacy_tags)
+        try:  # the index's row of the headline at ``start`` (None: gone since)
+            rows = sections(read(path), privacy_tags, path, near=[start])
+        except (OSError, OrgRouterError):
+            continue
+        row = next((row for row in rows if row.start == start), None)
         if row is not None:
             shown.append(IndexHit(path, row.line, row.title, _snippet(row.body, patterns)))
     total = sum(len(hits) for _path, _key, hits in found)
@@ -196,18 +197,6 @@ def _scored(
             yield -score, key, start, path
 
 
-def _row(
-    path: Path, start: int, read: Callable[[Path], str], privacy_tags: Collection[str]
-) -> Section | None:
-    """Return the index's row of ``path`` for the headline at ``start`` (None: gone since)."""
-    try:
-        text = read(path)
-    except (OSError, OrgRouterError):
-        return None
-    rows = sections(text, privacy_tags, path, near=[start])
-    return next((row for row in rows if row.start == start), None)
-
-
 def _batch_hits(
     batch: list[tuple[Path, str]],
     patterns: list[re.Pattern[str]],
@@ -217,12 +206,10 @@ def _batch_hits(
 ) -> list[tuple[Path, str, list[Hit]]]:
     """Return (path, key, hits) of each ASCII note of ``batch`` that holds a hit.
 
-    The notes are joined by newlines into one string, so each regex runs once over the
-    batch, not once per note: the words (their counts go to ``holding``), the headlines,
-    and ``marks``. A note without a mark is plain (default TODO keywords, no privacy
-    tag, no result written): its sections go by the words' offsets alone. A note with a
-    privacy tag or a result written in it, and a section longer than the index keeps,
-    is cut into the index's own rows (``searchindex.sections``) near the words.
+    The notes are joined by newlines, so each regex runs once over the batch: the words
+    (counted in ``holding``), the headlines, ``marks``. A note with no mark is plain
+    (default TODO keywords, no privacy tag, no result): its sections go by the words'
+    offsets. Others, and sections longer than the index keeps, go by the index's rows.
     """
     if not batch:
         return []
@@ -238,7 +225,7 @@ def _batch_hits(
         todo_of[j] = None if prelude is None or prelude[1] or prelude[2] else prelude[0]
         if prelude is not None and todo_of[j] is None:
             hits[j] = _by_rows(text, ftext, path, patterns, privacy_tags)
-    heads = headline_starts(big)
+    heads = [*headline_starts(big), len(big)]  # and the end: each start has a next
     width = len(patterns)
     # Per section: [its end, where its headline line ends, its note, then for each token
     # its occurrences in that line and in the section's text].
@@ -255,8 +242,7 @@ def _batch_hits(
             if entry is None:
                 start = heads[index]
                 j = bisect.bisect_right(bounds, start) - 1
-                end = heads[index + 1] if index + 1 < len(heads) else len(big)
-                end = min(end, bounds[j + 1] - 1)
+                end = min(heads[index + 1], bounds[j + 1] - 1)
                 entry = held[index] = [end, big.find("\n", start), j] + [0] * 2 * width
             if at >= entry[0]:
                 continue  # before the first headline of its note: in no section

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from orgrouter.errors import ConflictError, InputError
 
@@ -28,8 +28,7 @@ DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 _READ_ATTEMPTS = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Decoded:
+class Decoded(NamedTuple):
     """The text of an Org document and the byte conventions it was written with."""
 
     text: str  # without the BOM
@@ -37,8 +36,7 @@ class Decoded:
     newline: bytes  # b"\n", b"\r\n" or b"\r"
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """One file exactly as it was read, with what the transaction re-checks."""
 
     path: str  # as given by the caller

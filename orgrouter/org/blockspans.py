@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from orgrouter.org.scan import HEADLINE_TEXT_RE
 from orgrouter.org.syntax import LESSER_BLOCKS, ClosingLines
@@ -34,8 +34,7 @@ _OPEN_RE = re.compile(r"^[ \t]*(?:(?i:#\+BEGIN_)(\S+)|\\begin\{([A-Za-z0-9*]+)\}
 _BLOCK_CLOSER_RE = re.compile(r"^[ \t]*#\+END_", re.IGNORECASE | re.MULTILINE)
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """One closed block or LaTeX environment, by character offsets into its text."""
 
     name: str  # as written on the begin line: "src", "QUOTE", an environment's name

@@ -19,7 +19,7 @@ of the line end when it visits a CRLF file; ``newline=b"\\r\\n"`` chooses the la
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from orgrouter.org.scan import HeadlineLine
 
@@ -81,8 +81,7 @@ def _indent(data: bytes, pos: int, end: int) -> bytes:
     return data[pos:stop]
 
 
-@dataclass(frozen=True, slots=True)
-class Planning:
+class Planning(NamedTuple):
     """The planning line of a headline and the keyword entries on it."""
 
     begin: int  # start of the line
@@ -91,8 +90,7 @@ class Planning:
     entries: tuple[PlanningEntry, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PlanningEntry:
+class PlanningEntry(NamedTuple):
     """One ``KEYWORD: <timestamp>`` on a planning line."""
 
     keyword: str  # upper-cased, without the colon: SCHEDULED, DEADLINE, CLOSED
@@ -101,8 +99,7 @@ class PlanningEntry:
     end: int  # just past the timestamp
 
 
-@dataclass(frozen=True, slots=True)
-class Property:
+class Property(NamedTuple):
     """One ``:KEY: value`` line of a property drawer."""
 
     key: str  # as written (Org compares keys case-insensitively)
@@ -114,8 +111,7 @@ class Property:
     value_end: int
 
 
-@dataclass(frozen=True, slots=True)
-class PropertyDrawer:
+class PropertyDrawer(NamedTuple):
     """A headline's property drawer."""
 
     begin: int  # start of the :PROPERTIES: line
@@ -134,8 +130,7 @@ class PropertyDrawer:
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(NamedTuple):
     """What sits between a headline line and its body."""
 
     headline: HeadlineLine
@@ -179,8 +174,8 @@ def _planning(data: bytes, begin: int, line: int, newline: bytes) -> Planning | 
     return Planning(begin, end, line, entries)
 
 
-def _drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawer | None:
-    """Return the property drawer starting at ``begin``, if Org accepts one there."""
+def property_drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawer | None:
+    """Return the property drawer starting at ``begin`` (1-based ``line``), if Org accepts one."""
     content_end, pos = line_span(data, begin, newline)
     if _OPEN_RE.fullmatch(data, begin, content_end) is None or pos == content_end:
         return None  # not an opening line, or one with no line end after it
@@ -200,17 +195,9 @@ def _drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawe
         # key comes nothing, a space and anything, or blanks only.
         if not (rest == content_end or data[rest] == 0x20 or value_begin == value_end):
             return None
-        props.append(
-            Property(
-                key=key.decode("utf-8", "replace"),
-                value=data[value_begin:value_end].decode("utf-8", "replace"),
-                begin=pos,
-                end=next_line,
-                line=line_no,
-                value_begin=value_begin,
-                value_end=value_end,
-            )
-        )
+        name, value = key.decode("utf-8", "replace"), data[value_begin:value_end]
+        text = value.decode("utf-8", "replace")
+        props.append(Property(name, text, pos, next_line, line_no, value_begin, value_end))
         pos = next_line
         line_no += 1
     return None
@@ -224,7 +211,7 @@ def locate_head(data: bytes, headline: HeadlineLine, *, newline: bytes = b"\n") 
     if planning is not None:
         pos = planning.end
         line += 1
-    drawer = _drawer(data, pos, line, newline)
+    drawer = property_drawer(data, pos, line, newline)
     if drawer is not None:
         pos = drawer.end
     return Head(headline, planning, drawer, pos, newline)

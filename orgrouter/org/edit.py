@@ -27,11 +27,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
+from typing import NamedTuple
 
 from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
-from orgrouter.org.outline import Outline, OutlineEntry
+from orgrouter.org.outline import Outline
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
@@ -47,8 +48,7 @@ _TODO_RE = re.compile(r"[^\s*]\S*")
 _TIMESTAMP_RE = re.compile(r"[<\[][^\]>\n]+[\]>](?:--?-?[<\[][^\]>\n]+[\]>])?")
 
 
-@dataclass(frozen=True, slots=True)
-class Splice:
+class Splice(NamedTuple):
     """Replace ``data[begin:end]`` with ``text`` (an insertion when begin == end)."""
 
     begin: int
@@ -56,8 +56,7 @@ class Splice:
     text: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class AppendChild:
+class AppendChild(NamedTuple):
     """Append a child headline at the end of a headline's subtree, unless already there."""
 
     headline: int  # begin offset of the parent headline
@@ -76,8 +75,7 @@ class AppendChild:
     check: tuple[str, Callable[[bytes], str]] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SetProperty:
+class SetProperty(NamedTuple):
     """Set a property in a headline's drawer, creating the drawer where Org expects it."""
 
     headline: int
@@ -85,16 +83,14 @@ class SetProperty:
     value: str
 
 
-@dataclass(frozen=True, slots=True)
-class AddTag:
+class AddTag(NamedTuple):
     """Add a tag to a headline's own tags."""
 
     headline: int
     tag: str
 
 
-@dataclass(frozen=True, slots=True)
-class SetPlanning:
+class SetPlanning(NamedTuple):
     """Set SCHEDULED, DEADLINE or CLOSED on a headline's planning line."""
 
     headline: int
@@ -105,14 +101,18 @@ class SetPlanning:
 Edit = AppendChild | SetProperty | AddTag | SetPlanning
 
 
+def ordered(splices: Iterable[Splice]) -> list[Splice]:
+    """Return ``splices`` in the order ``apply_splices`` applies them (ties keep their order)."""
+    return sorted(splices, key=lambda splice: (splice.begin, splice.end))
+
+
 def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
     """Apply splices to ``data``; insertions at one point keep their given order."""
-    ordered = sorted(enumerate(splices), key=lambda item: (item[1].begin, item[1].end, item[0]))
     # Slices of a memoryview share the data: a large file is copied once, by the join.
     view = memoryview(data)
     out: list[bytes | memoryview] = []
     pos = 0
-    for _, splice in ordered:
+    for splice in ordered(splices):
         if not 0 <= splice.begin <= splice.end <= len(data):
             raise ValueError(f"splice {splice.begin}..{splice.end} is outside the data")
         if splice.begin < pos:
@@ -169,12 +169,9 @@ class _Document:
     def outline(self) -> Outline:
         return Outline(self.data)
 
-    def headline(self, begin: int) -> OutlineEntry:
-        return self.outline.at(begin)
-
     def head(self, begin: int) -> Head:
         if begin not in self.heads:
-            self.heads[begin] = locate_head(self.data, self.headline(begin), newline=self.newline)
+            self.heads[begin] = locate_head(self.data, self.outline.at(begin), newline=self.newline)
         return self.heads[begin]
 
     def text_end(self, pos: int) -> int:
@@ -293,7 +290,7 @@ class _Planner:
         planned.append(edit)
 
     def _has_child(self, edit: AppendChild, identity: tuple[str, str]) -> bool:
-        for line in self.doc.outline.below(self.doc.headline(edit.headline).index):
+        for line in self.doc.outline.below(self.doc.outline.at(edit.headline).index):
             drawer = self.doc.head(line.begin).drawer
             prop = drawer.get(identity[0]) if drawer else None
             if prop is not None and prop.value == identity[1]:
@@ -302,7 +299,7 @@ class _Planner:
 
     def _tags(self, begin: int) -> tuple[tuple[int, int, int] | None, list[str]]:
         """Return (gap start, tags start, tags end) byte offsets and the tags."""
-        line = self.doc.headline(begin)
+        line = self.doc.outline.at(begin)
         # From just after the stars, so that ``* :tag:`` keeps its tags (Org does).
         start = line.begin + line.level
         text = self.doc.data[start : self.doc.text_end(line.begin)].decode("utf-8", "replace")
@@ -330,7 +327,7 @@ class _Planner:
                 # Keep the tags' right edge where it was (Org aligns it to a column).
                 gap = b" " * (len(gap) - len(added))
             return Splice(gap_begin, tags_end, gap + data[tags_begin:tags_end] + added)
-        line = self.doc.headline(begin)
+        line = self.doc.outline.at(begin)
         end = self.doc.text_end(line.begin)
         head_text = data[line.begin : end].rstrip(b" \t")
         tag_text = b":" + added
@@ -339,7 +336,7 @@ class _Planner:
         return Splice(line.begin + len(head_text), end, b" " * pad + tag_text)
 
     def _child_lines(self, edit: AppendChild) -> list[str]:
-        parent = self.doc.headline(edit.headline)
+        parent = self.doc.outline.at(edit.headline)
         stars = "*" * (edit.level if edit.level is not None else parent.level + 1)
         todo = f"{edit.todo} " if edit.todo else ""
         head = f"{stars} {todo}{safe_line(edit.title)}"
@@ -398,7 +395,7 @@ class _Planner:
             # Where two subtrees end at one point, the later (deeper) headline's children
             # go first, so that each child lands inside its own parent's subtree.
             # A child goes after the subtree's last non-blank line.
-            point = doc.outline.content_end(doc.headline(begin).index)
+            point = doc.outline.content_end(doc.outline.at(begin).index)
             blocks.append((point, (3, -begin), lines))
         return self._merge(inline, blocks)
 
@@ -421,7 +418,7 @@ class _Planner:
                 head = b"".join(inline.get(pos, []))
                 texts[pos] = head + newline + texts[pos][len(head) : -len(newline)]
         splices = [*self.replaces.values(), *(Splice(p, p, t) for p, t in texts.items())]
-        return sorted(splices, key=lambda s: (s.begin, s.end))
+        return ordered(splices)
 
 
 def plan_edits(data: bytes, edits: Iterable[Edit], *, newline: bytes = b"\n") -> list[Splice]:

@@ -14,6 +14,7 @@ import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from orgrouter.io.text import CR, LF, detect_newline
 from orgrouter.org.blockspans import parsed_block_spans
@@ -36,8 +37,7 @@ _TRIM = " \t\n\r"
 _BLANKS_RE = re.compile(r"[ \f\t\n\r\v]+")
 
 
-@dataclass(frozen=True, slots=True)
-class SettingKeyword:
+class SettingKeyword(NamedTuple):
     """One in-buffer setting line Org honours: its key, value and where it is."""
 
     key: str  # upper case, e.g. "TODO"

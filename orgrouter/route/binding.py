@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from orgrouter.config import AgentConfig
 from orgrouter.route.results import APPROVAL_KEY
@@ -58,8 +57,7 @@ CREATE TABLE IF NOT EXISTS approvals_asked (
 """
 
 
-@dataclass(frozen=True)
-class Effect:
+class Effect(NamedTuple):
     """What an approved action will do: a subject and (item, sha256 of its bytes) pairs."""
 
     subject: str

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from orgrouter.address import address_names
 from orgrouter.config import Config
 from orgrouter.marks import RESULT_KEY
-from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.headline import parse_headline
@@ -30,6 +29,7 @@ from orgrouter.skills.orgtext import prose_lines
 from orgrouter.skills.registry import targets
 
 if TYPE_CHECKING:
+    from orgrouter.neuro.backend import NeuroBackend
     from orgrouter.route.ratelimit import RateLimiter
     from orgrouter.route.rules import Rules
     from orgrouter.state import StateDB

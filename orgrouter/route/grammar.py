@@ -18,8 +18,7 @@ Each group runs after the one before; the clauses of one group are independent.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from orgrouter.errors import OrgRouterError
 
@@ -28,16 +27,14 @@ Terminal = tuple[str, int, int]
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class Clause:
+class Clause(NamedTuple):
     """A HEAD and the WORDs after it."""
 
     head: Span
     words: tuple[Span, ...]
 
 
-@dataclass(frozen=True)
-class Delegation:
+class Delegation(NamedTuple):
     """A sub-agent (MENTION), the word that hands it the task (DELEGATE), and the task."""
 
     by: Span | None
@@ -45,16 +42,14 @@ class Delegation:
     clauses: tuple[Clause, ...] | None
 
 
-@dataclass(frozen=True)
-class Group:
+class Group(NamedTuple):
     """One step: coordinated clauses, or delegations to sub-agents."""
 
     clauses: tuple[Clause, ...] = ()
     delegations: tuple[Delegation, ...] = ()
 
 
-@dataclass(frozen=True)
-class Parse:
+class Parse(NamedTuple):
     """The groups in order, and whether they were numbered steps."""
 
     numbered: bool

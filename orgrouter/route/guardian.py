@@ -16,8 +16,7 @@ itself, with that effect, and the guardian leaves its intents to it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from orgrouter.config import AgentConfig
 from orgrouter.route.binding import (
@@ -101,8 +100,7 @@ class ApprovedSkill(BaseSkill):
         return Emit((result,))
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """The user's answer on one approval headline."""
 
     written: Written

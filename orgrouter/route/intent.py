@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 FAILED_TEXT = "Router failed to classify."
 # The keys of an intent's ``decompose --json`` object, in their contract order.
@@ -11,8 +11,7 @@ _JSON_KEYS = ("order", "skill", "verb", "object", "agent", "depends_on", "start"
               "basis", "confidence", "risk", "needs_approval", "risk_reason")  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Head:
+class Head(NamedTuple):
     """How a clause's first words were read: the verb, its skill and how sure we are."""
 
     basis: str  # a key of the [confidence] table

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from orgrouter.errors import LockedError, OrgRouterError
 from orgrouter.skills.base import (
@@ -29,8 +30,7 @@ from orgrouter.skills.base import (
 MAX_DEPTH = 10
 
 
-@dataclass(frozen=True)
-class Emitted:
+class Emitted(NamedTuple):
     """A result, with the skill that wrote it and the intent it answers."""
 
     result: Result
@@ -52,8 +52,7 @@ class Outcome:
     intents: list[dict[str, object]] = field(default_factory=list)  # delegations seen
 
 
-@dataclass(frozen=True)
-class _Origin:
+class _Origin(NamedTuple):
     """The delegation a stimulus descends from, so results name their intent."""
 
     intent: str = ""

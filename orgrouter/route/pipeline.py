@@ -370,7 +370,7 @@ def _usable(item: kernel.Emitted) -> kernel.Emitted:
         body=f"{problem}. Nothing of it was written.",
         kind="error",
     )
-    return dataclasses.replace(item, result=error)
+    return item._replace(result=error)
 
 
 def _intent_label(item: kernel.Emitted, instruction: str = "") -> str:

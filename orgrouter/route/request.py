@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from orgrouter.address import address_offsets, address_re
 from orgrouter.marks import RESULT_KEY
@@ -51,8 +52,7 @@ _OPAQUE_SPAN = (
 _LEADING_PUNCT = re.compile(r"^[\s:,;.!\]\-–—]+")
 
 
-@dataclass(frozen=True)
-class Address:
+class Address(NamedTuple):
     """Where an address sits in a title, and whom it names (lower-case)."""
 
     agent: str

@@ -63,7 +63,7 @@ def cached_rules(
     except (OSError, ValueError, EOFError, TypeError, KeyError, re.error):
         pass  # absent, unreadable or not ours: build it again
     rules = build_rules(tables, targets)
-    payload = marshal.dumps(_freeze(vars(rules)))
+    payload = marshal.dumps(_freeze(rules._asdict()))
     _store(path, _seal(path, payload) + payload)
     _prune(directory)
     return rules
@@ -109,9 +109,9 @@ def _prune(directory: Path) -> None:
 def _freeze(value: Any) -> Any:
     """Return ``value`` as data ``marshal`` can hold (patterns and personas tagged)."""
     if isinstance(value, re.Pattern):
-        return (_PATTERN, value.pattern, value.flags)
+        return (_PATTERN, value.pattern, value.flags, _starts(value.pattern, value.flags))
     if isinstance(value, Persona):
-        return (_PERSONA, *(_freeze(v) for v in vars(value).values()))
+        return (_PERSONA, *value)
     if isinstance(value, dict):
         return {key: _freeze(item) for key, item in value.items()}
     if isinstance(value, tuple):
@@ -125,7 +125,7 @@ def _thaw(data: Any) -> Rules:
         if isinstance(value, dict):
             return {key: thaw(item) for key, item in value.items()}
         if isinstance(value, tuple) and value and value[0] == _PATTERN:
-            return _LazyPattern(value[1], value[2])
+            return _LazyPattern(*value[1:])
         if isinstance(value, tuple) and value and value[0] == _PERSONA:
             return Persona(*value[1:])
         if isinstance(value, tuple):
@@ -137,19 +137,61 @@ def _thaw(data: Any) -> Rules:
     return Rules(**{key: thaw(item) for key, item in data.items()})
 
 
+def _starts(pattern: str, flags: int) -> tuple[str, ...]:
+    """Return ASCII lower-case texts one of which starts every match (none: unknown)."""
+    from re import _parser  # only when an entry is built
+
+    def heads(items: Any) -> tuple[set[str], bool]:  # (texts so far, whole sequence read)
+        texts = {""}
+        for op, arg in items:
+            name, sub, whole = str(op), None, True
+            if name == "LITERAL" and chr(arg).isascii():
+                sub = {chr(arg).lower()}
+            elif name == "IN" and all(str(o) == "LITERAL" and chr(a).isascii() for o, a in arg):
+                sub = {chr(a).lower() for _, a in arg}
+            elif name == "SUBPATTERN":
+                sub, whole = heads(arg[3])
+            elif name == "BRANCH":
+                subs = [heads(branch) for branch in arg[1]]
+                sub, whole = set().union(*(t for t, _ in subs)), all(w for _, w in subs)
+            elif name == "MAX_REPEAT" and arg[:2] == (0, 1):
+                sub, whole = heads(arg[2])
+                sub.add("")
+            elif name in ("AT", "ASSERT", "ASSERT_NOT"):
+                continue  # consumes nothing: the texts are still what a match starts with
+            if sub is None or len(texts) * len(sub) > 512:
+                return texts, False
+            texts = {text + more for text in texts for more in sub}
+            if not whole or min(map(len, texts)) >= 12:  # long enough to tell frames apart
+                return {text[:12] for text in texts}, False
+        return texts, True
+
+    found = heads(_parser.parse(pattern, flags))[0]
+    return () if "" in found else tuple(sorted(found))
+
+
 class _LazyPattern:
     """A table's pattern, compiled when first used: a run needs few of them.
 
     Compiling all of them was a third of a ``--stdin`` call; the two big phrase
     alternations (greetings, courtesy frames) alone take 5-10 ms. Rules' users call
-    its patterns' methods only (search, match, sub...), which this forwards.
+    its patterns' methods only, which this forwards (``match`` after a look at ``_starts``).
     """
 
-    __slots__ = ("_compiled", "_source")
+    __slots__ = ("_compiled", "_source", "_starts", "_width")
 
-    def __init__(self, pattern: str, flags: int) -> None:
+    def __init__(self, pattern: str, flags: int, starts: tuple[str, ...] = ()) -> None:
         self._source = (pattern, flags)
         self._compiled: re.Pattern[str] | None = None
+        self._starts, self._width = starts, max(map(len, starts), default=0)
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """Return ``re.Pattern.match``'s answer, without compiling where none can start."""
+        head = text[pos : pos + self._width] if pos >= 0 else "\x80"  # no guard: re reads 0
+        # Case-insensitive equality is lower-case equality between ASCII letters only.
+        if self._starts and head.isascii() and not head.lower().startswith(self._starts):
+            return None
+        return self.__getattr__("match")(text, pos)  # type: ignore[no-any-return]
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or name in self.__slots__:  # copy, pickle: not a pattern's

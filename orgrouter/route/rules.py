@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from orgrouter.errors import ConfigError
 from orgrouter.tomlwhere import did_you_mean, line_of
@@ -25,8 +24,7 @@ LEVELS = ("low", "medium", "high")
 Phrase = tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Persona:
+class Persona(NamedTuple):
     """A specialist the gate may spawn, and what it is good at."""
 
     name: str
@@ -36,8 +34,7 @@ class Persona:
     innovation: bool = False
 
 
-@dataclass(frozen=True)
-class Rules:
+class Rules(NamedTuple):
     """Every routing table, parsed and compiled; build it with ``load_rules``."""
 
     verbs: Mapping[Phrase, str]  # verb phrase -> skill

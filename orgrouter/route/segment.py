@@ -10,7 +10,7 @@ which words are courtesy and framing around the request ("would you mind ...",
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.route.intent import Head
@@ -57,8 +57,7 @@ _AFTERWARDS = frozenset({"after", "afterwards", "next", "too", "then", "later", 
                          "as well", "please", "pls"})
 
 
-@dataclass(frozen=True)
-class Raw:
+class Raw(NamedTuple):
     """One word, mention, step marker or punctuation mark, with its offsets."""
 
     kind: str

@@ -168,7 +168,7 @@ def _ranked_splices(data: bytes, windows: Sequence[_Window], newline: bytes) -> 
         if not window.edits:
             continue
         local = [
-            dataclasses.replace(edit, headline=edit.headline - window.begin)
+            edit._replace(headline=edit.headline - window.begin)
             for edit in window.edits
         ]
         piece = data[window.begin : window.end]

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from orgrouter.config import Config
-from orgrouter.neuro.backend import NeuroBackend
 
 if TYPE_CHECKING:
+    from orgrouter.neuro.backend import NeuroBackend
     from orgrouter.org.document import Document
     from orgrouter.route.gate import GateResult
     from orgrouter.route.ratelimit import RateLimiter
@@ -45,8 +45,7 @@ class Sensor(StrEnum):
     DELEGATION = "delegation"  # one atomic intent handed on by the router
 
 
-@dataclass(frozen=True)
-class Stimulus:
+class Stimulus(NamedTuple):
     """One message through the kernel: a type and a payload naming its sensor.
 
     Payload keys by sensor: ``user-command`` and ``chat-message`` carry ``text`` (the
@@ -102,31 +101,27 @@ class Result:
         object.__setattr__(self, "title", title)
 
 
-@dataclass(frozen=True)
-class Inject:
+class Inject(NamedTuple):
     """Hand more stimuli to the kernel (one level deeper)."""
 
     stimuli: tuple[Stimulus, ...]
 
 
-@dataclass(frozen=True)
-class Retag:
+class Retag(NamedTuple):
     """Add ``tags`` to existing headlines of this file (by 1-based line)."""
 
     lines: tuple[int, ...]
     tags: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Emit:
+class Emit(NamedTuple):
     """Write these results back under the request (and add tags, if any)."""
 
     results: tuple[Result, ...]
     retags: tuple[Retag, ...] = ()
 
 
-@dataclass(frozen=True)
-class Log:
+class Log(NamedTuple):
     """Record a message; the run's report shows it, nothing is written to the note."""
 
     text: str
@@ -135,8 +130,7 @@ class Log:
 Action = Inject | Emit | Retag | Log
 
 
-@dataclass(frozen=True)
-class ResultRef:
+class ResultRef(NamedTuple):
     """A result headline an earlier run wrote under the request."""
 
     line: int  # 1-based line of its headline
@@ -146,8 +140,7 @@ class ResultRef:
     owner: int = 0  # 1-based line of the request it answers
 
 
-@dataclass(frozen=True)
-class Heading:
+class Heading(NamedTuple):
     """A headline inside the section a request is about (never a request or a result)."""
 
     line: int  # 1-based
@@ -158,8 +151,7 @@ class Heading:
     body: str = ""  # its own section, up to its first child
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """An addressed headline, as skills see it."""
 
     path: Path | None  # None for text given on stdin without --file-name

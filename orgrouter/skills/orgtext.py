@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from orgrouter.org.document import Document
 
@@ -33,8 +33,7 @@ _DRAWER_END = re.compile(r"^[ \t]*:END:", re.IGNORECASE | re.MULTILINE)
 _HEADLINES = re.compile(r"^\*+ ", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(NamedTuple):
     """One list item: its text (continuation lines joined) and checkbox."""
 
     text: str
@@ -42,8 +41,7 @@ class Item:
     after: str  # the last prose line before the list (e.g. "Action items:")
 
 
-@dataclass(frozen=True)
-class Prose:
+class Prose(NamedTuple):
     """The readable parts of a section."""
 
     paragraphs: tuple[str, ...]
@@ -144,8 +142,7 @@ def read_prose(section: str) -> Prose:
     return Prose(tuple(paragraphs), tuple(items), tuple(labelled))
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(NamedTuple):
     """One Org table: its header cells (when a rule line follows them) and rows."""
 
     header: tuple[str, ...]

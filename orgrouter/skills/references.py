@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from orgrouter.skills.base import Heading
 from orgrouter.skills.orgtext import Item, Prose, read_prose, tables
@@ -64,8 +64,7 @@ _DESTINATION = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(NamedTuple):
     """The items a phrase points at, and what they are (for messages)."""
 
     items: tuple[str, ...]

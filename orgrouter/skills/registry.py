@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from orgrouter.errors import ConfigError, OrgRouterError
 from orgrouter.skills.lazy import LazySkill
@@ -26,8 +26,7 @@ if TYPE_CHECKING:  # the facts below are read by the rules loader, which needs n
 GUARDIAN_PRIORITY = 100  # nothing may outrank the guardian: approvals come first
 
 
-@dataclass(frozen=True)
-class Builtin:
+class Builtin(NamedTuple):
     """Where a built-in skill lives and the facts the run needs about it."""
 
     target: str  # "module:attribute" (an instance); imported only when a run needs skills
@@ -60,9 +59,7 @@ def _model(attribute: str, *intents: str) -> Builtin:
 
 _WRITES: dict[str, Any] = {"priority": 60, "binds_approvals": True}
 BUILTINS: dict[str, Builtin] = {
-    "router": Builtin(
-        "orgrouter.skills.router:SKILL", priority=10, requests=True, also=None
-    ),
+    "router": Builtin("orgrouter.skills.router:SKILL", priority=10, requests=True, also=None),
     "guardian": Builtin("orgrouter.route.guardian:SKILL", priority=100, also=None),
     "approved": Builtin(  # an approved free-form intent
         "orgrouter.route.guardian:APPROVED_SKILL",

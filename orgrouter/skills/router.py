@@ -12,8 +12,7 @@ gate. (``orgrouter ask`` answers directly: it has no rate-limit window to spend.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from orgrouter.skills.base import (
     Action,
@@ -31,8 +30,7 @@ from orgrouter.skills.base import (
 if TYPE_CHECKING:
     from orgrouter.route.gate import GateResult
 
-@dataclass(frozen=True)
-class Proposal:
+class Proposal(NamedTuple):
     """What the router proposes: the gate's verdict and the intents to delegate."""
 
     gate: GateResult

@@ -248,7 +248,7 @@ def _public(
             continue  # gone now: nothing to vouch for it
         if key not in hidden:
             try:
-                data = _read(hit.path)
+                data = read_org_file(hit.path).data  # as route reads it: size limit, no NUL
             except (OSError, InputError):
                 hidden[key] = {hit.line}  # unreadable now: nothing to vouch for it
             else:
@@ -256,11 +256,6 @@ def _public(
         if hit.line not in hidden[key]:
             kept.append(hit)
     return kept
-
-
-def _read(path: Path) -> bytes:
-    """Return the bytes of a note, as route reads them (size limit, NUL bytes refused)."""
-    return read_org_file(path).data
 
 
 def _item(hit: Hit, here: Path) -> str:

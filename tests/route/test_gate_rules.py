@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -115,7 +114,7 @@ def test_package_tables_load_as_a_user_copy_would(tmp_path: Path) -> None:
         _copy(tmp_path, name)
     strict = load_rules(tmp_path)
     assert all(source.startswith(str(tmp_path)) for source in strict.sources.values())
-    assert dataclasses.replace(strict, sources=default_rules().sources) == default_rules()
+    assert strict._replace(sources=default_rules().sources) == default_rules()
 
 
 def test_a_bad_pattern_in_a_user_table_is_named_alone(tmp_path: Path) -> None:

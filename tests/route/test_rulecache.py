@@ -95,7 +95,7 @@ def test_an_entry_that_loads_but_is_not_what_was_stored_is_rebuilt(tmp_path: Pat
     fresh = load_rules(None)
     cache.mkdir()
     entry = cache / f"rules-{cache_key(tables)}.marshal"
-    entry.write_bytes(marshal.dumps(dict.fromkeys(vars(fresh))))
+    entry.write_bytes(marshal.dumps(dict.fromkeys(fresh._asdict())))
     assert cached_rules(tables, cache) == fresh
     # Another entry's bytes (other tables, or another orgrouter's) in this entry's place.
     rules_dir = tmp_path / "rules"
@@ -118,3 +118,30 @@ def test_a_fifo_in_an_entry_s_place_does_not_hang_the_run(tmp_path: Path) -> Non
     worker.start()
     worker.join(timeout=30)
     assert built == [load_rules(None)]
+
+
+def test_a_pattern_s_starts_are_what_every_match_starts_with() -> None:
+    starts = rulecache._starts
+    assert starts(r"(?:(so )?(need|want))(?![\w'])", 2) == ("need", "so need", "so want", "want")
+    assert starts(r"\bHi(?: there)?|[Yy]o\b", 2) == ("hi", "hi there", "yo")
+    assert starts(r"caf\u00e9|ok", 2) == ("caf", "ok")  # up to the first non-ASCII letter
+    for unknown in (r"[a-z]+x", r"(?:hi)?there|.", r"hi|", r"\w+"):
+        assert starts(unknown, 2) == ()
+
+
+def test_a_guarded_match_answers_as_the_pattern_does(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    configured_rules(None, cache)
+    rules, fresh = configured_rules(None, cache), load_rules(None)
+    assert rules.courtesy_frames.match("renew the passport") is None
+    assert rules.courtesy_frames._compiled is None  # type: ignore[attr-defined]
+    texts = ["would you please renew it", "Could You kindly", "ſo i need", "It'd be lovely",
+             "i need a list", "Many thanks!", "hi otto", "K", "wOuLd u", "thanks", "", " hi",
+             "danke schön", "please could you", "x would you"]  # fmt: skip
+    for name, pattern in fresh._asdict().items():
+        if name.endswith(("frames", "greetings")):
+            for text in texts:
+                for pos in (-1, 0, 1, 2, len(text)):
+                    got = getattr(rules, name).match(text, pos)
+                    want = pattern.match(text, pos)
+                    assert (got and got.span()) == (want and want.span()), (name, text, pos)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from skillctx import request_ctx
 
@@ -172,7 +170,7 @@ def test_tag_a_headline_of_the_section_by_its_title() -> None:
 def test_a_top_level_request_tags_itself_without_its_address_in_the_result() -> None:
     ctx = _ctx(own_tags=("inbox",))
     assert ctx.request is not None
-    ctx.request = dataclasses.replace(ctx.request, parent_line=None, parent_title="")
+    ctx.request = ctx.request._replace(parent_line=None, parent_title="")
     action = _run(TAG, "tag this", ctx)
     assert action.retags == (Retag((7,), ("inbox",)),)
     assert _one(action).title == "Tagged this headline with =inbox="

@@ -92,5 +92,9 @@ class LockedError(OrgRouterError):
     exit_code = EXIT_LOCKED
 
 
+class RefusedError(OrgRouterError):
+    """Refine refused to act: not enabled, wrong run state, stale, or nothing to gate (exit 3)."""
+
+
 class ModelError(OrgRouterError):
     """A model backend failed, timed out, or returned something unusable."""

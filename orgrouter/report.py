@@ -93,16 +93,11 @@ class Report:
         self.emit(f"orgrouter: error: {text}")
 
     @property
-    def work_found(self) -> bool:
-        """Return whether anything was (or would be) routed."""
-        return self.changed > 0
-
-    @property
     def exit_code(self) -> int:
         """Return 3 if a file failed, 1 if --check found work, else 0."""
         if self.failed:
             return EXIT_FAILED
-        if self.check and self.work_found:
+        if self.check and self.changed:  # work found
             return EXIT_CHECK_FOUND_WORK
         return EXIT_OK
 
@@ -110,7 +105,7 @@ class Report:
         """Return the closing summary, or '' when nothing happened (quiet for cron)."""
         if self.quiet and not self.failed:
             return ""
-        if not (self.verbose or self.work_found or self.failed):
+        if not (self.verbose or self.changed or self.failed):
             return ""
         would = self.dry_run or self.check
         parts = [
@@ -134,13 +129,6 @@ class Report:
 
     def as_counts(self) -> dict[str, int]:
         """Return the counts as a flat dict (for the event log; no paths, no content)."""
-        return {
-            "scanned": self.scanned,
-            "cached": self.cached,
-            "requests_routed": self.requests_routed,
-            "results_written": self.results_written,
-            "changed": self.changed,
-            "unchanged": self.unchanged,
-            "skipped": len(self.skipped),
-            "failed": len(self.failed),
-        }
+        names = ("scanned", "cached", "requests_routed", "results_written", "changed", "unchanged")
+        counts: dict[str, int] = {name: getattr(self, name) for name in names}
+        return {**counts, "skipped": len(self.skipped), "failed": len(self.failed)}

@@ -43,14 +43,11 @@ def remove_indentation(code: str) -> str:
         minimum = width if minimum is None else min(minimum, width)
     if minimum is None:
         return code
-    lines = code.split("\n")
-    out: list[str] = []
-    for line in lines:
-        stripped = line.lstrip(" \t")
-        if stripped == "":
-            out.append("")  # a blank line loses its whitespace
-        else:
-            out.append(_cut_to_column(line, indent_of(line) - minimum))
+    # A blank line loses its whitespace.
+    out = [
+        _cut_to_column(line, indent_of(line) - minimum) if line.lstrip(" \t") else ""
+        for line in code.split("\n")
+    ]
     return "\n".join(out)
 
 

@@ -70,13 +70,12 @@ def comment_lines(text: str, syntax: CommentSyntax) -> str:
     # The region ends where the text does: a final newline leaves an empty last line
     # outside it.
     last = len(lines) - 1 if lines[-1] == "" and len(lines) > 1 else len(lines)
-    out = []
-    for i, line in enumerate(lines):
-        blank = not line.strip()
-        if i >= last or (blank and not syntax.blank_lines):
-            out.append(line)
-        else:
-            out.append(f"{syntax.start}{line}{syntax.end}")
+    out = [
+        line
+        if i >= last or (not line.strip() and not syntax.blank_lines)
+        else f"{syntax.start}{line}{syntax.end}"
+        for i, line in enumerate(lines)
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -101,12 +100,10 @@ def search_option(doc: Document, block: SrcBlock) -> str | None:
         while True:  # org-link--normalize-string with CONTEXT
             if context.startswith("(") and context.endswith(")"):
                 context = context[1:-1].strip(" \t\n\r")
-                continue
-            match = re.match(r"[#*]+[ \t]*", context)
-            if match and match.end() > 0:
+            elif (match := re.match(r"[#*]+[ \t]*", context)) is not None:
                 context = context[match.end() :]
-                continue
-            break
+            else:
+                break
         return context or None
     return "*" + normalize_link_text(doc.headings[index].raw_title)
 

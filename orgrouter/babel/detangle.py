@@ -54,10 +54,8 @@ def read_regions(text: str) -> list[Region]:
             i += 1
             continue
         end_marker = f" {match.group('name')} ends here"
-        j = i + 1
-        while j < len(lines) and end_marker not in lines[j]:
-            j += 1
-        if j == len(lines):
+        j = next((k for k in range(i + 1, len(lines)) if end_marker in lines[k]), None)
+        if j is None:
             i += 1
             continue
         text_between = "\n".join(lines[i + 1 : j])

@@ -5,16 +5,16 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from orgrouter.babel.headers import Params, block_sources, merge, property_chain_value
 from orgrouter.io.text import as_visited
 from orgrouter.org.blocks import SrcBlock, find_src_blocks
 from orgrouter.org.document import Document as OrgDocument
-from orgrouter.org.drawer import locate_head
+from orgrouter.org.drawer import PropertyDrawer, property_drawer
 from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Inherited, Outline
-from orgrouter.org.scan import HeadlineLine
 from orgrouter.org.settings import read_settings
 
 # org-babel-src-block-regexp: how org-babel-map-src-blocks finds blocks (a language is
@@ -61,9 +61,6 @@ class Document:
     blocks: list[SrcBlock]
     keyword_properties: dict[str, str]
     file_properties: LocalValues = field(default_factory=dict)
-    _heading_starts: list[int] = field(default_factory=list)
-    _babel_blocks: list[SrcBlock] | None = None
-    _block_starts: dict[int, SrcBlock] | None = None
 
     @property
     def outline(self) -> Outline:
@@ -72,6 +69,7 @@ class Document:
 
     def __post_init__(self) -> None:
         self._heading_starts = [h.begin for h in self.headings]
+        self._block_starts = {block.post_affiliated: block for block in self.blocks}
         # org-in-commented-heading-p and org-in-archived-heading-p with inheritance.
         self._commented: Inherited[bool] = Inherited(
             self.outline, lambda: False, lambda up, i: up or self.headings[i].commented
@@ -95,12 +93,6 @@ class Document:
         i = bisect.bisect_right(self._heading_starts, offset) - 1
         return None if i < 0 else i
 
-    def ancestry(self, index: int | None) -> list[Heading]:
-        """Return the headline at ``index`` and its ancestors, nearest first."""
-        if index is None:
-            return []
-        return [self.headings[i] for i in (index, *self.outline.ancestors(index))]
-
     def in_commented(self, index: int | None) -> bool:
         """Return True under a COMMENT headline or one with a COMMENT ancestor."""
         return index is not None and self._commented(index)
@@ -112,7 +104,8 @@ class Document:
     def inherited(self, name: str, index: int | None) -> str | None:
         """Return property ``name`` with inheritance (org-entry-get ... 'inherit)."""
         folded = name.casefold()
-        chain = self.ancestry(index)
+        nearest = () if index is None else (index, *self.outline.ancestors(index))
+        chain = [self.headings[i] for i in nearest]  # the headline, then its ancestors
         levels = [h.properties.get(folded, (None, [])) for h in chain]
         if not any(h.begin == 0 for h in chain):
             # Org reads properties at point-min last: the drawer at the top of the
@@ -134,18 +127,12 @@ class Document:
 
     def block_at(self, offset: int) -> SrcBlock | None:
         """Return the block whose ``#+begin_src`` line starts at ``offset``, if any."""
-        if self._block_starts is None:
-            self._block_starts = {block.post_affiliated: block for block in self.blocks}
         return self._block_starts.get(offset)
 
+    @cached_property
     def babel_blocks(self) -> list[SrcBlock]:
         """Return the blocks org-babel-map-src-blocks visits, in order (found once)."""
-        if self._babel_blocks is None:
-            self._babel_blocks = self._find_babel_blocks()
-        return self._babel_blocks
-
-    def _find_babel_blocks(self) -> list[SrcBlock]:
-        by_start = {block.post_affiliated: block for block in self.blocks}
+        by_start = self._block_starts
         starts = sorted(by_start)
         visited: list[SrcBlock] = []
         pos = 0
@@ -157,7 +144,7 @@ class Document:
             if block is not None:
                 visited.append(block)
                 pos = max(match.end(), block.contents_end)
-            elif _any_between(starts, match.start(), match.end()):
+            elif bisect.bisect(starts, match.start()) < bisect.bisect_left(starts, match.end()):
                 # An unclosed "#+begin_src" ran past real blocks: Org 9.5 fails on
                 # such a file ("Wrong type argument"); we keep the blocks it hid.
                 pos = self.text.find("\n", match.start()) + 1
@@ -165,12 +152,6 @@ class Document:
                 # Not a block to Org (e.g. inside an example block): Babel resumes
                 # after the "#+end_src" this match ran to.
                 pos = match.end()
-
-
-def _any_between(starts: list[int], low: int, high: int) -> bool:
-    """Return whether sorted ``starts`` holds an offset strictly between low and high."""
-    i = bisect.bisect_right(starts, low)
-    return i < len(starts) and starts[i] < high
 
 
 def _read_headings(text: str, org: OrgDocument) -> list[Heading]:
@@ -187,14 +168,15 @@ def _read_headings(text: str, org: OrgDocument) -> list[Heading]:
         props: LocalValues = {}
         custom_id = node_id = None
         if head.drawer is not None:
-            props = _drawer_properties([(p.key, p.value) for p in head.drawer.properties])
+            props = _drawer_properties(head.drawer)
             ids = (head.drawer.get("custom_id"), head.drawer.get("id"))
             custom_id, node_id = (None if found is None else found.value for found in ids)
         headings.append(
             Heading(
                 begin=chars[line.begin],
                 end=chars[line.subtree_end],
-                title=_components_title(raw_line, parsed.raw, parsed.commented),
+                # The text Babel names blocks after: COMMENT kept, as Org does.
+                title=f"COMMENT {parsed.raw}".rstrip() if parsed.commented else parsed.raw,
                 raw_title=parsed.raw,
                 commented=_babel_commented(raw_line, parsed.commented),
                 archived=parsed.archived,
@@ -216,18 +198,16 @@ def _file_drawer(data: bytes) -> LocalValues:
     """Return the properties of the drawer at the top of the file, if there is one."""
     comments = _TOP_COMMENTS_RE.match(data)
     begin = comments.end() if comments is not None else 0
-    head = locate_head(data, HeadlineLine(begin, begin, 0, 0))
-    if head.planning is not None or head.drawer is None:
-        return {}
-    return _drawer_properties([(p.key, p.value) for p in head.drawer.properties])
+    drawer = property_drawer(data, begin, 1, b"\n")
+    return {} if drawer is None else _drawer_properties(drawer)
 
 
-def _drawer_properties(properties: list[tuple[str, str]]) -> LocalValues:
+def _drawer_properties(drawer: PropertyDrawer) -> LocalValues:
     """Return {name: (base value, [+ values])} the way org--property-local-values reads."""
     out: LocalValues = {}
     seen_base: set[str] = set()
-    for raw_key, value in properties:
-        key = raw_key.casefold()
+    for prop in drawer.properties:
+        key, value = prop.key.casefold(), prop.value
         if key.endswith("+"):
             name = key[:-1]
             base, extra = out.get(name, (None, []))
@@ -247,8 +227,3 @@ def _babel_commented(line: str, commented: bool) -> bool:
     at = line.find("COMMENT")
     rest = line[at + len("COMMENT") :]
     return rest == "" or rest.startswith(" ")
-
-
-def _components_title(line: str, raw: str, commented: bool) -> str:
-    """Return the headline text Babel names blocks after (COMMENT kept, as Org does)."""
-    return f"COMMENT {raw}".rstrip() if commented else raw

@@ -50,11 +50,6 @@ class Params:
         value = self.values.get(key)
         return None if value is None else read_value(value)
 
-    def words(self, key: str) -> list[str]:
-        """Return the value of ``key`` split on whitespace (e.g. ``:noweb``)."""
-        value = self.get(key)
-        return [] if value is None else value.split()
-
 
 def is_lisp_value(value: str | None) -> bool:
     """Return True when Org 9.5 would evaluate ``value`` as an Emacs Lisp form."""

@@ -14,6 +14,7 @@ import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from orgrouter.babel.body import normalize_body
 from orgrouter.babel.comments import block_link, comment_lines, comment_syntax, source_name
@@ -36,7 +37,7 @@ class NowebRefused(Exception):
 
 def expands_when_tangling(params: Params) -> bool:
     """Return True when ``:noweb`` asks for expansion while tangling."""
-    return any(word in TANGLE_VALUES for word in params.words(":noweb"))
+    return any(word in TANGLE_VALUES for word in (params.get(":noweb") or "").split())
 
 
 @dataclass
@@ -50,10 +51,6 @@ class NowebContext:
 
     doc: Document
     params: dict[int, Params] = field(default_factory=dict)  # by block start
-    _by_ref: dict[str, list[SrcBlock]] | None = None
-    _counters: dict[int, int] | None = None
-    _names: dict[str, list[tuple[str, int]]] | None = None
-    _bodies: dict[str, str] | None = None
 
     def params_of(self, block: SrcBlock) -> Params:
         """Return ``block``'s header arguments (cached)."""
@@ -64,29 +61,31 @@ class NowebContext:
 
     def counter_of(self, block: SrcBlock) -> int:
         """Return the block's number among the blocks under its headline (from 1)."""
-        if self._counters is None:
-            self._counters = {}
-            counter = 0
-            last_heading: int | None = -1  # -1: no block yet; None: before the first headline
-            for other in self.doc.babel_blocks():
-                index = self.doc.heading_index(other.post_affiliated)
-                # Blocks come in document order, so one headline's blocks are adjacent.
-                counter = counter + 1 if index == last_heading else 1
-                last_heading = index
-                self._counters[other.post_affiliated] = counter
         return self._counters.get(block.post_affiliated, 0)
 
+    @cached_property
+    def _counters(self) -> dict[int, int]:
+        counters: dict[int, int] = {}
+        counter = 0
+        last_heading: int | None = -1  # -1: no block yet; None: before the first headline
+        for other in self.doc.babel_blocks:
+            index = self.doc.heading_index(other.post_affiliated)
+            # Blocks come in document order, so one headline's blocks are adjacent.
+            counter = counter + 1 if index == last_heading else 1
+            last_heading = index
+            counters[other.post_affiliated] = counter
+        return counters
+
+    @cached_property
     def by_ref(self) -> dict[str, list[SrcBlock]]:
         """Return blocks by their ``:noweb-ref``, outside COMMENT subtrees, in order."""
-        if self._by_ref is None:
-            self._by_ref = {}
-            for block in self.doc.babel_blocks():
-                if self.doc.in_commented(self.doc.heading_index(block.post_affiliated)):
-                    continue
+        by_ref: dict[str, list[SrcBlock]] = {}
+        for block in self.doc.babel_blocks:
+            if not self.doc.in_commented(self.doc.heading_index(block.post_affiliated)):
                 ref = self.params_of(block).get(":noweb-ref")
                 if ref is not None:
-                    self._by_ref.setdefault(ref, []).append(block)
-        return self._by_ref
+                    by_ref.setdefault(ref, []).append(block)
+        return by_ref
 
     def named(self, name: str) -> SrcBlock | None:
         """Return the first block whose ``#+name`` line names it (Org's regexp search).
@@ -94,8 +93,6 @@ class NowebContext:
         Org searches for a ``#+name: NAME`` line (any case, blanks around NAME)
         followed by affiliated keyword lines then a ``#+begin_src LANG`` line.
         """
-        if self._names is None:
-            self._names = _name_lines(self.doc.text)
         exact = re.compile(re.escape(name), re.IGNORECASE)
         for written, begin_line in self._names.get(name.casefold(), ()):
             if exact.fullmatch(written):
@@ -105,13 +102,13 @@ class NowebContext:
                 return block
         return None
 
-    def headline_body(self, name: str) -> str | None:
-        """Return the body of the headline whose CUSTOM_ID (or ID) is ``name``."""
-        if self._bodies is None:
-            self._bodies = self._headline_bodies()
-        return self._bodies.get(name)
+    @cached_property
+    def _names(self) -> dict[str, list[tuple[str, int]]]:
+        return _name_lines(self.doc.text)
 
-    def _headline_bodies(self) -> dict[str, str]:
+    @cached_property
+    def headline_bodies(self) -> dict[str, str]:
+        """Return the bodies of headlines by their CUSTOM_ID (or ID)."""
         # A CUSTOM_ID anywhere wins over an ID (Org looks for CUSTOM_ID first); the
         # first headline with a given value wins.
         bodies: dict[str, str] = {}
@@ -184,21 +181,19 @@ def expand(ctx: NowebContext, block: SrcBlock, body: str, stack: tuple[int, ...]
     def resolve(ref: str) -> str:
         if _CALL_RE.search(ref):
             raise NowebRefused("code-execution", f"<<{ref}>> would run code")
-        body_text = ctx.headline_body(ref)
+        body_text = ctx.headline_bodies.get(ref)
         if body_text is not None:
             return body_text
         named = ctx.named(ref)
         if named is not None:
             return expand_block(named)
-        blocks = ctx.by_ref().get(ref)
+        blocks = ctx.by_ref.get(ref)
         if not blocks:
             return ""
-        pieces: list[str] = []
-        for i, inner in enumerate(blocks):
-            if i:
-                sep = ctx.params_of(blocks[i - 1]).get(":noweb-sep")
-                pieces.append("\n" if sep is None else sep)
-            pieces.append(expand_block(inner))
+        pieces = [expand_block(blocks[0])]
+        for previous, inner in itertools.pairwise(blocks):
+            sep = ctx.params_of(previous).get(":noweb-sep")
+            pieces += ["\n" if sep is None else sep, expand_block(inner)]
         return "".join(pieces)
 
     pieces: list[str] = []

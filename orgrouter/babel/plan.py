@@ -124,9 +124,9 @@ def lisp_forms(doc: Document) -> list[Skipped]:
         lines += [(first_header_line + i, h) for i, h in enumerate(block.headers)]
         for line, text in sorted(lines):
             for key, value in parse_header_args(text):
-                if value is None:
-                    continue
-                if is_lisp_value(value) or (key == ":var" and _var_is_lisp(value)):
+                if value is not None and (
+                    is_lisp_value(value) or (key == ":var" and _var_is_lisp(value))
+                ):
                     found.append(Skipped(line, "elisp-form", f"{key} {value}"))
     return found
 
@@ -151,10 +151,8 @@ def _expand_body(block: SrcBlock, params: Params, body: str) -> str:
     if block.language == "emacs-lisp":
         if not params.vars:
             return body + "\n"
-        bindings = []
-        for assignment in params.vars:
-            name, _, value = assignment.partition("=")
-            bindings.append(f"({name.strip()} '{_elisp_value(value.strip())})")
+        pairs = (assignment.partition("=") for assignment in params.vars)
+        bindings = [f"({name.strip()} '{_elisp_value(value.strip())})" for name, _, value in pairs]
         return "(let ({})\n{}\n)".format("\n      ".join(bindings), body)
     parts = [params.get(":prologue"), body, params.get(":epilogue")]
     return "\n".join(part for part in parts if part is not None)
@@ -166,7 +164,7 @@ def plan_document(doc: Document) -> FilePlan:
     skipped: list[Skipped] = []
     targets: dict[str, TargetPlan] = {}
     previous_end = 0
-    for block in doc.babel_blocks():
+    for block in doc.babel_blocks:
         index = doc.heading_index(block.post_affiliated)
         counter = ctx.counter_of(block)
         block_prev_end = previous_end
@@ -184,8 +182,7 @@ def plan_document(doc: Document) -> FilePlan:
         if problem is not None:
             skipped.append(problem)
             continue
-        tangle = params.get(":tangle")
-        name = effective_filename(doc.path, block.language, tangle)
+        name = effective_filename(doc.path, block.language, params.get(":tangle"))
         if name is None:
             continue
         try:

@@ -184,12 +184,10 @@ class Tangler:
             return report
         plan = plan_document(doc)
         self._apply(plan, report)
-        tangled = {s.line for s in plan.skipped}
-        report.blocks_skipped += [(self._show(org), s) for s in plan.skipped]
-        report.warnings += [(self._show(org), w) for w in plan.warnings]
-        report.not_evaluated += [
-            (self._show(org), s) for s in lisp_forms(doc) if s.line not in tangled
-        ]
+        tangled, shown = {s.line for s in plan.skipped}, self._show(org)
+        report.blocks_skipped += [(shown, s) for s in plan.skipped]
+        report.warnings += [(shown, w) for w in plan.warnings]
+        report.not_evaluated += [(shown, s) for s in lisp_forms(doc) if s.line not in tangled]
         return report
 
     def _show(self, path: Path) -> str:
@@ -200,10 +198,8 @@ class Tangler:
             return str(path)
 
     def _apply(self, plan: FilePlan, report: TangleReport) -> None:
-        written: dict[str, TargetPlan] = {}
-        for target in plan.targets:
-            # Two spellings of one path (a.el, ./a.el): Org writes both, the last wins.
-            written[os.path.normpath(target.path)] = target
+        # Two spellings of one path (a.el, ./a.el): Org writes both, the last wins.
+        written = {os.path.normpath(target.path): target for target in plan.targets}
         for target in written.values():
             report.add(self._apply_target(plan.source, target))
 

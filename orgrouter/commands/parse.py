@@ -11,10 +11,6 @@ from orgrouter.commands.options import ExistingPath, verbosity
 from orgrouter.errors import EXIT_FAILED, EXIT_OK, OrgRouterError
 
 
-def _dump_json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=ExistingPath(allow_dash=True))
 @click.option(
@@ -49,7 +45,8 @@ def parse(files: tuple[str, ...], mode: str) -> int:
             else:
                 document = Document.from_file(name, newline=newline)
             if mode == "headlines":
-                lines = [_dump_json(record) for record in headline_records(document, name)]
+                records = headline_records(document, name)
+                lines = [json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records]
             else:
                 from orgrouter.org.ast import to_json, to_sexp
 

@@ -223,9 +223,8 @@ class Transaction:
         except OSError as exc:
             error = WriteError(f"cannot check the file: {exc.strerror}", path=item.path)
             return FileOutcome(item.path, Status.FAILED, error), None
-        if item.delete:
-            return None, current
-        if item.expect_sha256 is not None and _sha256(item.data) == item.expect_sha256:
+        expected = None if item.delete else item.expect_sha256
+        if expected is not None and _sha256(item.data) == expected:
             return FileOutcome(item.path, Status.UNCHANGED), None
         return None, current
 
@@ -259,13 +258,9 @@ class Transaction:
         try:
             with open(item.path, "rb") as handle:
                 current = os.fstat(handle.fileno())
-                if snapshot is not None and (current.st_size, current.st_mtime_ns) != (
-                    snapshot.size,
-                    snapshot.mtime_ns,
-                ):
-                    raise ConflictError(
-                        "changed since it was read; not written", reason=CHANGED, path=item.path
-                    )
+                stamp = (current.st_size, current.st_mtime_ns)
+                if snapshot is not None and stamp != (snapshot.size, snapshot.mtime_ns):
+                    raise _changed(item.path, "since it was read")
                 if current.st_nlink > 1 and not item.delete:
                     raise _hard_linked(item.path, current.st_nlink)
                 digest = _sha256(handle.read())
@@ -274,9 +269,7 @@ class Transaction:
                 "was removed since it was read; not written", path=item.path
             ) from None
         if digest != (snapshot.sha256 if snapshot is not None else item.expect_sha256):
-            raise ConflictError(
-                "changed since it was read; not written", reason=CHANGED, path=item.path
-            )
+            raise _changed(item.path, "since it was read")
         return current
 
     def _write(self, item: _Staged, current: os.stat_result | None) -> FileOutcome:
@@ -353,9 +346,7 @@ class Transaction:
             ) from None
         # The hash was checked against this size and mtime a moment ago.
         if (now.st_size, now.st_mtime_ns) != (checked.st_size, checked.st_mtime_ns):
-            raise ConflictError(
-                "changed while being written; not written", reason=CHANGED, path=item.path
-            )
+            raise _changed(item.path, "while being written")
         if now.st_nlink > 1:  # linked while the temp file was written
             raise _hard_linked(item.path, now.st_nlink)
         if emacs_lock(item.path) is not None:
@@ -380,6 +371,11 @@ class Transaction:
             os.replace(temp, target)
             return
         os.unlink(temp)
+
+
+def _changed(path: str, when: str) -> ConflictError:
+    """Return the conflict of a file that changed under us (the report's CHANGED reason)."""
+    return ConflictError(f"changed {when}; not written", reason=CHANGED, path=path)
 
 
 def _hard_linked(path: str, links: int) -> WriteError:

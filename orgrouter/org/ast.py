@@ -13,11 +13,10 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from orgrouter.org.drawer import Head, PropertyDrawer, locate_head
+from orgrouter.org.drawer import Head, PropertyDrawer, property_drawer
 from orgrouter.org.elements import ElementParser
 from orgrouter.org.lines import Lines
 from orgrouter.org.node import Node
-from orgrouter.org.scan import HeadlineLine
 from orgrouter.sexp import Keyword, dumps
 
 if TYPE_CHECKING:
@@ -36,11 +35,8 @@ class _Builder:
 
     def _top_drawer(self, index: int) -> PropertyDrawer | None:
         """Return a file-level property drawer at line ``index`` (Org: before any text)."""
-        begin = self.lines.byte_starts[index]
-        line = self.lines.first_line + index
-        fake = HeadlineLine(begin, begin, 0, line - 1)
-        head = locate_head(self.document.data, fake, newline=self.document.newline)
-        return head.drawer if head.planning is None else None
+        begin, line = self.lines.byte_starts[index], self.lines.first_line + index
+        return property_drawer(self.document.data, begin, line, self.document.newline)
 
     def _section(self, start: int, limit: int, head: Head | None) -> Node:
         """Return the section of lines [start, limit); its elements stop before blanks."""
@@ -155,13 +151,11 @@ def _planning_properties(head: Head) -> dict[str, object]:
     return {entry.keyword.lower(): entry.timestamp for entry in head.planning.entries}
 
 
-def _attach_headlines(
-    builder: _Builder, first: int, stop: int, top: list[Node], limit: int
-) -> None:
-    """Append headlines [first, stop) to their parents (or ``top``), without recursion."""
+def _attach_headlines(builder: _Builder, top: list[Node], limit: int) -> None:
+    """Append every headline to its parent (or ``top``), without recursion."""
     document = builder.document
     nodes: dict[int, tuple[Node, int]] = {}
-    for index in range(first, stop):
+    for index in range(len(document.entries)):
         parent = document.entries[index].parent
         parent_built = nodes.get(parent) if parent is not None else None
         node, contents_limit = builder.headline(
@@ -188,7 +182,7 @@ def build_document(document: Document) -> Node:
     start = builder.parser.skip_blank(0, first_limit)
     if start < first_limit:  # the section before the first headline
         root.contents.append(builder._section(start, first_limit, None))
-    _attach_headlines(builder, 0, len(entries), root.contents, len(lines))
+    _attach_headlines(builder, root.contents, len(lines))
     return root
 
 

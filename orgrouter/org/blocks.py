@@ -9,7 +9,6 @@ export, comment, verse, src) are plain text. Offsets are character offsets into 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from orgrouter.org.blockspans import line_at, parsed_block_spans
@@ -137,14 +136,6 @@ def _lisp_escape(match: re.Match[str]) -> str:
     return _LISP_ESCAPES.get(code, code)
 
 
-def _line_starts_above(text: str, start: int) -> Iterator[int]:
-    """Yield the start offsets of the lines above the line starting at ``start``."""
-    while start > 0:
-        previous = text.rfind("\n", 0, start - 1) + 1
-        yield previous
-        start = previous
-
-
 def find_src_blocks(text: str) -> list[SrcBlock]:
     """Return every src block element of an Org document, in document order."""
     blocks: list[SrcBlock] = []
@@ -188,12 +179,12 @@ def _affiliated(text: str, start: int) -> tuple[int, str | None, tuple[str, ...]
     first = start
     name: str | None = None
     headers: list[str] = []
-    for line_start in _line_starts_above(text, start):
-        line = line_at(text, line_start)[0].removesuffix("\r")
-        match = AFFILIATED_RE.match(line)
+    while first > 0:  # the lines above, nearest first
+        above = text.rfind("\n", 0, first - 1) + 1
+        match = AFFILIATED_RE.match(line_at(text, above)[0].removesuffix("\r"))
         if match is None:
             break
-        first = line_start
+        first = above
         keyword = (match.group(3) or "").upper()
         if keyword in NAME_KEYWORDS and name is None:
             name = match.group(5).strip()  # walking upward: the nearest one wins
@@ -207,10 +198,8 @@ def _skip_blank_lines(text: str, pos: int) -> tuple[int, int]:
     """Return the offset past the blank lines from ``pos`` and how many there were."""
     count = 0
     while pos < len(text):
-        newline = text.find("\n", pos)
-        line_end = len(text) if newline < 0 else newline + 1
-        if text[pos:line_end].strip(" \t\r\n"):
+        line, following = line_at(text, pos)
+        if line.strip(" \t\r"):
             break  # a headline line ends them too, being text
-        pos = line_end
-        count += 1
+        pos, count = following, count + 1
     return pos, count

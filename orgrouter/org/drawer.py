@@ -174,8 +174,8 @@ def _planning(data: bytes, begin: int, line: int, newline: bytes) -> Planning | 
     return Planning(begin, end, line, entries)
 
 
-def _drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawer | None:
-    """Return the property drawer starting at ``begin``, if Org accepts one there."""
+def property_drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawer | None:
+    """Return the property drawer starting at ``begin`` (1-based ``line``), if Org accepts one."""
     content_end, pos = line_span(data, begin, newline)
     if _OPEN_RE.fullmatch(data, begin, content_end) is None or pos == content_end:
         return None  # not an opening line, or one with no line end after it
@@ -195,17 +195,9 @@ def _drawer(data: bytes, begin: int, line: int, newline: bytes) -> PropertyDrawe
         # key comes nothing, a space and anything, or blanks only.
         if not (rest == content_end or data[rest] == 0x20 or value_begin == value_end):
             return None
-        props.append(
-            Property(
-                key=key.decode("utf-8", "replace"),
-                value=data[value_begin:value_end].decode("utf-8", "replace"),
-                begin=pos,
-                end=next_line,
-                line=line_no,
-                value_begin=value_begin,
-                value_end=value_end,
-            )
-        )
+        name, value = key.decode("utf-8", "replace"), data[value_begin:value_end]
+        text = value.decode("utf-8", "replace")
+        props.append(Property(name, text, pos, next_line, line_no, value_begin, value_end))
         pos = next_line
         line_no += 1
     return None
@@ -219,7 +211,7 @@ def locate_head(data: bytes, headline: HeadlineLine, *, newline: bytes = b"\n") 
     if planning is not None:
         pos = planning.end
         line += 1
-    drawer = _drawer(data, pos, line, newline)
+    drawer = property_drawer(data, pos, line, newline)
     if drawer is not None:
         pos = drawer.end
     return Head(headline, planning, drawer, pos, newline)

@@ -32,7 +32,7 @@ from typing import NamedTuple
 from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
-from orgrouter.org.outline import Outline, OutlineEntry
+from orgrouter.org.outline import Outline
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
@@ -98,14 +98,18 @@ class SetPlanning(NamedTuple):
 Edit = AppendChild | SetProperty | AddTag | SetPlanning
 
 
+def ordered(splices: Iterable[Splice]) -> list[Splice]:
+    """Return ``splices`` in the order ``apply_splices`` applies them (ties keep their order)."""
+    return sorted(splices, key=lambda splice: (splice.begin, splice.end))
+
+
 def apply_splices(data: bytes, splices: Iterable[Splice]) -> bytes:
     """Apply splices to ``data``; insertions at one point keep their given order."""
-    ordered = sorted(enumerate(splices), key=lambda item: (item[1].begin, item[1].end, item[0]))
     # Slices of a memoryview share the data: a large file is copied once, by the join.
     view = memoryview(data)
     out: list[bytes | memoryview] = []
     pos = 0
-    for _, splice in ordered:
+    for splice in ordered(splices):
         if not 0 <= splice.begin <= splice.end <= len(data):
             raise ValueError(f"splice {splice.begin}..{splice.end} is outside the data")
         if splice.begin < pos:
@@ -162,12 +166,9 @@ class _Document:
     def outline(self) -> Outline:
         return Outline(self.data)
 
-    def headline(self, begin: int) -> OutlineEntry:
-        return self.outline.at(begin)
-
     def head(self, begin: int) -> Head:
         if begin not in self.heads:
-            self.heads[begin] = locate_head(self.data, self.headline(begin), newline=self.newline)
+            self.heads[begin] = locate_head(self.data, self.outline.at(begin), newline=self.newline)
         return self.heads[begin]
 
     def text_end(self, pos: int) -> int:
@@ -286,7 +287,7 @@ class _Planner:
         planned.append(edit)
 
     def _has_child(self, edit: AppendChild, identity: tuple[str, str]) -> bool:
-        for line in self.doc.outline.below(self.doc.headline(edit.headline).index):
+        for line in self.doc.outline.below(self.doc.outline.at(edit.headline).index):
             drawer = self.doc.head(line.begin).drawer
             prop = drawer.get(identity[0]) if drawer else None
             if prop is not None and prop.value == identity[1]:
@@ -295,7 +296,7 @@ class _Planner:
 
     def _tags(self, begin: int) -> tuple[tuple[int, int, int] | None, list[str]]:
         """Return (gap start, tags start, tags end) byte offsets and the tags."""
-        line = self.doc.headline(begin)
+        line = self.doc.outline.at(begin)
         # From just after the stars, so that ``* :tag:`` keeps its tags (Org does).
         start = line.begin + line.level
         text = self.doc.data[start : self.doc.text_end(line.begin)].decode("utf-8", "replace")
@@ -323,7 +324,7 @@ class _Planner:
                 # Keep the tags' right edge where it was (Org aligns it to a column).
                 gap = b" " * (len(gap) - len(added))
             return Splice(gap_begin, tags_end, gap + data[tags_begin:tags_end] + added)
-        line = self.doc.headline(begin)
+        line = self.doc.outline.at(begin)
         end = self.doc.text_end(line.begin)
         head_text = data[line.begin : end].rstrip(b" \t")
         tag_text = b":" + added
@@ -332,7 +333,7 @@ class _Planner:
         return Splice(line.begin + len(head_text), end, b" " * pad + tag_text)
 
     def _child_lines(self, edit: AppendChild) -> list[str]:
-        parent = self.doc.headline(edit.headline)
+        parent = self.doc.outline.at(edit.headline)
         stars = "*" * (edit.level if edit.level is not None else parent.level + 1)
         todo = f"{edit.todo} " if edit.todo else ""
         head = f"{stars} {todo}{safe_line(edit.title)}"
@@ -383,7 +384,7 @@ class _Planner:
             # Where two subtrees end at one point, the later (deeper) headline's children
             # go first, so that each child lands inside its own parent's subtree.
             # A child goes after the subtree's last non-blank line.
-            point = doc.outline.content_end(doc.headline(begin).index)
+            point = doc.outline.content_end(doc.outline.at(begin).index)
             blocks.append((point, (3, -begin), lines))
         return self._merge(inline, blocks)
 
@@ -406,7 +407,7 @@ class _Planner:
                 head = b"".join(inline.get(pos, []))
                 texts[pos] = head + newline + texts[pos][len(head) : -len(newline)]
         splices = [*self.replaces.values(), *(Splice(p, p, t) for p, t in texts.items())]
-        return sorted(splices, key=lambda s: (s.begin, s.end))
+        return ordered(splices)
 
 
 def plan_edits(data: bytes, edits: Iterable[Edit], *, newline: bytes = b"\n") -> list[Splice]:

@@ -138,7 +138,8 @@ class ElementParser(ListParser):
         if match:
             close = self.block_close(match.group(1), index, limit, latex=True)
             if close is not None:
-                return self._closed("latex-environment", first, close, limit)
+                value = "\n".join(self.contents[first : close + 1])
+                return self._single("latex-environment", first, limit, start=close, value=value)
         match = DRAWER_RE.match(line)
         if match:
             close = self._find(DRAWER_END_RE, index + 1, limit)
@@ -193,19 +194,12 @@ class ElementParser(ListParser):
         node = self._span(type_, first, following, post_blank=blank, value=value)
         return node, following
 
-    def _keyword(self, index: int, limit: int) -> tuple[Node, int]:
-        line = self.contents[index]
+    def _keyword(self, first: int, limit: int, start: int | None = None) -> tuple[Node, int]:
+        line = self.contents[first if start is None else start]
         match = KEYWORD_RE.match(line)
         key = match.group(1).upper() if match else ""
         value = line[match.end() :].strip(" \t\r\n") if match else line
-        return self._single("keyword", index, limit, key=key, value=value)
-
-    def _closed(self, type_: str, first: int, close: int, limit: int) -> tuple[Node, int]:
-        """Make an element whose closing line is ``close`` (a LaTeX environment)."""
-        following, blank = self.end_after(close + 1, limit)
-        value = "\n".join(self.contents[first : close + 1])
-        node = self._span(type_, first, following, post_blank=blank, value=value)
-        return node, following
+        return self._single("keyword", first, limit, start=start, key=key, value=value)
 
     # --- "#+" lines: blocks, calls, dynamic blocks, keywords ------------------------
 
@@ -245,10 +239,7 @@ class ElementParser(ListParser):
                 arguments=(name.group(2) or "").strip() or None if name else None,
             )
         if KEYWORD_RE.match(line):
-            node, following = self._keyword(index, limit)
-            node.begin = self.lines.byte_at(first)
-            node.line = self.lines.line(self.lines.start(first))
-            return node, following
+            return self._keyword(first, limit, index)
         return None
 
     def _babel_call(self, first: int, index: int, limit: int, value: str) -> tuple[Node, int]:
@@ -289,9 +280,7 @@ class ElementParser(ListParser):
                 "language": language,
                 "switches": switches,
                 "parameters": parameters,
-                "header-args": [
-                    [key, value_] for key, value_ in parse_header_args(parameters or "")
-                ],
+                "header-args": [list(pair) for pair in parse_header_args(parameters or "")],
             }
         elif kind == "EXPORT":
             # Org names the back-end only when it is the line's one word.
@@ -408,8 +397,7 @@ class ElementParser(ListParser):
         else:
             inner = self.skip_blank(index + 1, stop)
             if inner >= stop:
-                node.properties["contents-begin"] = None
-                node.properties["contents-end"] = None
+                node.properties.update(dict.fromkeys(("contents-begin", "contents-end"), None))
                 node.properties["pre-blank"] = 0
                 return node, stop
             node.properties["contents-begin"] = lines.byte_at(inner)

@@ -127,13 +127,8 @@ class ListParser(Region):
         contents_end = siblings[-1].end
         end_index = lines.index_of(contents_end) if contents_end < lines.end else len(lines)
         following, blank = self.end_after(end_index, limit)
-        first_line = self.contents[index].lstrip(BLANK)
-        if first_line[:1].isalnum():
-            kind = "ordered"
-        elif top.tag is not None:
-            kind = "descriptive"
-        else:
-            kind = "unordered"
+        ordered = self.contents[index].lstrip(BLANK)[:1].isalnum()
+        kind = "ordered" if ordered else "unordered" if top.tag is None else "descriptive"
         node = self._span("plain-list", first, following, type=kind)
         node.properties.update(
             {

@@ -11,6 +11,7 @@ large file costs their ancestors, not the file. Headline lines are found in byte
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -65,14 +66,8 @@ def dedupe_keep_last(tags: tuple[str, ...]) -> tuple[str, ...]:
     """Return ``tags`` with each repeated tag kept at its last place (`org-get-tags')."""
     if len(set(tags)) == len(tags):
         return tags
-    seen: set[str] = set()
-    kept: list[str] = []
-    for tag in reversed(tags):
-        if tag not in seen:
-            seen.add(tag)
-            kept.append(tag)
-    kept.reverse()
-    return tuple(kept)
+    last = {tag: at for at, tag in enumerate(tags)}
+    return tuple(tag for at, tag in enumerate(tags) if last[tag] == at)
 
 
 class Outline:
@@ -135,12 +130,7 @@ class Outline:
     def below(self, index: int) -> list[OutlineEntry]:
         """Return the indexed headlines inside headline ``index``'s subtree, in order."""
         end = self.entries[index].subtree_end
-        below: list[OutlineEntry] = []
-        for entry in self.entries[index + 1 :]:
-            if entry.begin >= end:
-                break
-            below.append(entry)
-        return below
+        return list(itertools.takewhile(lambda e: e.begin < end, self.entries[index + 1 :]))
 
     def content_end(self, index: int) -> int:
         """Return the end of the last non-blank line of headline ``index``'s subtree."""
@@ -148,21 +138,21 @@ class Outline:
         return content_end(self.data, entry.begin, entry.subtree_end)
 
 
+@dataclass
 class Inherited(Generic[T]):
     """What passes from each headline down to its subtree, by memoised ancestor walks.
 
     ``step(value, index)`` folds headline ``index`` into what its parent passes down
     (what ``top()`` returns at the top level, such as the file's tags). Each headline
     is folded once, however many of its descendants are asked about, and only
-    headlines asked about (and their ancestors) are folded at all.
+    headlines asked about (and their ancestors) are folded at all; nothing is computed
+    until asked.
     """
 
-    def __init__(self, outline: Outline, top: Callable[[], T], step: Callable[[T, int], T]) -> None:
-        """Prepare the walk over ``outline``; nothing is computed until asked."""
-        self.outline = outline
-        self.top = top
-        self.step = step
-        self.memo: dict[int, T] = {}
+    outline: Outline
+    top: Callable[[], T]
+    step: Callable[[T, int], T]
+    memo: dict[int, T] = dataclasses.field(default_factory=dict)
 
     def __call__(self, index: int) -> T:
         """Return the value headline ``index`` has, its ancestors folded in."""

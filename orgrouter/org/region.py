@@ -77,9 +77,7 @@ class Region:
             hits = [position for position in self._candidates if pattern.match(contents[position])]
             self._hits[key] = hits
         found = bisect_left(hits, index)
-        if found < len(hits) and hits[found] < limit:
-            return hits[found]
-        return None
+        return hits[found] if found < len(hits) and hits[found] < limit else None
 
     @cached_property
     def _candidates(self) -> list[int]:

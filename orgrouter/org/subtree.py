@@ -116,20 +116,15 @@ def realign_first(text: bytes) -> bytes:
     return aligned.encode("utf-8", "surrogateescape") + ending + text[end:]
 
 
-def top_level(text: bytes) -> int:
-    """Return the level of the first headline of subtree ``text``."""
-    first = next(iter_headline_lines(text), None)
-    if first is None:
-        raise ValueError("the text holds no headline")
-    return first.level
-
-
 def at_level(text: bytes, level: int, newline: bytes = b"\n") -> bytes:
     """Return subtree ``text`` shifted so its first headline has ``level`` stars.
 
     A text without a final line end gets one, as ``org-paste-subtree`` adds it.
     """
-    shifted = shift(text, level - top_level(text))
+    first = next(iter_headline_lines(text), None)
+    if first is None:
+        raise ValueError("the text holds no headline")
+    shifted = shift(text, level - first.level)
     return shifted if shifted.endswith(b"\n") else shifted + newline
 
 
@@ -168,8 +163,3 @@ def add_tags(data: bytes, begin: int, tags: tuple[str, ...]) -> bytes:
     head = match.group(1).rstrip(" \t") if match else line.rstrip(" \t")
     new = align_tags(f"{head} :{':'.join([*have, *missing])}:")
     return data[:begin] + new.encode("utf-8", "surrogateescape") + data[end:]
-
-
-def cut(data: bytes, span: Span) -> bytes:
-    """Return ``data`` without the subtree ``span`` (``org-cut-subtree``)."""
-    return data[: span.begin] + data[span.end :]

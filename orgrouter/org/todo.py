@@ -52,7 +52,6 @@ class TodoKeywords:
 
 def parse_sequence(kind: str, words: Sequence[str]) -> TodoSequence:
     """Build one TODO sequence from the words of a ``#+TODO`` line, ``|`` included."""
-    names: list[str] = []
     keys: list[tuple[str, str | None]] = []
     done_names: list[str] = []
     seen_bar = False
@@ -62,14 +61,11 @@ def parse_sequence(kind: str, words: Sequence[str]) -> TodoSequence:
             continue
         match = _KEYWORD_RE.match(word)
         assert match is not None  # the pattern matches every string
-        name = match.group(1)
-        names.append(name)
-        keys.append((name, match.group(2)))
+        keys.append((match.group(1), match.group(2)))
         if seen_bar:
-            done_names.append(name)
-    if not seen_bar:
-        done_names = names[-1:]
-    return TodoSequence(kind, tuple(names), tuple(done_names), tuple(keys))
+            done_names.append(match.group(1))
+    names = tuple(name for name, _ in keys)
+    return TodoSequence(kind, names, tuple(done_names) if seen_bar else names[-1:], tuple(keys))
 
 
 DEFAULT_TODO = TodoKeywords((parse_sequence("sequence", ["TODO", "DONE"]),))

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orgrouter.errors import ConfigError, UsageError
+from orgrouter.errors import ConfigError, RefusedError, UsageError
 from orgrouter.refine.apply import approve_run
 from orgrouter.refine.candidate import Candidate
-from orgrouter.refine.errors import RefusedError
 from orgrouter.refine.run import rules_fingerprint
 from orgrouter.refine.score import Scores, Verdict, compare, invalid
 from orgrouter.refine.store import AWAITING, COMPLETED, REJECTED, Run

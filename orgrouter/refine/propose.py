@@ -15,8 +15,8 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from orgrouter.errors import RefusedError
 from orgrouter.refine.candidate import Candidate, Edit
-from orgrouter.refine.errors import RefusedError
 from orgrouter.refine.gate import require_completed, require_write_mode
 from orgrouter.refine.panel import model_candidates
 from orgrouter.refine.replay import actual_intents
@@ -92,9 +92,7 @@ def offline_candidate(ws: Workspace, run: Run) -> Candidate | None:
     for skill in ranked[:MAX_EDITS]:
         anchor = f"[skills.{skill}]"
         section = _section(content, anchor.encode())
-        if section is None:
-            continue
-        found = _VERBS_KEY.search(section)
+        found = None if section is None else _VERBS_KEY.search(section)
         if found is None:
             continue
         before = found.group(0).decode()

@@ -80,16 +80,11 @@ def status_json(ws: Workspace, run_id: int | None) -> dict[str, Any]:
         for v in ws.store.versions()
     ]
     baseline = ws.store.baseline()
-    base = (
-        None
-        if baseline is None
-        else {
-            "passed": baseline.scores.passed,
-            "total": baseline.scores.total,
-            "score": round(baseline.scores.score, 6),
-            "accepted": baseline.accepted,
-        }
-    )
+    base: dict[str, Any] | None = None
+    if baseline is not None:
+        scores = baseline.scores
+        base = {"passed": scores.passed, "total": scores.total, "score": round(scores.score, 6)}
+        base["accepted"] = baseline.accepted
     if run_id is not None:
         run = ws.store.get(run_id)
         return {

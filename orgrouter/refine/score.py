@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -132,13 +133,5 @@ def compare(baseline: Scores, candidate: Scores, tolerance: float) -> Verdict:
 
 def invalid(baseline: Scores, detail: str, tolerance: float) -> Verdict:
     """Judge a candidate whose rules do not even load: every passing case regresses."""
-    return Verdict(
-        passed=False,
-        reason="invalid",
-        regressions=tuple(key for key in sorted(baseline.cases) if baseline.cases[key].passed),
-        fixed=(),
-        baseline_score=baseline.score,
-        score=0.0,
-        tolerance=tolerance,
-        detail=detail,
-    )
+    nothing = compare(baseline, Scores({}), tolerance)  # no case passes: each one regresses
+    return dataclasses.replace(nothing, passed=False, reason="invalid", score=0.0, detail=detail)

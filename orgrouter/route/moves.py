@@ -193,22 +193,17 @@ def _dependency_order(
             if other != n and span.begin <= where < span.end:
                 first[other].add(n)
     order: list[int] = []
-    placed: set[int] = set()
+
+    def place(n: int, waiting: tuple[int, ...]) -> None:
+        """Place move ``n`` after those it waits for, depth first (a cycle: as it comes)."""
+        for m in sorted(first[n]):
+            if m not in order and m not in waiting:
+                place(m, (*waiting, n))
+        order.append(n)
+
     for n in range(len(moves)):  # in order, each after the moves it waits for
-        if n in placed:
-            continue
-        stack = [n]
-        while stack:  # depth first over what ``stack[-1]`` waits for (a cycle: as it comes)
-            top = stack[-1]
-            due = [m for m in sorted(first[top]) if m not in placed and m not in stack]
-            ahead = due[0] if due else None
-            if ahead is None:
-                stack.pop()
-                if top not in placed:
-                    placed.add(top)
-                    order.append(top)
-            else:
-                stack.append(ahead)
+        if n not in order:
+            place(n, ())
     return order
 
 

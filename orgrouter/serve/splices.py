@@ -14,7 +14,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orgrouter.org.edit import Splice, apply_splices
+from orgrouter.org.edit import Splice, apply_splices, ordered
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,12 +30,6 @@ class TextEdit:
         return {"begin": self.begin, "end": self.end, "text": self.text}
 
 
-def _ordered(splices: Sequence[Splice]) -> list[Splice]:
-    """Return ``splices`` in the order ``apply_splices`` applies them."""
-    ranked = sorted(enumerate(splices), key=lambda item: (item[1].begin, item[1].end, item[0]))
-    return [splice for _, splice in ranked]
-
-
 def compose(data: bytes, first: Sequence[Splice], second: Sequence[Splice]) -> list[Splice]:
     """Return splices of ``data`` that make ``first`` (of ``data``) then ``second``.
 
@@ -43,8 +37,8 @@ def compose(data: bytes, first: Sequence[Splice], second: Sequence[Splice]) -> l
     overlap (through the text ``first`` inserts) merge into one, whose text is built
     from that stretch of ``data`` alone; the result is ordered and non-overlapping.
     """
-    a = _ordered(first)
-    b = _ordered(second)
+    a = ordered(first)
+    b = ordered(second)
     starts: list[int] = []  # where each splice of ``a`` inserts, in the middle bytes
     ends: list[int] = []
     after: list[int] = []  # the shift of ``a``'s splices up to and including each one

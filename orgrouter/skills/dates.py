@@ -60,7 +60,6 @@ from orgrouter.skills.daymath import (
     add_months,
     clock_passed,
     clock_time,
-    month_after,
     nth_weekday,
     plural_weekday,
     real_date,
@@ -302,9 +301,7 @@ class _Parser:
 
     def relative_word(self, at: int) -> tuple[date, int] | None:
         """Read "today", "tomorrow", "the day after tomorrow", "end of day", "demain"."""
-        after = self.words(at, "the", "day", "after", "tomorrow") or self.words(
-            at, "day", "after", "tomorrow"
-        )
+        after = self.words(at + (self.low(at) == "the"), "day", "after", "tomorrow")
         if after is not None:
             return self.today + timedelta(days=2), after
         for words, days in DAY_PHRASES:
@@ -328,7 +325,7 @@ class _Parser:
         word = self.low(lead)
         if word not in WEEKDAY:
             return None
-        after = self.words(lead + 1, "next", "week") or self.words(lead + 1, "of", "next", "week")
+        after = self.words(lead + 1 + (self.low(lead + 1) == "of"), "next", "week")
         if after is not None:  # "monday next week": that day of next week
             monday = self.today + timedelta(days=7 - self.today.weekday())
             return monday + timedelta(days=WEEKDAY[word]), after
@@ -344,7 +341,7 @@ class _Parser:
 
     def period(self, at: int) -> tuple[date, int] | None:
         """Read "next week", "next month", "this weekend", "end of (the|next) month"."""
-        end = self.words(at, "end", "of") or self.words(at, "the", "end", "of")
+        end = self.words(at + (self.low(at) == "the"), "end", "of")
         if end is None and self.low(at) in ("eow", "eom", "eoy"):
             return self._end(
                 {"eow": "week", "eom": "month", "eoy": "year"}[self.low(at)], 0
@@ -359,10 +356,8 @@ class _Parser:
             if unit in ("week", "month", "year"):
                 return self._end(unit, shift), end + 1
             return None
-        if self.low(at) in ("next", "this") and self.low(at + 1) in ("week", "month", "year"):
-            unit = self.low(at + 1)
-            if self.low(at) == "this":
-                return None  # "this week" is no day of its own
+        unit = self.low(at + 1)  # "this week" is no day of its own
+        if self.low(at) == "next" and unit in ("week", "month", "year"):
             if unit == "week":
                 return self.today + timedelta(days=7 - self.today.weekday()), at + 2
             if unit == "month":
@@ -461,14 +456,12 @@ class _Parser:
 
     def numeric(self, at: int) -> tuple[date, int] | None:
         """Read ISO ``2026-12-08``, ``12/10`` (month/day, as Org) and a typed timestamp."""
-        tok = self.toks[at] if at < len(self.toks) else None
-        if tok is None:
-            return None
-        if tok.kind == "iso":
-            parsed = real_date(*map(int, tok.text.split("-")))
+        kind = self.kind(at)
+        if kind == "iso":
+            parsed = real_date(*map(int, self.toks[at].text.split("-")))
             return (parsed, at + 1) if parsed else None
-        if tok.kind == "slash":
-            parts = [int(p) for p in tok.text.split("/")]
+        if kind == "slash":
+            parts = [int(p) for p in self.toks[at].text.split("/")]
             first, second = parts[0], parts[1]
             # Org reads month/day; a first number above 12 can only be a day (15/12).
             month, day = (second, first) if first > 12 else (first, second)
@@ -481,25 +474,17 @@ class _Parser:
 
     def _year(self, at: int) -> tuple[int | None, int]:
         """Read a four-digit year ("2027", ", 2027"), or none."""
-        if self.kind(at) == "number" and len(self.toks[at].text) == 4:
-            return int(self.toks[at].text), at + 1
-        if (
-            self.low(at) == ","
-            and self.kind(at + 1) == "number"
-            and len(self.toks[at + 1].text) == 4
-        ):
-            return int(self.toks[at + 1].text), at + 2
+        year_at = at + (self.low(at) == ",")
+        if self.kind(year_at) == "number" and len(self.toks[year_at].text) == 4:
+            return int(self.toks[year_at].text), year_at + 1
         return None, at
 
     def _future(
         self, month: int, day: int, year: int | None, after: int
     ) -> tuple[date, int] | None:
         """Return month/day in ``year``, else the next one to come (Org prefers the future)."""
-        if year is not None:
-            parsed = real_date(year, month, day)
-            return (parsed, after) if parsed else None
-        parsed = real_date(self.today.year, month, day)
-        if parsed is not None and parsed < self.today:
+        parsed = real_date(self.today.year if year is None else year, month, day)
+        if year is None and parsed is not None and parsed < self.today:
             parsed = real_date(self.today.year + 1, month, day)
         return (parsed, after) if parsed else None
 
@@ -507,7 +492,8 @@ class _Parser:
         """Return day ``day`` of this month, or of the next when it has passed."""
         parsed = real_date(self.today.year, self.today.month, day)
         if parsed is None or parsed < self.today:
-            parsed = real_date(*month_after(self.today), day)
+            month = add_months(self.today.replace(day=1), 1)
+            parsed = real_date(month.year, month.month, day)
         return (parsed, after) if parsed else None
 
     _day_rules: tuple[Callable[[_Parser, int], tuple[date, int] | None], ...] = ()

@@ -44,11 +44,6 @@ def real_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def month_after(day: date) -> tuple[int, int]:
-    """Return the year and month after ``day``'s month."""
-    return (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
-
-
 def add_months(day: date, months: int) -> date:
     """Return ``day`` ``months`` later, clipped to the month's last day (Jan 31 + 1: Feb 28)."""
     total = day.year * 12 + day.month - 1 + months
@@ -59,13 +54,9 @@ def add_months(day: date, months: int) -> date:
 
 def shift_by(day: date, number: int, unit: str) -> date:
     """Return ``day`` moved by ``number`` units (``d``, ``w``, ``m``, ``y``), as Org's ``+2w``."""
-    if unit == "d":
-        return day + timedelta(days=number)
-    if unit == "w":
-        return day + timedelta(weeks=number)
-    if unit == "m":
-        return add_months(day, number)
-    return add_months(day, 12 * number)
+    if unit in ("d", "w"):
+        return day + timedelta(days=number * (7 if unit == "w" else 1))
+    return add_months(day, number * (12 if unit == "y" else 1))
 
 
 def nth_weekday(year: int, month: int, weekday: int, nth: int) -> date | None:

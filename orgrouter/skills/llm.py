@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orgrouter.errors import ModelError
-from orgrouter.neuro.backend import Completion, Message
-from orgrouter.neuro.markdown import markdown_to_org
+from orgrouter.neuro.backend import Completion
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -26,12 +25,11 @@ from orgrouter.skills.base import (
     proposal_stimulus,
 )
 from orgrouter.skills.replies import (
-    MODEL_KEY,
-    clip,
+    chat,
     failure_result,
+    model_answer,
     model_name,
     notes_for_model,
-    user_message,
 )
 
 
@@ -90,10 +88,7 @@ class ModelSkill(BaseSkill):
                     kind="clarification",
                 )
             )
-        messages = [
-            Message("system", skill_prompt(self.handles)),
-            Message("user", user_message(stimulus.text, notes)),
-        ]
+        messages = chat(skill_prompt(self.handles), stimulus.text, notes)
         try:
             completion = backend.complete(messages, purpose=self.handles)
         except ModelError as error:
@@ -106,16 +101,10 @@ class ModelSkill(BaseSkill):
             return Emit((proposal.result,))
         if not isinstance(proposal, Answer):
             return None
-        body = markdown_to_org(clip(proposal.completion.text))
-        if not body.strip():
+        result = model_answer(self.title, proposal.completion.text, proposal.model)
+        if not result.body.strip():
             error = ModelError("the model's answer was empty after conversion to Org")
             return Emit((failure_result(error, self.handles),))
-        result = Result(
-            title=self.title,
-            body=body,
-            properties=((MODEL_KEY, proposal.model),),
-            org_safe=True,  # markdown_to_org escaped what Org would read as structure
-        )
         return Emit((result,))
 
 

@@ -59,9 +59,7 @@ def _model(attribute: str, *intents: str) -> Builtin:
 
 _WRITES: dict[str, Any] = {"priority": 60, "binds_approvals": True}
 BUILTINS: dict[str, Builtin] = {
-    "router": Builtin(
-        "orgrouter.skills.router:SKILL", priority=10, requests=True, also=None
-    ),
+    "router": Builtin("orgrouter.skills.router:SKILL", priority=10, requests=True, also=None),
     "guardian": Builtin("orgrouter.route.guardian:SKILL", priority=100, also=None),
     "approved": Builtin(  # an approved free-form intent
         "orgrouter.route.guardian:APPROVED_SKILL",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from orgrouter.errors import ModelError
-from orgrouter.neuro.backend import NeuroBackend
+from orgrouter.neuro.backend import Message, NeuroBackend
 from orgrouter.neuro.budget import BudgetReached
+from orgrouter.neuro.markdown import markdown_to_org
 from orgrouter.neuro.privacy import shareable
 from orgrouter.skills.base import Context, Result
 
@@ -50,6 +51,14 @@ def notes_for_model(ctx: Context) -> str:
     return text
 
 
-def user_message(instruction: str, notes: str) -> str:
-    """Return what the user turn says: the request, then the notes it is about."""
-    return f"{instruction}\n\nThe notes:\n\n{notes}" if notes.strip() else instruction
+def chat(system: str, instruction: str, notes: str) -> list[Message]:
+    """Return the messages of a call: the system prompt, then the request and its notes."""
+    said = f"{instruction}\n\nThe notes:\n\n{notes}" if notes.strip() else instruction
+    return [Message("system", system), Message("user", said)]
+
+
+def model_answer(title: str, text: str, model: str, *marks: tuple[str, str]) -> Result:
+    """Return a model's answer as a result: safe Org, its properties naming the model last."""
+    properties = (*marks, (MODEL_KEY, model))
+    # org_safe: markdown_to_org escaped what Org would read as structure.
+    return Result(title, markdown_to_org(clip(text)), properties=properties, org_safe=True)

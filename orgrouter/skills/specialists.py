@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from orgrouter.errors import ModelError
-from orgrouter.neuro.backend import Message, NeuroBackend
+from orgrouter.neuro.backend import NeuroBackend
 from orgrouter.neuro.budget import BudgetReached
-from orgrouter.neuro.markdown import markdown_to_org
 from orgrouter.neuro.privacy import private_note
 from orgrouter.neuro.prompts import persona_prompt, skill_prompt
 from orgrouter.skills.base import (
@@ -33,12 +32,12 @@ from orgrouter.skills.base import (
     proposal_stimulus,
 )
 from orgrouter.skills.replies import (
-    MODEL_KEY,
+    chat,
     clip,
     failure_result,
+    model_answer,
     model_name,
     notes_for_model,
-    user_message,
 )
 
 PERSONA_KEY = "ORGROUTER_PERSONA"
@@ -81,10 +80,7 @@ def specialist_results(
     answers: list[tuple[PersonaLike, str]] = []
     model = model_name(backend)
     for persona in personas:
-        messages = [
-            Message("system", persona_prompt(persona.name, persona.role)),
-            Message("user", user_message(instruction, notes)),
-        ]
+        messages = chat(persona_prompt(persona.name, persona.role), instruction, notes)
         try:
             reply = backend.complete(messages, purpose=f"persona {persona.name}")
         except BudgetReached as error:
@@ -94,27 +90,19 @@ def specialist_results(
             results.append(failure_result(error, persona.name))
             continue
         answers.append((persona, reply.text))
-        results.append(_answer(f"{persona.name} ({persona.role})", reply.text, persona.name, model))
+        title = f"{persona.name} ({persona.role})"
+        results.append(model_answer(title, reply.text, model, (PERSONA_KEY, persona.name)))
     if len(answers) < 2:
         return tuple(results)  # one voice needs no synthesis
     said = "\n\n".join(f"{p.name} ({p.role}) said:\n{clip(text)}" for p, text in answers)
-    messages = [
-        Message("system", skill_prompt("synthesis")),
-        Message("user", f"The request: {instruction}\n\n{said}"),
-    ]
+    messages = chat(skill_prompt("synthesis"), f"The request: {instruction}\n\n{said}", "")
     try:
         reply = backend.complete(messages, purpose="synthesis")
     except ModelError as error:
         results.append(failure_result(error, "synthesis"))
         return tuple(results)
-    results.append(_answer("Synthesis", reply.text, "synthesis", model))
+    results.append(model_answer("Synthesis", reply.text, model, (PERSONA_KEY, "synthesis")))
     return tuple(results)
-
-
-def _answer(title: str, text: str, persona: str, model: str) -> Result:
-    """Return one model answer as a result, converted to Org and marked with who said it."""
-    properties = ((PERSONA_KEY, persona), (MODEL_KEY, model))
-    return Result(title, markdown_to_org(clip(text)), properties=properties, org_safe=True)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from orgrouter.refine.errors import RefusedError
+from orgrouter.errors import RefusedError
 from orgrouter.refine.gate import gate_run
 from orgrouter.refine.propose import propose_candidates
 from orgrouter.refine.run import run_refinement

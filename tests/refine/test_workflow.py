@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from orgrouter.errors import ConflictError
+from orgrouter.errors import ConflictError, RefusedError
 from orgrouter.refine.apply import approve_run, reject_run, rollback
 from orgrouter.refine.candidate import Candidate, Edit
-from orgrouter.refine.errors import RefusedError
 from orgrouter.refine.gate import gate_run
 from orgrouter.refine.run import run_refinement
 from orgrouter.refine.tree import package_rules_dir

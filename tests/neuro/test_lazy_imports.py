@@ -85,6 +85,7 @@ def test_a_stdin_route_of_a_todo_loads_only_what_it_uses(tmp_path: Path) -> None
     assert skills.isdisjoint({"executor", "archive", "refile", "delete", "ask", "llm"})
     assert not any(m.startswith(("orgrouter.babel", "orgrouter.refine")) for m in modules)
     assert modules.isdisjoint({"orgrouter.org.ast", "orgrouter.org.elements"})
+    assert "orgrouter.org.syntax" not in modules  # where blocks are written needs none of it
     assert "orgrouter.neuro.backend" not in modules  # no model: no model interface
     # Each module and each dataclass costs start-up (a dataclass about 0.5 ms to build):
     # 0.2 loaded 74 modules (15 skills) here; a new one should be a choice.

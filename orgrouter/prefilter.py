@@ -113,6 +113,8 @@ class Prefilter:
         # Any first word may be a name (configload says which is valid, and fails the
         # file otherwise): a superset of the names the file gives itself.
         words = [value.split(maxsplit=1)[0] for _, value in file_agent_lines(data) if value]
+        if not words:  # most files with an @ on a headline name no agent of their own
+            return False
         names = address_names(None, (w.decode("utf-8", "replace") for w in words))[1:]
         names = tuple(n for n in names if n not in self.addresses)
         return bool(names) and _scan_ats(data, address_bytes_re(names))[0]

@@ -180,7 +180,7 @@ def read_org_text(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_
     """
     name = os.fspath(path)
     data, _st = read_stable(name, max_bytes=max_bytes)
-    return decode_org(data, name, max_bytes=max_bytes).text
+    return _decode_utf8(data, name, _check_bytes(data, name, max_bytes))  # no newline style
 
 
 def read_stable(

@@ -98,3 +98,16 @@ def test_the_mix_holds_every_offline_skill_a_user_can_call() -> None:
 
     offline = {name for name, b in BUILTINS.items() if b.intents and not b.models}
     assert offline <= set(generator.REQUESTS) and offline <= set(generator.DEFAULT_MIX)
+
+
+def test_stages_time_each_stage_and_name_what_they_found(tmp_path: Path) -> None:
+    generate_tree(tmp_path / "tree", files=50, total_mb=0.5, seed=7)
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "stages.py"), str(tmp_path / "tree"), "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(done.stdout)
+    assert set(result["cpu_s"]) == {"discover", "scan", "flush", "text_pass"}
+    assert (result["files"], result["candidates"]) == (50, 1) and result["hits"] > 0

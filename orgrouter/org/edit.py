@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
@@ -70,6 +70,9 @@ class AppendChild(NamedTuple):
     level: int | None = None  # stars; None means one deeper than the parent
     planning: tuple[tuple[str, str], ...] = ()  # (SCHEDULED, <2024-01-02 Tue>), ...
     org_safe: bool = False  # body is safe Org already: see escape.escape_safe
+    # (key, digest): a property set to digest(the child's text as written, its drawer
+    # left out), so a later run tells whether the user edited it (route/results.py).
+    check: tuple[str, Callable[[bytes], str]] | None = None
 
 
 class SetProperty(NamedTuple):
@@ -345,13 +348,21 @@ class _Planner:
         if edit.planning:
             lines.append(" ".join(f"{keyword}: {stamp}" for keyword, stamp in edit.planning))
         props = [edit.identity, *(p for p in edit.properties if p[0] != edit.identity[0])]
-        drawer = [_property_line(k, _check_property(k, v)) for k, v in props]
-        lines += [":PROPERTIES:", *drawer, ":END:"]
         body = strip_controls(edit.body).rstrip("\n")
-        if body:
-            escape = escape_safe if edit.org_safe else escape_plain
-            lines.extend(escape(body).split("\n"))
-        return lines
+        escape = escape_safe if edit.org_safe else escape_plain
+        text = escape(body).split("\n") if body else []
+        if edit.check is not None:
+            key, digest = edit.check
+            # surrogatepass: a text that cannot be written fails below, naming its line
+            value = digest("\n".join([*lines, *text]).encode("utf-8", "surrogatepass"))
+            # Last, or in place of a property so named (as SetProperty would set it).
+            at = next((i for i, p in enumerate(props) if p[0].casefold() == key.casefold()), None)
+            if at is None:
+                props.append((key, value))
+            else:
+                props[at] = (props[at][0], value)
+        drawer = [_property_line(k, _check_property(k, v)) for k, v in props]
+        return [*lines, ":PROPERTIES:", *drawer, ":END:", *text]
 
     def finish(self) -> list[Splice]:
         doc = self.doc

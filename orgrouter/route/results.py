@@ -216,5 +216,9 @@ def check_with(data: bytes, head: Head, planning: bytes) -> str:
     begin = head.headline.begin
     end = content_end(data, begin, subtree_end(data, head.headline))
     text = data[begin : head.headline.end] + planning + data[head.headline.end : drawer.begin]
-    canonical = (text + data[drawer.end : end]).replace(b"\r\n", b"\n").rstrip()
-    return hashlib.sha256(canonical).hexdigest()[:16]
+    return text_check(text + data[drawer.end : end])
+
+
+def text_check(text: bytes) -> str:
+    """Return the check of a result's text (headline, planning line, body: no drawer)."""
+    return hashlib.sha256(text.replace(b"\r\n", b"\n").rstrip()).hexdigest()[:16]

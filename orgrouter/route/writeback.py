@@ -23,18 +23,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from orgrouter.config import LimitsConfig
 from orgrouter.marks import RESULT_KEY
-from orgrouter.org.drawer import Head, line_span
+from orgrouter.org.drawer import line_span
 from orgrouter.org.edit import (
     AddTag,
     AppendChild,
     Edit,
-    SetPlanning,
     SetProperty,
     Shift,
     Splice,
@@ -44,7 +42,6 @@ from orgrouter.org.edit import (
 )
 from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
 from orgrouter.org.outline import content_end, subtree_end
-from orgrouter.org.scan import HeadlineLine
 from orgrouter.route.request import FoundRequest
 from orgrouter.route.results import (
     CHECK_KEY,
@@ -53,6 +50,7 @@ from orgrouter.route.results import (
     RUN_KEY,
     check_with,
     locate_results,
+    text_check,
 )
 from orgrouter.skills.base import Result
 
@@ -98,11 +96,9 @@ def apply_plans(
     splice list in the order it was applied (each against the bytes the one before
     produced): an editor applies those edits instead of comparing the whole text.
 
-    Stale results go first, so a result routed again can take their place; every
-    later step plans against the bytes the step before produced. A large note is
-    spliced once: the last step (each new result's check and planning line) reads
-    only its request's subtree, rebuilt alone, and edits only text the step before
-    inserts, so its splices fold into that step's.
+    Stale results go first, so a result routed again can take their place; the
+    appends plan against the bytes that leaves, each new result with its check
+    (a hash of its text as the planner writes it), so a note is spliced at most twice.
     """
     record = stages if stages is not None else []
     removals = [s for plan in plans for s in _removals(data, newline, plan, odd_levels)]
@@ -130,131 +126,7 @@ def apply_plans(
             if not _inside(at, gone):
                 window = _tag_window(data, windows, by_begin, moved(at))
                 window.edits.append(AddTag(moved(at), tag))
-    ranked = _ranked_splices(data, windows, newline)
-    appended = [item[3] for item in ranked]
-    if not removals:
-        folded = _fold_finishing(data, plans, windows, ranked, newline, odd_levels)
-        if folded is not None:
-            return _apply(data, folded, record)
-    data = _apply(data, appended, record)
-    return _finish_all(data, plans, windows, appended, newline, odd_levels, record)
-
-
-def _finish_all(
-    data: bytes,
-    plans: Sequence[RequestPlan],
-    windows: Sequence[_Window],
-    appended: list[Splice],
-    newline: bytes,
-    odd_levels: bool,
-    record: list[list[Splice]],
-) -> bytes:
-    """Return ``data`` (appends made) with each new result's planning line and check."""
-    finishing: list[_Window] = []
-    shift = Shift(appended)
-    for plan, window in zip(plans, windows, strict=False):
-        if not plan.results:
-            continue
-        # The request's subtree as it is now, after the appends (and earlier ones).
-        begin = shift(window.begin)
-        finishing.extend(_finishing(data, begin, plan, newline, odd_levels))
-    return _apply(data, _plan_in_windows(data, finishing, newline), record)
-
-
-def _finishing(
-    data: bytes, begin: int, plan: RequestPlan, newline: bytes, odd_levels: bool
-) -> list[_Window]:
-    """Return the finishing windows of a plan's new results in ``data`` (appends made)."""
-    level = plan.request.entry.level
-    headline = HeadlineLine(begin, line_span(data, begin)[1], level, 0)
-    scope = (begin, subtree_end(data, headline))
-    new = {n.identity: n.result for n in plan.results}
-    found = locate_results(data, newline, new, within=scope, level=child_level(level, odd_levels))
-    return [_finish(data, head, new[identity], newline) for identity, head in found.items()]
-
-
-def _fold_finishing(
-    data: bytes,
-    plans: Sequence[RequestPlan],
-    windows: Sequence[_Window],
-    ranked: list[tuple[int, int, int, Splice, _Window]],
-    newline: bytes,
-    odd_levels: bool,
-) -> list[Splice] | None:
-    """Return the appends with each new result's finishing folded in, or None.
-
-    Each request's subtree after the appends is rebuilt from its window alone: the
-    window's bytes with its own and nested windows' splices (an enclosing request's
-    children, appended at the same point, come after it and start with a headline
-    no deeper than the request, so they end its subtree as the next headline does).
-    None when a finishing splice falls outside text the appends insert; the caller
-    then splices the whole note twice, as before.
-    """
-    appended = [item[3] for item in ranked]
-    shift = Shift(appended)
-    # The splices by where their window begins: each window looks at its own only.
-    by_owner = sorted(range(len(ranked)), key=lambda i: ranked[i][4].begin)
-    owner_begins = [ranked[i][4].begin for i in by_owner]
-    second: list[Splice] = []
-    for plan, window in zip(plans, windows, strict=False):
-        if not plan.results:
-            continue
-        low = bisect_left(owner_begins, window.begin)
-        high = bisect_right(owner_begins, window.end)
-        inner = [
-            Splice(s.begin - window.begin, s.end - window.begin, s.text)
-            for _, _, _, s, owner in (ranked[i] for i in sorted(by_owner[low:high]))
-            if owner.end <= window.end
-        ]
-        piece = apply_splices(data[window.begin : window.end], inner)
-        at = shift(window.begin)
-        finishing = _finishing(piece, 0, plan, newline, odd_levels)
-        second.extend(
-            Splice(s.begin + at, s.end + at, s.text)
-            for s in _plan_in_windows(piece, finishing, newline)
-        )
-    return compose_splices(appended, second)
-
-
-def compose_splices(first: Sequence[Splice], second: Sequence[Splice]) -> list[Splice] | None:
-    """Return splices of the original bytes that make ``first`` then ``second``, or None.
-
-    ``second`` is planned against the bytes ``first`` produced; each of its splices
-    must fall inside the text one splice of ``first`` inserts, which it then edits.
-    """
-    order = sorted(range(len(first)), key=lambda i: (first[i].begin, first[i].end, i))
-    starts: list[int] = []  # where each (ordered) splice's text starts after ``first``
-    delta = 0
-    for i in order:
-        splice = first[i]
-        starts.append(splice.begin + delta)
-        delta += len(splice.text) - (splice.end - splice.begin)
-    inner: list[list[Splice]] = [[] for _ in order]
-    for splice in second:
-        k = bisect_right(starts, splice.begin) - 1
-        if k < 0 or splice.end > starts[k] + len(first[order[k]].text):
-            return None
-        inner[k].append(Splice(splice.begin - starts[k], splice.end - starts[k], splice.text))
-    return [
-        Splice(first[i].begin, first[i].end, apply_splices(first[i].text, inner[k]))
-        if inner[k]
-        else first[i]
-        for k, i in enumerate(order)
-    ]
-
-
-def _finish(data: bytes, head: Head, result: Result, newline: bytes) -> _Window:
-    """Return the planning line and ORGROUTER_CHECK of a freshly appended result."""
-    window = _Window(head.headline.begin, subtree_end(data, head.headline))
-    line = b""
-    if result.planning:
-        keyword, timestamp = _split_planning(result.planning)
-        window.edits.append(SetPlanning(head.headline.begin, keyword, timestamp))
-        # What SetPlanning inserts right below the headline: part of the text.
-        line = f"{keyword}: {timestamp}".encode() + newline
-    check = check_with(data, head, line)
-    window.edits.append(SetProperty(head.headline.begin, CHECK_KEY, check))
-    return window
+    return _apply(data, _ranked_splices(data, windows, newline), record)
 
 
 @dataclass
@@ -283,23 +155,15 @@ def _tag_window(
     return window
 
 
-def _plan_in_windows(data: bytes, windows: Sequence[_Window], newline: bytes) -> list[Splice]:
-    """Plan each window's edits against its own bytes and return the file's splices."""
-    return [item[3] for item in _ranked_splices(data, windows, newline)]
-
-
-def _ranked_splices(
-    data: bytes, windows: Sequence[_Window], newline: bytes
-) -> list[tuple[int, int, int, Splice, _Window]]:
+def _ranked_splices(data: bytes, windows: Sequence[_Window], newline: bytes) -> list[Splice]:
     """Plan each window's edits against its own bytes; return the splices, in order.
 
     ``plan_edits`` indexes every headline of the bytes it is given; a route edits a
     few subtrees, so each is planned alone and a 5 MB file is not indexed per step.
     Where two windows insert at one point (a request whose last child is another
     request), the later-starting (deeper) one goes first, inside its own subtree.
-    Each splice comes with the window it was planned in.
     """
-    ranked: list[tuple[int, int, int, Splice, _Window]] = []
+    ranked: list[tuple[int, int, int, Splice]] = []
     for window in windows:
         if not window.edits:
             continue
@@ -310,9 +174,9 @@ def _ranked_splices(
         piece = data[window.begin : window.end]
         for splice in plan_edits(piece, local, newline=newline):
             begin, end = splice.begin + window.begin, splice.end + window.begin
-            ranked.append((begin, end, -window.begin, Splice(begin, end, splice.text), window))
+            ranked.append((begin, end, -window.begin, Splice(begin, end, splice.text)))
     ranked.sort(key=lambda item: item[:3])
-    return ranked
+    return [item[3] for item in ranked]
 
 
 def _inside(offset: int, ranges: Sequence[tuple[int, int]]) -> bool:
@@ -338,6 +202,8 @@ def _append(parent: int, new: NewResult, level: int | None = None) -> AppendChil
         todo=result.todo,
         org_safe=result.org_safe,
         level=level,
+        planning=(_split_planning(result.planning),) if result.planning else (),
+        check=(CHECK_KEY, text_check),  # of the text as written: no second pass reads it
     )
 
 
@@ -359,11 +225,8 @@ def result_problem(result: Result) -> str | None:
         shown = dataclasses.replace(result, body="") if result.body.encode() else result
     except UnicodeEncodeError:
         shown = result  # the planner's own error says which character
-    probe: list[Edit] = [_append(0, NewResult("probe/1", shown, "probe"))]
-    if result.planning:
-        probe.append(SetPlanning(0, *_split_planning(result.planning)))
     try:
-        plan_edits(_PROBE, probe)
+        plan_edits(_PROBE, [_append(0, NewResult("probe/1", shown, "probe"))])
     except ValueError as error:
         return str(error)
     return None

@@ -19,7 +19,7 @@ import os
 import re
 import types
 import typing
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -261,12 +261,16 @@ class _File(typing.NamedTuple):
             yield key, _absolute(dotted, checked, self.path.parent), source
 
 
-_LEAST = {
-    "sensor_gate.max_personas": 0,
-    "sensor_gate.rate_limit_spawns": 0,
-    "limits.result_bytes": 1024,
-    "limits.instruction_chars": 100,
-    "limits.echo_chars": 20,
+# What a well-typed number must also be: its test, and what the message says it must be.
+_BOUNDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "sensor_gate.min_confidence": (lambda v: 0.0 <= v <= 1.0, "between 0 and 1"),
+    "sensor_gate.max_personas": (lambda v: v >= 0, "0 or more"),
+    "sensor_gate.rate_limit_spawns": (lambda v: v >= 0, "0 or more"),
+    "sensor_gate.rate_limit_window_s": (lambda v: v > 0, "positive"),
+    "neuro.run_timeout_s": (lambda v: v > 0, "positive"),
+    "limits.result_bytes": (lambda v: v >= 1024, "at least 1024"),
+    "limits.instruction_chars": (lambda v: v >= 100, "at least 100"),
+    "limits.echo_chars": (lambda v: v >= 20, "at least 20"),
 }
 
 
@@ -276,16 +280,9 @@ def _value_problem(dotted: str, value: Any) -> str | None:
     if choices is not None and value not in choices:
         hint = did_you_mean(value, choices, cutoff=0.5, listing=0)
         return f"{dotted} must be one of {', '.join(choices)}, not {value!r}{hint}"
-    if dotted == "sensor_gate.min_confidence" and not 0.0 <= value <= 1.0:
-        return f"{dotted} must be between 0 and 1, not {value:g}"
-    least = _LEAST.get(dotted)
-    if least is not None and value < least:
-        bound = "0 or more" if least == 0 else f"at least {least}"
-        return f"{dotted} must be {bound}, not {value}"
-    if dotted == "neuro.run_timeout_s" and value is not None and value <= 0:
-        return f"{dotted} must be positive, not {value:g}"
-    if dotted == "sensor_gate.rate_limit_window_s" and value <= 0:
-        return f"{dotted} must be positive, not {value}"
+    test, must = _BOUNDS.get(dotted, (None, ""))
+    if test is not None and not test(value):
+        return f"{dotted} must be {must}, not {f'{value:g}' if isinstance(value, float) else value}"
     if dotted in ("agent.name", "agent.sub_agents"):
         for name in [value] if isinstance(value, str) else value or []:
             if not _AGENT_NAME_RE.match(name.lstrip("@")):

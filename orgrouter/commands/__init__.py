@@ -16,11 +16,8 @@ if TYPE_CHECKING:
 
 
 def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
-    """Print as ``click.echo`` does, importing click only for text it could treat apart.
-
-    Plain ASCII without escape sequences is written and flushed, as click writes it;
-    anything else goes to click (which strips ANSI codes when not on a terminal).
-    """
+    """Print as ``click.echo`` does, importing click only for text it could treat apart
+    (anything but plain ASCII; escape sequences, which it strips off a terminal)."""
     stream = sys.stderr if err else sys.stdout
     if stream is None or not text.isascii() or "\x1b" in text:
         import click

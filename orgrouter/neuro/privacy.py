@@ -4,14 +4,9 @@ A headline is private when a privacy tag (``privacy.tags``, default ``@personal`
 applies to it as Org applies tags: on the headline itself, on an ancestor (tags are
 inherited), or on the file, by ``#+FILETAGS`` in the file or in a local
 ``#+SETUPFILE`` it names (``org.settings`` reads those, as Org does). Private text
-never goes to a model, and never into a result outside a private subtree:
-
-- ``is_private`` decides for a headline's inherited tags (the router's requests);
-- ``private_headlines`` lists the private headlines of another note (``search``);
-- ``shareable`` cuts private subtrees out of a section before a model sees it.
-
-orgrouter's own results are left out of what a model sees as well: they are answers,
-not the user's notes, and a model reading them would answer itself.
+never goes to a model, and never into a result outside a private subtree. orgrouter's
+own results are left out of what a model sees as well: they are answers, not the
+user's notes, and a model reading them would answer itself.
 """
 
 from __future__ import annotations

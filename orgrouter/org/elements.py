@@ -13,6 +13,7 @@ Offsets are computed on the decoded text and reported as UTF-8 byte offsets.
 from __future__ import annotations
 
 from orgrouter.org.blocks import SRC_BEGIN_RE, parse_header_args, unescape
+from orgrouter.org.blockspans import LESSER_BLOCKS
 from orgrouter.org.drawer import PropertyDrawer
 from orgrouter.org.lists import ListParser
 from orgrouter.org.node import Node
@@ -41,7 +42,6 @@ from orgrouter.org.syntax import (
     ITEM_RE,
     KEYWORD_RE,
     LATEX_BEGIN_RE,
-    LESSER_BLOCKS,
     NAME_KEYWORDS,
     RULE_RE,
     SEPARATE_RE,
@@ -59,12 +59,10 @@ class ElementParser(ListParser):
 
     # --- driver ----------------------------------------------------------------------
 
-    def parse(
-        self, first: int, limit: int, mode: str | None = None, offset: int | None = None
-    ) -> list[Node]:
+    def parse(self, first: int, limit: int, mode: str | None = None) -> list[Node]:
         """Return the elements of lines [first, limit), greater elements filled in."""
         top: list[Node] = []
-        pending: list[Pending] = [(top, first, limit, mode, offset)]
+        pending: list[Pending] = [(top, first, limit, mode, None)]
         while pending:
             target, index, stop, level_mode, start = pending.pop()
             found: list[Pending] = []
@@ -412,23 +410,18 @@ class ElementParser(ListParser):
         contents = self.contents
         if not TABLE_EL_RULE_RE.match(contents[index]) or index + 1 >= limit:
             return False
-        stop = index + 1
-        while stop < limit:
-            line = contents[stop].lstrip(BLANK)
-            if not line or line[0] not in "+|":
-                break
-            stop += 1
+        stop = self._rows_end(index + 1, limit, "+|")
         return stop - 1 > index and bool(TABLE_EL_RULE_RE.match(contents[stop - 1]))
+
+    def _rows_end(self, index: int, limit: int, marks: str) -> int:
+        """Return the first line from ``index`` that does not start with one of ``marks``."""
+        while index < limit and self.contents[index].lstrip(BLANK)[:1] in set(marks):
+            index += 1
+        return index
 
     def _table(self, first: int, index: int, limit: int) -> tuple[Node, int]:
         org = bool(TABLE_RE.match(self.contents[index]))
-        stop = index
-        while stop < limit:
-            line = self.contents[stop].lstrip(BLANK)
-            if not line or line[0] not in ("|" if org else "|+"):
-                break
-            stop += 1
-        table_end = stop
+        stop = table_end = self._rows_end(index, limit, "|" if org else "|+")
         formulas: list[str] = []
         while stop < limit:
             match = TBLFM_RE.match(self.contents[stop])

@@ -23,9 +23,10 @@ class CompactSkill(BaseSkill):
         old = tuple(r.line for r in results if r.run != latest[r.owner] and ARCHIVE not in r.tags)
         if not old:
             return Emit((Result(title="Nothing to compact: only the latest results remain"),))
-        plural = "" if len(old) == 1 else "s"
+        from orgrouter.report import plural
+
         return Emit(
-            (Result(title=f"Compacted: archived {len(old)} earlier result{plural}"),),
+            (Result(title=f"Compacted: archived {plural(len(old), 'earlier result')}"),),
             retags=(Retag(old, (ARCHIVE,)),),
         )
 

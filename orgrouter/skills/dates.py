@@ -242,10 +242,15 @@ class _Parser:
         return _Moment(later.date(), later.strftime("%H:%M"), unit_at + 1)
 
     def time_or_hour(self, at: int) -> tuple[str | None, int]:
-        """Return a time, or "at 8" as 08:00 (a bare number needs its "at")."""
+        """Return a time, or "at 8" as 08:00 (a bare number needs its "at", or it is a quantity).
+
+        "at 1" to "at 6" mean the afternoon, as people say them ("dinner at 6").
+        """
         timed, after = self.time(at)
-        if timed is None and self.low(at) == "at":
-            return self.bare_hour(at)
+        if timed is None and self.low(at) == "at" and self.kind(at + 1) == "number":
+            hour = int(self.toks[at + 1].text)
+            if hour <= 23:
+                return f"{hour + 12 if 1 <= hour <= 6 else hour:02d}:00", at + 2
         return timed, after
 
     def part(self, at: int) -> tuple[str, int] | None:
@@ -279,16 +284,6 @@ class _Parser:
         if low == "midnight":
             return "00:00", at + 1
         return None
-
-    def bare_hour(self, at: int) -> tuple[str | None, int]:
-        """Return "at 8" as 08:00 (a bare number needs its "at", or it is a quantity).
-
-        "at 1" to "at 6" mean the afternoon, as people say them ("dinner at 6").
-        """
-        if self.kind(at + 1) == "number" and int(self.toks[at + 1].text) <= 23:
-            hour = int(self.toks[at + 1].text)
-            return f"{hour + 12 if 1 <= hour <= 6 else hour:02d}:00", at + 2
-        return None, at
 
     # -- day -----------------------------------------------------------------------
     def day(self, at: int) -> tuple[date, int] | None:

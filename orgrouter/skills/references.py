@@ -5,15 +5,8 @@ unchecked boxes", "add these to my todos" over a body list, "turn the Action: li
 into todos", "the items below", "the open questions" (a list under an "Open
 questions:" line), "the rows of the table", "the open boxes under Pilot episode" (a
 child headline). ``resolve`` reads such a phrase against the section's elements and
-returns the items it means, or None when the phrase names items itself.
-
-Elements, in the order a phrase is tried against them: the section a phrase narrows
-to ("under X": the headline X), the lists whose label (the line before them) the
-phrase repeats, labelled lines ("TODO: ...", "Action: ..."), checkboxes by state,
-tables, child headlines, and finally any list, for a phrase that is only a pointer
-("these", "the items below") or a plural noun with a determiner ("the ingredients").
-A checked box (``[X]``) is done: it is never an item unless the phrase asks for the
-checked ones.
+returns the items it means, or None when the phrase names items itself. A checked
+box (``[X]``) is done: it is never an item unless the phrase asks for the checked ones.
 """
 
 from __future__ import annotations
@@ -157,12 +150,8 @@ def _spoken(text: str) -> str:
 
 def _below(outline: Sequence[Heading], index: int) -> tuple[Heading, ...]:
     """Return the headlines inside the subtree of ``outline[index]``."""
-    below: list[Heading] = []
-    for other in outline[index + 1 :]:
-        if other.depth <= outline[index].depth:
-            break
-        below.append(other)
-    return tuple(below)
+    depth = outline[index].depth
+    return tuple(itertools.takewhile(lambda h: h.depth > depth, outline[index + 1 :]))
 
 
 def _points(words: list[str], many: bool) -> bool:

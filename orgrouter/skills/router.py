@@ -1,11 +1,7 @@
 """The router skill (seed 003, priority 10): gate a request and delegate its intents.
 
-``neuro`` runs the sensor gate (classification and the rules decomposer) and, when a
-model may be used, asks it to decompose instead (validated, with the rules as the
-fallback). ``symbolic`` refuses what the gate refused, asks when confidence is too
-low, and otherwise injects one ``delegation`` stimulus per atomic intent. When the
-gate spawns specialists for a request in a note and a model may be used, one more
-delegation asks the ``specialists`` skill for the personas' answers and their
+When the gate spawns specialists for a request in a note and a model may be used, one
+more delegation asks the ``specialists`` skill for the personas' answers and their
 synthesis; those are results, never requests, so they never come back through the
 gate. (``orgrouter ask`` answers directly: it has no rate-limit window to spend.)
 """

@@ -1,16 +1,11 @@
 """The ``tangle`` skill: ``* @agent tangle this`` tangles the note the request is in.
 
 It tangles the note's text as routed (under ``route --stdin`` the buffer, not the file
-on disk) and writes its targets (never the note itself) as the write policy
-(``orgrouter.io.policy``) says: a new file in the note's tree, or one orgrouter wrote
-from this note and nobody changed since, is written; a hidden path, a git directory,
-orgrouter's own config or state is refused, approved or not; anything else (an
-existing file, a target outside the note's tree) is held: nothing is written and a
-``WAITING`` approval shows exactly which targets and bytes it would write. Once the
-user approves, the note is tangled only if those are still the targets and bytes
-(``orgrouter.route.binding``); otherwise a new approval says what changed. Under
-``--diff``, ``--check`` and ``--dry-run`` (``Context.dry_run``) nothing is written: the
-result says what a real run would write.
+on disk) into its targets (never the note itself). The write policy
+(``orgrouter.io.policy``) writes, refuses or holds each target; a held one waits for a
+``WAITING`` approval bound to exactly the targets and bytes it showed
+(``orgrouter.route.binding``). Under ``--diff``, ``--check`` and ``--dry-run``
+(``Context.dry_run``) nothing is written: the result says what a real run would write.
 """
 
 from __future__ import annotations

@@ -103,9 +103,7 @@ class Report:
 
     def summary(self) -> str:
         """Return the closing summary, or '' when nothing happened (quiet for cron)."""
-        if self.quiet and not self.failed:
-            return ""
-        if not (self.verbose or self.changed or self.failed):
+        if not self.failed and (self.quiet or not (self.verbose or self.changed)):
             return ""
         would = self.dry_run or self.check
         parts = [

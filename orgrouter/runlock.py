@@ -94,11 +94,6 @@ class RunLock:
         finally:
             os.close(fd)
 
-    @property
-    def held(self) -> bool:
-        """Return whether this object holds the lock."""
-        return self._fd is not None
-
     def __enter__(self) -> RunLock:
         self.acquire()
         return self

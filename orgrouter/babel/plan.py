@@ -241,8 +241,7 @@ def _assemble(target: TargetPlan, warnings: list[Skipped]) -> None:
             mode = 0o755
         if mode is not None and mode not in modes:
             modes.insert(0, mode)  # add-to-list: the first block's mode is applied last
-        mkdirp = params.get(":mkdirp")
-        if mkdirp is not None and mkdirp != "no" and os.path.dirname(target.name):
+        if params.get(":mkdirp") not in (None, "no") and os.path.dirname(target.name):
             target.mkdirp = True
         if params.get(":padline") != "no" and out:
             out.append("\n")

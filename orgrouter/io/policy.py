@@ -176,12 +176,11 @@ def check_routed_write(
     target: Path,
     *,
     record: Ownership | None = None,
-    allow: Sequence[Path] = (),
     protected: Sequence[Path] | None = None,
 ) -> Verdict:
     """Return whether a routed request in ``note`` under ``root`` may write ``target``."""
     own = tuple(protected) if protected is not None else protected_paths(os.environ)
-    return WritePolicy(root, tuple(allow), own, record).check(note, target)
+    return WritePolicy(root, (), own, record).check(note, target)
 
 
 def _same_file(path: Path, note: Path) -> bool:

@@ -195,9 +195,6 @@ class Transaction:
         """Stage removing a file that must still hold ``expect_sha256`` (a link itself)."""
         self._staged.append(_Staged(os.fspath(path), b"", expect_sha256=expect_sha256, delete=True))
 
-    def __len__(self) -> int:
-        return len(self._staged)
-
     def commit(self, *, all_or_nothing: bool = False) -> list[FileOutcome]:
         """Write every staged file; with ``all_or_nothing``, none if any fails its check.
 

@@ -198,8 +198,7 @@ def build_section(document: Document, index: int) -> Node | None:
         crlf=document.newline == CRLF,
     )
     node, _ = _Builder(document, lines).headline(index, len(lines))
-    sections = [child for child in node.contents if child.type == "section"]
-    return sections[0] if sections else None
+    return next((child for child in node.contents if child.type == "section"), None)
 
 
 # --- writing ---------------------------------------------------------------------------

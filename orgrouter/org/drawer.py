@@ -124,10 +124,7 @@ class PropertyDrawer(NamedTuple):
     def get(self, key: str) -> Property | None:
         """Return the first property named ``key`` (case-insensitive), or None."""
         folded = key.casefold()
-        for prop in self.properties:
-            if prop.key.casefold() == folded:
-                return prop
-        return None
+        return next((prop for prop in self.properties if prop.key.casefold() == folded), None)
 
 
 class Head(NamedTuple):

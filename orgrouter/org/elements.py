@@ -59,12 +59,10 @@ class ElementParser(ListParser):
 
     # --- driver ----------------------------------------------------------------------
 
-    def parse(
-        self, first: int, limit: int, mode: str | None = None, offset: int | None = None
-    ) -> list[Node]:
+    def parse(self, first: int, limit: int, mode: str | None = None) -> list[Node]:
         """Return the elements of lines [first, limit), greater elements filled in."""
         top: list[Node] = []
-        pending: list[Pending] = [(top, first, limit, mode, offset)]
+        pending: list[Pending] = [(top, first, limit, mode, None)]
         while pending:
             target, index, stop, level_mode, start = pending.pop()
             found: list[Pending] = []
@@ -412,23 +410,18 @@ class ElementParser(ListParser):
         contents = self.contents
         if not TABLE_EL_RULE_RE.match(contents[index]) or index + 1 >= limit:
             return False
-        stop = index + 1
-        while stop < limit:
-            line = contents[stop].lstrip(BLANK)
-            if not line or line[0] not in "+|":
-                break
-            stop += 1
+        stop = self._rows_end(index + 1, limit, "+|")
         return stop - 1 > index and bool(TABLE_EL_RULE_RE.match(contents[stop - 1]))
+
+    def _rows_end(self, index: int, limit: int, marks: str) -> int:
+        """Return the first line from ``index`` that does not start with one of ``marks``."""
+        while index < limit and self.contents[index].lstrip(BLANK)[:1] in set(marks):
+            index += 1
+        return index
 
     def _table(self, first: int, index: int, limit: int) -> tuple[Node, int]:
         org = bool(TABLE_RE.match(self.contents[index]))
-        stop = index
-        while stop < limit:
-            line = self.contents[stop].lstrip(BLANK)
-            if not line or line[0] not in ("|" if org else "|+"):
-                break
-            stop += 1
-        table_end = stop
+        stop = table_end = self._rows_end(index, limit, "|" if org else "|+")
         formulas: list[str] = []
         while stop < limit:
             match = TBLFM_RE.match(self.contents[stop])

@@ -140,12 +140,4 @@ def parse_headline(line: str, todo: TodoKeywords = DEFAULT_TODO) -> Headline:
     found = _find_tags(line, title_start)
     title_end, tags = (length, []) if found is None else found
     raw = line[title_start:title_end].strip(_TRIM)
-    return Headline(
-        level=level,
-        raw=raw,
-        todo=keyword,
-        priority=priority,
-        commented=commented,
-        archived=ARCHIVE_TAG in tags,
-        tags=tags,
-    )
+    return Headline(level, raw, keyword, priority, commented, ARCHIVE_TAG in tags, tags)

@@ -24,7 +24,3 @@ class Node:
             node = stack.pop()
             yield node
             stack.extend(reversed(node.contents))
-
-    def find(self, type_: str) -> Iterator[Node]:
-        """Yield every node of ``type_`` in this subtree, in document order."""
-        return (node for node in self.walk() if node.type == type_)

@@ -63,10 +63,7 @@ class InBufferSettings:
     def property(self, name: str) -> str | None:
         """Return the ``#+PROPERTY`` value for ``name`` (case-insensitive), or None."""
         folded = name.casefold()
-        for key, value in self.properties.items():
-            if key.casefold() == folded:
-                return value
-        return None
+        return next((v for k, v in self.properties.items() if k.casefold() == folded), None)
 
 
 def _opaque_spans(text: str) -> list[tuple[int, int]]:

@@ -39,14 +39,9 @@ class Edit:
 
     def to_json(self) -> dict[str, Any]:
         """Return the edit as the JSON object it was read from."""
-        data: dict[str, Any] = {"file": self.file, "op": self.op}
-        if self.anchor is not None:
-            data["anchor"] = self.anchor
-        data["before"] = self.before
-        data["after"] = self.after
-        if self.addresses:
-            data["addresses"] = list(self.addresses)
-        return data
+        data: dict[str, Any] = {"file": self.file, "op": self.op, "anchor": self.anchor}
+        data |= {"before": self.before, "after": self.after, "addresses": list(self.addresses)}
+        return {key: value for key, value in data.items() if value not in (None, [])}
 
 
 @dataclass(frozen=True)
@@ -59,13 +54,9 @@ class Candidate:
 
     def to_json(self) -> dict[str, Any]:
         """Return the candidate as a JSON-ready dict."""
-        data: dict[str, Any] = {}
-        if self.proposer is not None:
-            data["proposer"] = self.proposer
-        if self.rationale is not None:
-            data["rationale"] = self.rationale
-        data["edits"] = [edit.to_json() for edit in self.edits]
-        return data
+        data = {"proposer": self.proposer, "rationale": self.rationale}
+        given = {key: value for key, value in data.items() if value is not None}
+        return {**given, "edits": [edit.to_json() for edit in self.edits]}
 
 
 def read_candidate(path: Path) -> Candidate:

@@ -30,12 +30,8 @@ def replay_golden(
     from orgrouter.route.rules import load_rules
 
     results = replay(load_cases(golden_dir), load_rules(rules_dir, targets))
-    return Scores(
-        {
-            result.case_id: CaseOutcome(result.case_id, result.passed, result.mismatched)
-            for result in results
-        }
-    )
+    outcomes = (CaseOutcome(r.case_id, r.passed, r.mismatched) for r in results)
+    return Scores({outcome.case_id: outcome for outcome in outcomes})
 
 
 def actual_intents(case: Case, rules: Rules) -> Sequence[Intent]:

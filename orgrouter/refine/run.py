@@ -100,11 +100,5 @@ def run_refinement(ws: Workspace, *, full: bool = False) -> RunResult:
             "mode": "full" if full else "incremental",
         },
     )
-    return RunResult(
-        run_id,
-        scores,
-        found,
-        state,
-        "read" if history.available else "unavailable",
-        history.scanned,
-    )
+    read = "read" if history.available else "unavailable"
+    return RunResult(run_id, scores, found, state, read, history.scanned)

@@ -65,14 +65,9 @@ class Scores:
     def from_json(cls, data: dict[str, Any]) -> Scores:
         """Rebuild Scores from ``to_json`` output."""
         failing: dict[str, list[str]] = data["failing"]
-        return cls(
-            {
-                case_id: CaseOutcome(
-                    case_id, case_id not in failing, tuple(failing.get(case_id, ()))
-                )
-                for case_id in data["ids"]
-            }
-        )
+        ids: list[str] = data["ids"]
+        outcomes = (CaseOutcome(i, i not in failing, tuple(failing.get(i, ()))) for i in ids)
+        return cls({outcome.case_id: outcome for outcome in outcomes})
 
 
 @dataclass(frozen=True)
@@ -120,15 +115,8 @@ def compare(baseline: Scores, candidate: Scores, tolerance: float) -> Verdict:
     # A tiny epsilon keeps float noise from rejecting an equal score at tolerance 0.
     below = candidate.score < baseline.score - tolerance - 1e-9
     reason = "regression" if regressions else "score" if below else None
-    return Verdict(
-        passed=reason is None,
-        reason=reason,
-        regressions=regressions,
-        fixed=fixed,
-        baseline_score=baseline.score,
-        score=candidate.score,
-        tolerance=tolerance,
-    )
+    scores = (baseline.score, candidate.score)
+    return Verdict(reason is None, reason, regressions, fixed, *scores, tolerance)
 
 
 def invalid(baseline: Scores, detail: str, tolerance: float) -> Verdict:

@@ -124,9 +124,7 @@ class Server:
 
 def _usable_id(call_id: Any) -> Any:
     """Return ``call_id`` if a reply may carry it, else None."""
-    if isinstance(call_id, bool) or not isinstance(call_id, int | str):
-        return None
-    return call_id
+    return None if isinstance(call_id, bool) or not isinstance(call_id, int | str) else call_id
 
 
 def _error_reply(call_id: Any, error: CallError) -> bytes:

@@ -84,7 +84,7 @@ def test_a_one_megabyte_line() -> None:
     title = "x" * 1_000_000
     doc = Document(f"* {title} :t:\n{title}\n".encode())
     assert doc.headline(0).tags == ["t"]
-    paragraph = next(doc.ast().find("paragraph"))
+    paragraph = next(node for node in doc.ast().walk() if node.type == "paragraph")
     assert (paragraph.begin, paragraph.end, paragraph.line) == (1_000_007, 2_000_008, 2)
 
 

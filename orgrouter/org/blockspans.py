@@ -21,12 +21,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from orgrouter.org.scan import HEADLINE_TEXT_RE
-from orgrouter.org.syntax import LESSER_BLOCKS, ClosingLines
 
-__all__ = ["Block", "line_at", "parsed_block_spans", "written_block_spans"]
+if TYPE_CHECKING:
+    from orgrouter.org.syntax import ClosingLines
+
+__all__ = ["LESSER_BLOCKS", "Block", "line_at", "parsed_block_spans", "written_block_spans"]
+
+# Org's lesser blocks (contents are text) and their element types. Here, not with the
+# syntax's patterns: a route that only asks where blocks are written compiles none.
+LESSER_BLOCKS = {"COMMENT": "comment-block", "EXAMPLE": "example-block",
+                 "EXPORT": "export-block", "SRC": "src-block", "VERSE": "verse-block"}  # fmt: skip
 
 # A begin line: a block's (any case) or a LaTeX environment's (org-element's latex-begin).
 _OPEN_RE = re.compile(r"^[ \t]*(?:(?i:#\+BEGIN_)(\S+)|\\begin\{([A-Za-z0-9*]+)\})", re.MULTILINE)
@@ -52,6 +59,8 @@ class Block(NamedTuple):
 
 def _closing_lines(text: str, latex: bool) -> ClosingLines:
     """Index the lines of ``text`` that may close a block (or a LaTeX environment)."""
+    from orgrouter.org.syntax import ClosingLines
+
     starts = [m.start() for m in _BLOCK_CLOSER_RE.finditer(text)]
     if latex:
         starts = sorted({*starts, *(text.rfind("\n", 0, m.start()) + 1

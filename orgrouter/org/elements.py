@@ -13,6 +13,7 @@ Offsets are computed on the decoded text and reported as UTF-8 byte offsets.
 from __future__ import annotations
 
 from orgrouter.org.blocks import SRC_BEGIN_RE, parse_header_args, unescape
+from orgrouter.org.blockspans import LESSER_BLOCKS
 from orgrouter.org.drawer import PropertyDrawer
 from orgrouter.org.lists import ListParser
 from orgrouter.org.node import Node
@@ -41,7 +42,6 @@ from orgrouter.org.syntax import (
     ITEM_RE,
     KEYWORD_RE,
     LATEX_BEGIN_RE,
-    LESSER_BLOCKS,
     NAME_KEYWORDS,
     RULE_RE,
     SEPARATE_RE,

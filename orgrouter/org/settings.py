@@ -19,7 +19,6 @@ from typing import NamedTuple
 from orgrouter.io.text import CR, LF, detect_newline
 from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.org.headline import split_tags
-from orgrouter.org.syntax import KEYWORD_RE
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence
 
 MAX_SETUP_BYTES = 16 * 1024 * 1024  # far beyond any real setup file
@@ -88,6 +87,8 @@ def first_keyword(text: str, key: str) -> str | None:
 
 def _keyword_lines(text: str, path: Path | None) -> Iterator[SettingKeyword]:
     """Yield the setting keywords of ``text`` that Org's parser sees as keywords."""
+    from orgrouter.org.syntax import KEYWORD_RE  # only a note with settings needs it
+
     candidates = list(_CANDIDATE_RE.finditer(text))
     if not candidates:
         return

@@ -62,13 +62,6 @@ NAME_KEYWORDS = frozenset({"NAME", "DATA", "LABEL", "RESNAME", "SOURCE", "SRCNAM
 BLANK = " \t"
 CHECKBOX = {"[ ]": "off", "[X]": "on", "[-]": "trans"}
 GREATER_BLOCKS = frozenset({"CENTER", "QUOTE"})
-LESSER_BLOCKS = {
-    "COMMENT": "comment-block",
-    "EXAMPLE": "example-block",
-    "EXPORT": "export-block",
-    "SRC": "src-block",
-    "VERSE": "verse-block",
-}
 
 # The lines that close ``#+BEGIN_NAME`` (NAME in any case) and ``\begin{NAME}`` (at the
 # line's end), with the NAME they close: Org's "#+END_%s" and "\\end{%s}" searches.

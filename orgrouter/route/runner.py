@@ -255,7 +255,8 @@ def _commit_move(
     except OrgRouterError as error:
         report.fail(error if error.path else OrgRouterError(error.message, path=path))
         return "failed", error.message
-    cache.settle(path, hashlib.sha256(outcome.data).hexdigest())
+    if not outcome.retry:  # a failed request beside the move waits out its window
+        cache.settle(path, hashlib.sha256(outcome.data).hexdigest(), waiting=outcome.deferred)
     for other in [] if report.quiet else outcome.writes:
         report.emit(f"moved into {other.path}")
     return None

@@ -93,3 +93,21 @@ def test_quiet_stdin_prints_nothing_on_a_model_outage(tmp_path: Path) -> None:
     assert b"*** Model error: " in out  # the buffer says it, as the note would
     code, _out, err = run_cli(["route", *state, "--stdin", *name], tmp_path, stdin=stdin)
     assert err == "routed 1 request, 1 result\n"  # without -q, as before
+
+
+def test_a_move_approved_beside_a_failed_request_leaves_the_retry_due(tmp_path: Path) -> None:
+    root = _notes(tmp_path)
+    (root / "b.org").write_text("* X\n")
+    note = root / "a.org"
+    note.write_text(
+        "* Inbox\n** Thing\nbody\n*** @agent refile this to b.org under X\n"
+        "* Ideas\n** @agent write a poem about the sea\n"
+    )
+    assert route(tmp_path, "2026-11-30T09:00", str(root))[0] == 0
+    note.write_text(note.read_text().replace("WAITING Approve", "APPROVED Approve"))
+    # The move is made; the failed request beside it still waits for its window.
+    assert route(tmp_path, "2026-11-30T09:05", str(root))[0] == 0
+    assert "** Thing\n" in (root / "b.org").read_text()
+    assert not settled(tmp_path, note)
+    assert route(tmp_path, "2026-11-30T09:15", str(root))[0] == 0
+    assert ":ORGROUTER_RUN: 2026-11-30T09:15:00\n" in note.read_text()  # the retry came

@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LESSER_BLOCKS", "Block", "line_at", "parsed_block_spans", "written_block_spans"]
 
-# Org's lesser blocks (contents are text) and their element types. Here, not with the
-# syntax's patterns: a route that only asks where blocks are written compiles none.
+# Org's lesser blocks (contents are text): here, so the spans need none of syntax.py.
 LESSER_BLOCKS = {"COMMENT": "comment-block", "EXAMPLE": "example-block",
                  "EXPORT": "export-block", "SRC": "src-block", "VERSE": "verse-block"}  # fmt: skip
 

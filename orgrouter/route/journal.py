@@ -78,13 +78,9 @@ def _crash_point(step: str, environ: Mapping[str, str]) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _ensure(db: StateDB) -> None:
-    db.ensure_schema(SCHEMA, VERSION, DDL)
-
-
 def pending_paths(db: StateDB) -> set[str]:
     """Return the real paths of files a journalled move has not settled yet."""
-    _ensure(db)
+    db.ensure_schema(SCHEMA, VERSION, DDL)
     rows = db.conn.execute("SELECT path FROM move_journal_files").fetchall()
     return {os.path.realpath(str(row[0])) for row in rows}
 
@@ -115,7 +111,7 @@ def commit_move(
                 f"{planned.path} changed since the move was planned; it waits for the next run",
                 path=source.path,
             )
-    _ensure(db)
+    db.ensure_schema(SCHEMA, VERSION, DDL)
     with db.transaction() as conn:
         cursor = conn.execute("INSERT INTO move_journal (created) VALUES (?)", (now,))
         move = cursor.lastrowid
@@ -169,7 +165,7 @@ def _forget(db: StateDB, move: int | None) -> None:
 
 def recover(db: StateDB) -> list[Settled]:
     """Settle every move a killed run left: complete it, or leave it (and say why)."""
-    _ensure(db)
+    db.ensure_schema(SCHEMA, VERSION, DDL)
     settled: list[Settled] = []
     moves = [int(row[0]) for row in db.conn.execute("SELECT id FROM move_journal ORDER BY id")]
     for move in moves:

@@ -9,6 +9,7 @@ which words are courtesy and framing around the request ("would you mind ...",
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import NamedTuple
 
@@ -169,11 +170,7 @@ class Segmenter:
         found = pattern.match(self.folded, self.raw[at].start)
         if found is None:
             return at
-        end = found.end()
-        after = at
-        while after < len(self.raw) and self.raw[after].start < end:
-            after += 1
-        return after
+        return bisect.bisect_left(self.raw, found.end(), lo=at, key=lambda token: token.start)
 
     def _skip_fillers(self, at: int) -> tuple[int, bool]:
         """Skip courtesy, framing and the agent's own name; return (index, desire frame?).

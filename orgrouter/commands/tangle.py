@@ -136,8 +136,7 @@ def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: boo
         line = f"{result.action}: {result.target} (from {result.source})"
         if result.reason:
             line += f": {result.reason}"
-        error = result.action in ("conflict", "refused", "failed")
-        if error:
+        if result.action in ("conflict", "refused", "failed"):
             click.echo(f"orgrouter: error: {line}", err=True)
         elif not quiet:
             click.echo(line)

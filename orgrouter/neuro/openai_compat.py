@@ -75,22 +75,10 @@ class OpenAIBackend:
     sleep: Callable[[float], None] = time.sleep
     name: str = "openai"
 
-    def _redact(self, text: str) -> str:
-        # A misbehaving server may echo the Authorization header back in an error body.
-        if self.api_key:
-            text = text.replace(self.api_key, "***")
-        return text
-
     def _error(self, message: str) -> ModelError:
-        return ModelError(self._redact(f"{message} ({self.model} at {self.endpoint})"))
-
-    def _request_body(self, messages: list[Message]) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
-            "temperature": self.temperature,
-            "stream": False,
-        }
+        text = f"{message} ({self.model} at {self.endpoint})"
+        # A misbehaving server may echo the Authorization header back in an error body.
+        return ModelError(text.replace(self.api_key, "***") if self.api_key else text)
 
     def _backoff(self, attempt: int, header: str | None) -> float:
         wanted = retry_after_s(header)
@@ -116,7 +104,12 @@ class OpenAIBackend:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        body = self._request_body(messages)
+        body = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "temperature": self.temperature,
+            "stream": False,
+        }
         started = time.monotonic()
         deadline = started + window
         try:

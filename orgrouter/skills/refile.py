@@ -47,7 +47,6 @@ _NEXT_WEEK = re.compile(r"^(?:the\s+)?next\s+week'?s?\s+(?:file|note|notes|journ
 _ARCHIVE = re.compile(r"^(?:the\s+|my\s+)?archives?(?:\s+file)?$", re.I)
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _WEEK = re.compile(r"(\d{4})-?W(\d{1,2})", re.I)
-Names = dict[str, list[str]]  # casefolded file name -> its paths: once per run, not per refile
 
 
 def parse_object(words: str) -> tuple[str, str, str]:
@@ -69,32 +68,34 @@ def parse_object(words: str) -> tuple[str, str, str]:
     return subject.strip(), target.strip(" ,"), path.strip().strip("\"'“”")
 
 
-def org_files(root: Path | None, ctx: Context | None = None) -> tuple[tuple[str, ...], Names]:
-    """Return the Org files under ``root`` (hidden left out), sorted, and by casefolded name."""
+def org_files(root: Path | None, ctx: Context | None = None) -> tuple[str, ...]:
+    """Return the Org files under ``root`` (hidden ones left out), sorted: once per run."""
     if root is None:
-        return (), {}
-    memo: object = getattr(ctx.state, "run_memo", None) if ctx is not None else None
+        return ()
+    memo = _memo(ctx)
     key = f"refile:org_files:{root}"
-    cached: object = memo.get(key) if isinstance(memo, dict) else None
+    cached = memo.get(key)
     if isinstance(cached, tuple):
         return cached
     found: list[str] = []
-    by_name: Names = {}
     for directory, subdirs, names in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
         folder = os.path.join(directory, "")  # as os.path.join(directory, name) starts
-        for name in sorted(n for n in names if n.endswith(".org") and n[0] != "."):
-            found.append(folder + name)
-            by_name.setdefault(name.casefold(), []).append(found[-1])
-    if isinstance(memo, dict):
-        memo[key] = (tuple(found), by_name)
-    return tuple(found), by_name
+        found.extend(folder + n for n in sorted(names) if n.endswith(".org") and n[0] != ".")
+    memo[key] = tuple(found)
+    return tuple(found)
+
+
+def _memo(ctx: Context | None) -> dict[str, object]:
+    """Return the run's memo (a throwaway one outside a run)."""
+    memo = getattr(ctx.state, "run_memo", None) if ctx is not None else None
+    return memo if isinstance(memo, dict) else {}
 
 
 def resolve_file(words: str, source: Path, ctx: Context) -> Path:
     """Return the file ``words`` names (relative to the note, then the notes root)."""
     root = ctx.notes_root
-    files, by_name = org_files(root, ctx)
+    files = org_files(root, ctx)
     if _NEXT_WEEK.match(words):
         return _next_week_file(ctx.now, files)
     named = _FILE.match(words)
@@ -106,7 +107,12 @@ def resolve_file(words: str, source: Path, ctx: Context) -> Path:
             candidate = Path(os.path.abspath(base / os.path.expanduser(name)))
             if candidate.is_file():
                 return candidate
-        matches = by_name.get(Path(name).name.casefold(), [])
+        wanted = Path(name).name.casefold()
+        # Once per run and name: ten refiles to one missing file look through the paths once.
+        memo, key = _memo(ctx), f"refile:named:{root}:{wanted}"
+        matches = memo.get(key)
+        if not isinstance(matches, list):
+            matches = memo[key] = [p for p in files if os.path.basename(p).casefold() == wanted]
         if len(matches) == 1:
             return Path(matches[0])
     shown = [relative_name(Path(p), ctx) for p in files[: MAX_LISTED + 1]]

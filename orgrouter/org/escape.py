@@ -103,9 +103,7 @@ def escape_safe(text: str) -> str:
     already escaped ``,*``) is left as it is.
     """
     text = strip_controls(text)
-    keep: set[int] = set()
-    for block in parsed_block_spans(text, body=True):
-        keep.update((block.begin, block.close))
+    keep = {at for b in parsed_block_spans(text, body=True) for at in (b.begin, b.close)}
     out = []
     start = 0
     for line in text.split("\n"):

@@ -156,12 +156,9 @@ class ListParser(Region):
         # Org keeps a description tag in ordered lists as body text.
         end_index = lines.index_of(end) if end < lines.end else len(lines)
         text_start = begin + after
-        counter = item.counter
-        counter_value: int | None = None
-        if counter is not None:
-            counter_value = (
-                int(counter) if counter.isdigit() else ord(counter.upper()) - ord("A") + 1
-            )
+        counter, counter_value = item.counter, None
+        if counter is not None:  # a letter counts from A = 1
+            counter_value = int(counter) if counter.isdigit() else ord(counter.upper()) - 64
         node = self._node(
             "item",
             begin,

@@ -204,9 +204,7 @@ def _properties_from(keywords: list[SettingKeyword]) -> dict[str, str]:
         if match is None:
             continue  # Org ignores a property line without a value
         name, value = match.groups()
-        appending = name.endswith("+")
-        if appending:
-            name = name[:-1]
+        appending, name = name.endswith("+"), name.removesuffix("+")
         known = folded.get(name.casefold())
         if known is None:
             folded[name.casefold()] = name

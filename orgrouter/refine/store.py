@@ -97,14 +97,7 @@ class Baseline:
 
     def dumps(self) -> str:
         """Return the baseline as JSON text (kept with each version)."""
-        return json.dumps(
-            {
-                "fingerprint": self.fingerprint,
-                "scores": self.scores.to_json(),
-                "accepted": self.accepted,
-            },
-            sort_keys=True,
-        )
+        return json.dumps({**vars(self), "scores": self.scores.to_json()}, sort_keys=True)
 
     @classmethod
     def loads(cls, text: str) -> Baseline:

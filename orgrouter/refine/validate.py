@@ -40,12 +40,8 @@ class Dropped:
 
     def to_json(self) -> dict[str, object]:
         """Return the drop as a JSON-ready dict (edit numbered from 1)."""
-        return {
-            "edit": self.index + 1,
-            "file": self.file,
-            "reason": self.reason,
-            "detail": self.detail,
-        }
+        fields = {key: value for key, value in vars(self).items() if key != "index"}
+        return {"edit": self.index + 1, **fields}
 
 
 @dataclass(frozen=True)

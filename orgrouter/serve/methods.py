@@ -215,9 +215,7 @@ def pending(params: Params, settings: Settings) -> dict[str, Any]:
 
     path = params.optional_str("path")
     params.done()
-    start = settings.start_of(path)
-    loaded = settings.load(path)
-    items, errors = find_pending(start, loaded.config)
+    items, errors = find_pending(settings.start_of(path), settings.load(path).config)
     return {"items": items, "errors": errors}
 
 

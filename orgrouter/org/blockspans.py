@@ -3,7 +3,7 @@
 **As Org parses** (:func:`parsed_block_spans`, what org-element does): a ``#+begin_NAME``
 line opens a block only when a line closing it (``syntax.BLOCK_END_RE``) comes before
 the next headline and before the end of the block around it; otherwise the line is a
-paragraph's. A lesser block's contents (``syntax.LESSER_BLOCKS``) are text, so a begin
+paragraph's. A lesser block's contents (``LESSER_BLOCKS``, below) are text, so a begin
 line inside one opens nothing; a greater or special block's contents are Org, so
 blocks nest in it. LaTeX environments, closed the same way, are text inside too.
 
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LESSER_BLOCKS", "Block", "line_at", "parsed_block_spans", "written_block_spans"]
 
-# Org's lesser blocks (contents are text) and their element types. Here, not with the
-# syntax's patterns: a route that only asks where blocks are written compiles none.
+# Org's lesser blocks (contents are text): here, so the spans need none of syntax.py.
 LESSER_BLOCKS = {"COMMENT": "comment-block", "EXAMPLE": "example-block",
                  "EXPORT": "export-block", "SRC": "src-block", "VERSE": "verse-block"}  # fmt: skip
 

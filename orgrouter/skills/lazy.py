@@ -48,11 +48,6 @@ class LazySkill:
             self._skill = getattr(importlib.import_module(module), attribute)
         return self._skill
 
-    @property
-    def loaded(self) -> bool:
-        """Return whether the real skill has been imported."""
-        return self._skill is not None
-
     def may_want(self, stimulus: Stimulus) -> bool:
         """Return False when the facts rule ``stimulus`` out (its trigger would say no)."""
         sensor = stimulus.payload.get("sensor", "")

@@ -130,13 +130,14 @@ def commit_move(
     outcomes = targets.commit(all_or_nothing=True)
     failed = next((o for o in outcomes if not o.ok), None)
     if failed is not None:
-        if all(o.status in (Status.CONFLICT, Status.SKIPPED) for o in outcomes):
-            _forget(db, move)  # nothing was written
-            raise ConflictError(
-                f"{failed.path}: {failed.error.message if failed.error else 'conflict'}; "
-                "the whole move waits for the next run",
-                path=source.path,
-            )
+        if all(o.status in (Status.CONFLICT, Status.SKIPPED, Status.FAILED) for o in outcomes):
+            _forget(db, move)  # every check ran before the first write: nothing was written
+            if failed.status is Status.CONFLICT:
+                raise ConflictError(
+                    f"{failed.path}: {failed.error.message if failed.error else 'conflict'}; "
+                    "the whole move waits for the next run",
+                    path=source.path,
+                )
         raise failed.error or OrgRouterError("cannot write", path=failed.path)
     _crash_point("targets-written", environ)
     note = Transaction()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orgrouter.errors import ConflictError
+from orgrouter.errors import ConflictError, OrgRouterError
 from orgrouter.io.text import read_org_file
 from orgrouter.route.journal import Planned, commit_move, pending_paths, recover
 from orgrouter.state import StateDB
@@ -118,3 +118,16 @@ def test_an_unreadable_file_leaves_the_move_pending_naming_it(tmp_path: Path) ->
         "pending", f"{target}: is a directory, not an Org file"
     )
     assert note.read_bytes() == b"* Keep\n* Move\n"
+
+
+def test_a_target_refused_before_any_write_leaves_no_record(tmp_path: Path) -> None:
+    # A check that fails (not a conflict: a target with two hard links is never written)
+    # writes nothing: the record went with it, or every later run held the note as an
+    # interrupted move until `orgrouter state reset`.
+    db, note, target = _setup(tmp_path)
+    os.link(target, tmp_path / "c.org")
+    snapshot = read_org_file(note)
+    with pytest.raises(OrgRouterError, match="hard links"):
+        commit_move(db, snapshot, b"* Keep\n", [Planned(str(target), b"* B\n", b"x")], now="t")
+    assert (note.read_bytes(), target.read_bytes()) == (b"* Keep\n* Move\n", b"* B\n")
+    assert pending_paths(db) == set()

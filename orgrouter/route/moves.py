@@ -38,6 +38,11 @@ class _Targets:
     before: dict[str, bytes | None] = field(default_factory=dict)
     now: dict[str, bytes] = field(default_factory=dict)
 
+    def name(self, path: str) -> str:
+        """Return the name ``path``'s file is written by: the first one a move gave it."""
+        real = os.path.realpath(path)  # a symlink and its target are one file, one write
+        return next((p for p in self.now if os.path.realpath(p) == real), path)
+
     def read(self, path: str, source: Path, kind: str) -> bytes:
         """Return the target's bytes so far, read as route reads a note (refused alike)."""
         if path not in self.now:
@@ -118,7 +123,8 @@ def apply_moves(
             data = pasted[: after.begin] + pasted[after.end :]
             edits = [_splice(before, pasted, point), (after.begin, after.end, after.begin)]
         else:
-            target = targets.read(move.target, source, move.kind)
+            name = targets.name(move.target)
+            target = targets.read(name, source, move.kind)
             target_newline = detect_newline(target)  # a new file: LF, as Emacs makes it
             refuse_cr_only(target_newline, move.target)
             if target_newline != newline:  # Emacs decodes both files: lines take the target's
@@ -126,7 +132,7 @@ def apply_moves(
                 lines = text.replace(b"\r\n", b"\n") if newline == b"\r\n" else text
                 text = lines.replace(b"\n", target_newline)
             pasted, point = _paste(move, target, text, target_newline, source, None)
-            targets.now[move.target] = (
+            targets.now[name] = (
                 add_tags(pasted, point, move.private) if move.private else pasted
             )
             data = data[: span.begin] + data[span.end :]

@@ -44,3 +44,20 @@ def test_a_good_bom_crlf_target_takes_the_move(tmp_path: Path) -> None:
     data, (write,) = apply_moves(document.data, [move], str(source), document.newline)
     assert data == b"* A\n"
     assert write.data == b"\xef\xbb\xbf* W\r\n* B\r\nbody\r\n"
+
+
+def test_two_moves_to_one_file_under_two_names_write_it_once(tmp_path: Path) -> None:
+    # A symlink and its target are one file: two writes of it planned from the same
+    # bytes made the first and then conflicted, a half move held until a state reset.
+    source, target = tmp_path / "a.org", tmp_path / "p.org"
+    source.write_bytes(b"* A\n** B\nbody\n** C\n")
+    target.write_bytes(b"* W\n")
+    (tmp_path / "link.org").symlink_to("p.org")
+    document = full(Document(source.read_bytes(), source))
+    moves = [
+        Move(subject_at(document, index_at_line(document, line)), "refile", str(to), "", ())
+        for line, to in ((2, target), (4, tmp_path / "link.org"))
+    ]
+    data, writes = apply_moves(document.data, moves, str(source), document.newline)
+    assert data == b"* A\n"
+    assert [(w.before, w.data) for w in writes] == [(b"* W\n", b"* W\n* B\nbody\n* C\n")]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from orgrouter.marks import MARK, RESULT_KEY, find_mark
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import PLANNING_RE, Head, line_span, locate_head
-from orgrouter.org.outline import content_end, subtree_end
+from orgrouter.org.outline import OutlineEntry, content_end, subtree_end
 from orgrouter.org.scan import HeadlineLine, headline_at
 from orgrouter.route.request import FoundRequest
 
@@ -114,7 +114,7 @@ def locate_results(
     newline: bytes,
     identities: Iterable[str],
     *,
-    within: tuple[int, int] | None = None,
+    within: OutlineEntry | None = None,
     level: int | None = None,
 ) -> dict[str, Head]:
     """Return the head of each result headline named by ``identities``.
@@ -127,9 +127,12 @@ def locate_results(
     any size. Each line is walked over once, however many marks there are.
     """
     wanted = set(identities)
-    begin, end = within if within is not None else (0, len(data))
     found: dict[str, Head] = {}
     walked = _Walk()
+    begin, end = 0, len(data)
+    if within is not None:  # lines counted from its own: from the file's start, quadratic
+        begin, end = within.begin, within.subtree_end
+        walked.counted = (begin, within.line)
     position = find_mark(data, begin, end)
     while position >= 0 and len(found) < len(wanted):
         mark = position

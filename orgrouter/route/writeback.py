@@ -295,9 +295,8 @@ def _removals(data: bytes, newline: bytes, plan: RequestPlan, odd_levels: bool) 
     if not plan.stale:
         return []
     entry = plan.request.entry
-    scope = (entry.begin, entry.subtree_end)
     level = child_level(entry.level, odd_levels)
-    found = locate_results(data, newline, plan.stale, within=scope, level=level)
+    found = locate_results(data, newline, plan.stale, within=entry, level=level)
     splices: list[Splice] = []
     for head in found.values():
         if head.value(CHECK_KEY) != check_with(data, head, b""):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from route_cli import run_cli
 
+from orgrouter.org.document import Document
 from orgrouter.route.results import locate_results
 
 NOW = "2026-11-30T09:00"
@@ -65,6 +66,13 @@ def test_a_result_is_found_by_its_own_drawer_wherever_the_key_sits() -> None:
     crlf += b":ORGROUTER_RESULT: h/4\r\n:END:\r\n"
     (head,) = locate_results(crlf, b"\r\n", ["h/4"], level=2).values()
     assert (head.headline.begin, head.headline.end, head.headline.line) == (5, 11, 2)
+    # Within a request (its subtree), lines count on from the request's own line, not
+    # from the file's start (5,000 requests re-routed counted 12 million lines).
+    later = b"* a\n" * 3 + data
+    request = Document(later).entries[3]
+    (head,) = locate_results(later, b"\n", ["h/1"], level=3, within=request).values()
+    assert head.headline.line == 5 and head.drawer is not None
+    assert [prop.line for prop in head.drawer.properties] == [8, 9, 10]
 
 
 def test_a_result_whose_keys_the_user_lower_cased_is_still_replaced(tmp_path: Path) -> None:

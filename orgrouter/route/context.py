@@ -84,8 +84,13 @@ def request_context(
     written: list[Written],
     env: RouteEnv,
     lines: frozenset[int] | None = None,
+    outlines: dict[int, tuple[Heading, ...]] | None = None,
 ) -> Context:
-    """Return the context skills see for ``request`` (``lines``: the requests' lines)."""
+    """Return the context skills see for ``request`` (``lines``: the requests' lines).
+
+    ``outlines`` keeps each scope's outline for the document's other requests: a
+    parent's 1,250 bare request children each read all of its subtree (quadratic).
+    """
     entry = request.entry
     tags = document.tags(request.index)
     private = is_private(tags, env.config.privacy.tags)
@@ -101,6 +106,9 @@ def request_context(
     if request.items or not said.strip(" \t:,;.!-"):
         own = ""  # the body is the instruction (a bare "* @agent"), not what it is about
     scope = request.index if own.strip() or parent is None else parent
+    outlines = {} if outlines is None else outlines
+    if scope not in outlines:
+        outlines[scope] = outline(document, scope, lines or {r.line for r in found}, env.names())
     shaped = Request(
         path=path,
         line=request.line,
@@ -115,7 +123,7 @@ def request_context(
         parent_line=None if parent is None else document.entries[parent].line,
         parent_title="" if parent is None else document.headline(parent).raw,
         results=results,
-        outline=outline(document, scope, lines or {r.line for r in found}, env.names()),
+        outline=outlines[scope],
     )
     backend = None if private else env.backend_for(request.agent)
     return Context(

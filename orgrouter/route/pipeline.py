@@ -41,7 +41,7 @@ from orgrouter.route.writeback import (
     tag_problem,
     with_run,
 )
-from orgrouter.skills.base import Result, Sensor, Stimulus, StimulusType
+from orgrouter.skills.base import Heading, Result, Sensor, Stimulus, StimulusType
 
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 # Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"
@@ -129,6 +129,7 @@ def route_document(
     document = Document.around(data, offsets, path, newline=newline, settings=settings)
     found = find_requests(document, names, offsets)
     lines = frozenset(request.line for request in found)  # once, not once per request
+    outlines: dict[int, tuple[Heading, ...]] = {}  # by scope: siblings share their parent's
     plans: list[RequestPlan] = []
     reports: list[RequestReport] = []
     later: set[str] = set()  # why requests wait: "retry", "waiting"
@@ -136,7 +137,7 @@ def route_document(
         if env.within is not None and not env.within[0] <= request.entry.begin < env.within[1]:
             continue
         try:
-            plan, report, why = _route_request(document, request, found, env, lines)
+            plan, report, why = _route_request(document, request, found, env, lines, outlines)
         except RunTimeSpent as spent:
             # Nothing is written, not even the hash: the request is still due next run.
             plan, why = None, "retry"
@@ -200,6 +201,7 @@ def _route_request(
     found: list[FoundRequest],
     env: RouteEnv,
     lines: frozenset[int],
+    outlines: dict[int, tuple[Heading, ...]],
 ) -> tuple[RequestPlan | None, RequestReport, str]:
     """Route one request (or act on its approvals); return its plan, report and ``_later``."""
     written = written_results(document, request)
@@ -214,7 +216,7 @@ def _route_request(
         # A failed request inside its retry window is still work for a later run: the
         # scan cache must not settle the file, or the retry never comes.
         return plan, report, "retry" if request.recorded(STATUS_KEY) == "error" else later
-    ctx = request_context(document, request, found, written, env, lines)
+    ctx = request_context(document, request, found, written, env, lines, outlines)
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
         payload["items"] = list(request.items)

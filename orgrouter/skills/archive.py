@@ -287,7 +287,11 @@ class ArchiveSkill(ExecutorSkill):
 
 def archive_plan(document: Document, subjects: list[Subject], ctx: Context, kind: str) -> Plan:
     """Return the plan that archives ``subjects`` of ``document``."""
-    assert document.path is not None
+    if document.path is None:  # route --stdin without --file-name: no file to move out of
+        raise Unclear(
+            "Clarification needed: which note?",
+            f"To {kind} text, orgrouter needs a note file; run it from a note, not from stdin.",
+        )
     source = Path(os.path.abspath(document.path))
     moves: list[Move] = []
     lines: list[str] = []

@@ -478,3 +478,15 @@ def test_a_line_of_the_text_named_for_deletion_is_named_not_moved(tmp_path: Path
     assert "'newspaper' is a line of the text, not a headline" in note
     assert "'- newspaper app: 4.99'" in note and "WAITING" not in note
     assert note.startswith(body)
+
+
+@pytest.mark.parametrize("verb", ["archive this", "delete this section"])
+def test_a_move_asked_on_stdin_without_a_file_asks_for_one(tmp_path: Path, verb: str) -> None:
+    # An editor's filter (route --stdin, no --file-name) has no file to move text out of.
+    note = f"* Old idea\n** @agent {verb}\n".encode()
+    args = ["route", "--stdin", "--now", NOW, "--state", str(tmp_path / "state.db")]
+    code, out, err = run_cli(args, tmp_path, env={"HOME": str(tmp_path)}, stdin=note)
+    assert code == 0, err
+    assert b"Error in skill" not in out and b"AssertionError" not in out
+    assert b"*** Clarification needed: which note?\n" in out
+    assert b"needs a note file" in out

@@ -98,6 +98,8 @@ def test_explicit_file_replaces_discovery(tmp_path: Path, home: dict[str, str]) 
             "[sensor_gate]\nmin_confidence = 2\n",
             "2: sensor_gate.min_confidence must be between 0 and 1, not 2",
         ),
+        # NaN compares false with any bound: it is refused, not taken as "no limit".
+        ("[neuro]\nrun_timeout_s = nan\n", "2: neuro.run_timeout_s must be positive, not nan"),
         (
             "[privacy]\ntags = '@personal'\n",
             "2: privacy.tags must be a list of strings, not '@personal'",

@@ -8,7 +8,7 @@ from test_route_property import CONFIG, NOW, SKILLS, documents
 from orgrouter.org.document import Document
 from orgrouter.route.pipeline import RouteEnv, route_document
 from orgrouter.route.request import find_requests
-from orgrouter.route.results import written_results
+from orgrouter.route.results import CHECK_KEY, marked_headlines, result_check, written_results
 
 NESTED = b"""\
 * Project :work:
@@ -20,9 +20,11 @@ Action items:
 * Last"""
 
 
-def _unedited(data: bytes, newline: bytes = b"\n") -> tuple[bytes, list[bool]]:
+def _unedited(
+    data: bytes, newline: bytes = b"\n", *, force: bool = False
+) -> tuple[bytes, list[bool]]:
     """Return the routed bytes, and for each result in them whether it reads as edited."""
-    env = RouteEnv(config=CONFIG, skills=SKILLS, now=NOW)
+    env = RouteEnv(config=CONFIG, skills=SKILLS, now=NOW, force=force)
     routed = route_document(data, "n.org", env, newline=newline)
     document = Document(routed.data, "n.org", newline=newline)
     found = find_requests(document, env.names())
@@ -34,6 +36,35 @@ def test_nested_requests_without_a_final_newline() -> None:
     assert routed.count(b":ORGROUTER_CHECK:") == 3 == len(edited)
     assert b"SCHEDULED: <2026-12-04 Fri>" in routed  # inside the text the check covers
     assert not any(edited)
+
+
+# Found by routing generated notes with 0.2 and this code alike (route, then --force):
+# 0.2's forced re-route wrote the planned result a check of other text, so from then on
+# it read as the user's edit (kept by every later --force, counted as a correction).
+ODD_FORCED = b"""\
+#+STARTUP: odd
+* @agent Step 1 - summarize. Step 2 - todos. Step 3 - schedule a review on Monday.
+#+begin_example
+** @agent summarize in example
+#+end_example
+"""
+
+
+def _checks(data: bytes) -> list[bool]:
+    """Return, for every result in ``data``, whether its check matches its text."""
+    document = Document(data, "n.org")
+    heads = [document.head(i) for i in marked_headlines(document)]
+    return [h.value(CHECK_KEY) == result_check(data, h) for h in heads if h.value(CHECK_KEY)]
+
+
+def test_a_forced_reroute_writes_checks_it_reads_back() -> None:
+    # The block's "** " line is a headline to Org, so the results land in its subtree.
+    first, _ = _unedited(ODD_FORCED)
+    assert _checks(first) == [True, True, True]
+    again, _ = _unedited(first, force=True)
+    assert b"SCHEDULED: <2026-12-07 Mon>" in again
+    assert _checks(again) == [True, True, True]
+    assert again == first  # the same answers, so the same bytes
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

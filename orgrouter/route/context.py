@@ -86,11 +86,7 @@ def request_context(
     lines: frozenset[int] | None = None,
     outlines: dict[int, tuple[Heading, ...]] | None = None,
 ) -> Context:
-    """Return the context skills see for ``request`` (``lines``: the requests' lines).
-
-    ``outlines`` keeps each scope's outline for the document's other requests: a
-    parent's 1,250 bare request children each read all of its subtree (quadratic).
-    """
+    """Return the context skills see for ``request`` (``lines``: the requests' lines)."""
     entry = request.entry
     tags = document.tags(request.index)
     private = is_private(tags, env.config.privacy.tags)
@@ -106,7 +102,7 @@ def request_context(
     if request.items or not said.strip(" \t:,;.!-"):
         own = ""  # the body is the instruction (a bare "* @agent"), not what it is about
     scope = request.index if own.strip() or parent is None else parent
-    outlines = {} if outlines is None else outlines
+    outlines = {} if outlines is None else outlines  # by scope: a parent's bare requests share it
     if scope not in outlines:
         outlines[scope] = outline(document, scope, lines or {r.line for r in found}, env.names())
     shaped = Request(

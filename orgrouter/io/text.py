@@ -157,10 +157,15 @@ def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]
                 f"file is {before.st_size} bytes, over the limit of {max_bytes} bytes",
                 path=path,
             )
-        # One read of a byte past the size fstat gave (a regular file's read returns all
-        # it asks for but at the end), so a file that grew since is caught below; from
-        # offset 0, so a retry needs no seek.
+        # Reads up to a byte past the size fstat gave, so a file that grew since is
+        # caught below; by offset, so a retry needs no seek. A local file's read returns
+        # all it asks for but at the end: one call.
         data = os.pread(fd, before.st_size + 1, 0)
+        while len(data) < before.st_size:  # a short read (network and FUSE file systems)
+            more = os.pread(fd, before.st_size + 1 - len(data), len(data))
+            if not more:
+                break
+            data += more
         after = os.fstat(fd)
         if (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns) and (
             len(data) == after.st_size

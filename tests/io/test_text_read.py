@@ -214,3 +214,20 @@ def test_utf16_is_named(tmp_path: Path, bom: bytes) -> None:
     assert str(info.value) == (
         f"{path}:1:1: UTF-16 text (byte order mark at byte 0): Org files must be UTF-8"
     )
+
+
+def test_short_reads_are_read_on_not_taken_for_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A network or FUSE file system may return fewer bytes than asked before the end;
+    # such a note is read whole, not refused on every run as "kept changing".
+    path = tmp_path / "note.org"
+    text = "* Heading\n" + "body line\n" * 2000
+    path.write_text(text)
+    real = os.pread
+
+    def short(fd: int, size: int, offset: int) -> bytes:
+        return real(fd, min(size, 4096), offset)
+
+    monkeypatch.setattr(os, "pread", short)
+    assert read_org_file(path).text == text

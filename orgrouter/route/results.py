@@ -3,9 +3,9 @@
 A result is a child headline whose property drawer holds ``ORGROUTER_RESULT``
 (``HASH/N``: the request's instruction hash and the result's number). Its
 ``ORGROUTER_CHECK`` is a hash of its text as written (headline line, planning line
-and body, the drawer left out): when the text no longer matches, the user edited it,
-and it is theirs from then on. Results are found from their drawer upwards, so
-looking for them never re-indexes a large file.
+and body, the drawer's ``ORGROUTER_*`` lines left out): when the text no longer
+matches, the user edited it, and it is theirs from then on. Results are found from
+their drawer upwards, so looking for them never re-indexes a large file.
 """
 
 from __future__ import annotations
@@ -213,13 +213,23 @@ class _Walk:
 
 
 def check_with(data: bytes, head: Head, planning: bytes) -> str:
-    """Return the check of the result at ``head`` once ``planning`` is inserted below it."""
+    """Return the check of the result at ``head`` once ``planning`` is inserted below it.
+
+    orgrouter writes only ``ORGROUTER_*`` properties, which the check leaves out; any
+    other property line is the user's (org-id's ``:ID:``, say) and is checked as text,
+    so a result given one is edited, and kept, while results without keep their check.
+    """
     drawer = head.drawer
     assert drawer is not None
     begin = head.headline.begin
     end = content_end(data, begin, subtree_end(data, head.headline))
     text = data[begin : head.headline.end] + planning + data[head.headline.end : drawer.begin]
-    return text_check(text + data[drawer.end : end])
+    theirs = b"".join(
+        data[p.begin : p.end]
+        for p in drawer.properties
+        if not p.key.upper().startswith("ORGROUTER_")
+    )
+    return text_check(text + data[drawer.end : end] + (b"\n" + theirs if theirs else b""))
 
 
 def text_check(text: bytes) -> str:

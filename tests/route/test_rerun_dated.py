@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from route_cli import run_cli
 
 from orgrouter.org.document import Document
@@ -92,12 +91,6 @@ def test_a_result_whose_keys_the_user_lower_cased_is_still_replaced(tmp_path: Pa
     assert "SCHEDULED: <2026-12-04 Fri>" not in routed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ORGROUTER_CHECK leaves the property drawer out, so a property the user added "
-    "(org-id's :ID: from org-store-link) does not make the result theirs: re-routing "
-    "replaces it and the ID, and every link to it, is gone",
-)
 def test_a_result_given_a_property_by_the_user_is_kept(tmp_path: Path) -> None:
     path = tmp_path / "tasks.org"
     path.write_text(NOTE)

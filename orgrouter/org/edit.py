@@ -29,7 +29,7 @@ from functools import cached_property
 from itertools import accumulate
 from typing import NamedTuple
 
-from orgrouter.org.drawer import Head, line_span, locate_head
+from orgrouter.org.drawer import Head, Property, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Outline
@@ -73,6 +73,9 @@ class AppendChild(NamedTuple):
     # (key, digest): a property set to digest(the child's text as written, its drawer
     # left out), so a later run tells whether the user edited it (route/results.py).
     check: tuple[str, Callable[[bytes], str]] | None = None
+    # (property, value): a headline below holding it fences off its subtree from the
+    # identity search (a nested request with the same instruction: its results are its own).
+    fence: tuple[str, str] | None = None
 
 
 class SetProperty(NamedTuple):
@@ -193,6 +196,11 @@ def _property_line(key: str, value: str) -> str:
     return f"{':' + key + ':':<{PROPERTY_KEY_WIDTH}} {value}"
 
 
+def _holds(prop: Property | None, value: str) -> bool:
+    """Return whether a drawer's ``prop`` is there and set to ``value``."""
+    return prop is not None and prop.value == value
+
+
 def _check_property(key: str, value: str) -> str:
     """Validate a property and return its value as Org will read it back."""
     if not _KEY_RE.fullmatch(key) or key.endswith(":"):
@@ -290,10 +298,14 @@ class _Planner:
         planned.append(edit)
 
     def _has_child(self, edit: AppendChild, identity: tuple[str, str]) -> bool:
+        fenced = -1  # the end of the last fenced-off subtree
         for line in self.doc.outline.below(self.doc.outline.at(edit.headline).index):
             drawer = self.doc.head(line.begin).drawer
-            prop = drawer.get(identity[0]) if drawer else None
-            if prop is not None and prop.value == identity[1]:
+            if line.begin < fenced or drawer is None:
+                continue
+            if edit.fence is not None and _holds(drawer.get(edit.fence[0]), edit.fence[1]):
+                fenced = line.subtree_end
+            elif _holds(drawer.get(identity[0]), identity[1]):
                 return True
         return False
 

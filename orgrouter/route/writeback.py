@@ -42,7 +42,7 @@ from orgrouter.org.edit import (
 )
 from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
 from orgrouter.org.outline import content_end, subtree_end
-from orgrouter.route.request import FoundRequest
+from orgrouter.route.request import HASH_KEY, FoundRequest
 from orgrouter.route.results import (
     CHECK_KEY,
     INTENT_KEY,
@@ -196,6 +196,8 @@ def _append(parent: int, new: NewResult, level: int | None = None) -> AppendChil
         headline=parent,
         title=result.title,
         identity=(RESULT_KEY, new.identity),
+        # A request below with the same instruction (hence hash) has its own results.
+        fence=(HASH_KEY, new.identity.rpartition("/")[0]),
         body=result.body,
         properties=tuple(properties),
         tags=result.tags,

@@ -6,8 +6,6 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import pytest
-
 from orgrouter.config import Config
 from orgrouter.errors import ModelError
 from orgrouter.neuro.backend import Completion, Message
@@ -230,13 +228,6 @@ def test_unwritable_results_become_errors_not_a_failed_file() -> None:
     assert outcome.requests[0].status == "error"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="results are named by the instruction's hash (HASH/N) and a result is looked "
-    "for anywhere in the request's subtree (one the user moved deeper is still found), "
-    "so a nested request with the same instruction's result counts as the outer's: "
-    "the outer request is reported routed with 1 result and gets none",
-)
 def test_a_request_above_one_with_the_same_instruction_gets_its_own_result() -> None:
     inner = route_document(b"* Shopping\n** @agent add a todo buy milk\n", "n.org", _env()).data
     data = inner.replace(b"* Shopping\n", b"* @agent add a todo buy milk\n")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from orgrouter.org.blockspans import line_at, parsed_block_spans
+from orgrouter.org.blockspans import line_at, line_text, parsed_block_spans
 from orgrouter.org.syntax import AFFILIATED_RE, NAME_KEYWORDS
 
 # org-element-src-block-parser's begin-line regexp: language, switches, parameters.
@@ -145,7 +145,7 @@ def find_src_blocks(text: str) -> list[SrcBlock]:
         if block.name.upper() != "SRC":
             continue
         start = block.begin
-        parts = SRC_BEGIN_RE.match(line_at(text, start)[0].removesuffix("\r"))
+        parts = SRC_BEGIN_RE.match(line_text(text, start))
         if parts is None:  # "#+begin_src" glued to more text: a special block name
             continue
         line_no += text.count("\n", counted_to, start)
@@ -181,7 +181,7 @@ def _affiliated(text: str, start: int) -> tuple[int, str | None, tuple[str, ...]
     headers: list[str] = []
     while first > 0:  # the lines above, nearest first
         above = text.rfind("\n", 0, first - 1) + 1
-        match = AFFILIATED_RE.match(line_at(text, above)[0].removesuffix("\r"))
+        match = AFFILIATED_RE.match(line_text(text, above))
         if match is None:
             break
         first = above

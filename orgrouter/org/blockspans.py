@@ -28,7 +28,14 @@ from orgrouter.org.scan import HEADLINE_TEXT_RE
 if TYPE_CHECKING:
     from orgrouter.org.syntax import ClosingLines
 
-__all__ = ["LESSER_BLOCKS", "Block", "line_at", "parsed_block_spans", "written_block_spans"]
+__all__ = [
+    "LESSER_BLOCKS",
+    "Block",
+    "line_at",
+    "line_text",
+    "parsed_block_spans",
+    "written_block_spans",
+]
 
 # Org's lesser blocks (contents are text): here, so the spans need none of syntax.py.
 LESSER_BLOCKS = {"COMMENT": "comment-block", "EXAMPLE": "example-block",
@@ -65,13 +72,18 @@ def _closing_lines(text: str, latex: bool) -> ClosingLines:
         starts = sorted({*starts, *(text.rfind("\n", 0, m.start()) + 1
                                     for m in re.finditer(r"\\end\{", text))})
     # A CRLF file's CR is part of the line end, as when Emacs visits it.
-    return ClosingLines((start, line_at(text, start)[0].removesuffix("\r")) for start in starts)
+    return ClosingLines((start, line_text(text, start)) for start in starts)
 
 
 def line_at(text: str, start: int) -> tuple[str, int]:
     """Return the line starting at ``start`` (no LF) and the offset past its LF."""
     newline = text.find("\n", start)
     return (text[start:], len(text)) if newline < 0 else (text[start:newline], newline + 1)
+
+
+def line_text(text: str, start: int) -> str:
+    """Return the line starting at ``start``, without its line end (LF or CRLF)."""
+    return line_at(text, start)[0].removesuffix("\r")
 
 
 def parsed_block_spans(text: str, *, latex: bool = False, body: bool = False) -> list[Block]:

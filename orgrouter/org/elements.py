@@ -415,7 +415,8 @@ class ElementParser(ListParser):
 
     def _rows_end(self, index: int, limit: int, marks: str) -> int:
         """Return the first line from ``index`` that does not start with one of ``marks``."""
-        while index < limit and self.contents[index].lstrip(BLANK)[:1] in set(marks):
+        chars = frozenset(marks)  # a set: '' (a blank line) is in every string
+        while index < limit and self.contents[index].lstrip(BLANK)[:1] in chars:
             index += 1
         return index
 

@@ -153,7 +153,8 @@ def _null(value: Any) -> Any:
 
 def _gate_value(result: GateResult, name: str) -> Any:
     # spawn_count and spawn_score are the spawn decision's count and score.
-    return getattr(result.spawn, name[6:]) if name.startswith("spawn_") else getattr(result, name)
+    spawn = name.removeprefix("spawn_")
+    return getattr(result.spawn, spawn) if spawn != name else getattr(result, name)
 
 
 def gate_for(case: Case, rules: Rules) -> GateResult:

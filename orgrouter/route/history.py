@@ -110,12 +110,13 @@ def request_records(path: str, reports: Iterable[RequestReport]) -> list[RouteRe
 
 def corrections(path: str, data: bytes, newline: bytes) -> list[RouteRecord]:
     """Return a ``corrected`` record for each result in ``data`` the user has edited."""
-    if find_mark(data) < 0:
+    first = find_mark(data)
+    if first < 0:
         return []  # no result at all: the common case costs one search
     # One linear headline scan; each result drawer belongs to the headline above it.
     document = Document(data, newline=newline)
     found: dict[str, RouteRecord] = {}
-    for index in marked_headlines(document):
+    for index in marked_headlines(document, first):  # none before the first mark
         head = document.head(index)
         identity = head.drawer.get(RESULT_KEY) if head.drawer is not None else None
         if identity is None or identity.value in found or not _edited(data, head):

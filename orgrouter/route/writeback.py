@@ -118,7 +118,7 @@ def apply_plans(
             if not _inside(at, gone)
         )
         level = child_level(entry.level, odd_levels)
-        window.edits.extend(_append(begin, new, level) for new in plan.results)
+        window.edits.extend(_append(begin, new, level, plan.request.hash) for new in plan.results)
         windows.append(window)
     by_begin = {window.begin: window for window in windows}
     for plan in plans:
@@ -184,7 +184,9 @@ def _inside(offset: int, ranges: Sequence[tuple[int, int]]) -> bool:
     return any(begin <= offset < end for begin, end in ranges)
 
 
-def _append(parent: int, new: NewResult, level: int | None = None) -> AppendChild:
+def _append(
+    parent: int, new: NewResult, level: int | None = None, request_hash: str | None = None
+) -> AppendChild:
     """Return the edit that appends ``new`` under the headline at ``parent``, at ``level``."""
     result = new.result
     properties = [
@@ -197,7 +199,7 @@ def _append(parent: int, new: NewResult, level: int | None = None) -> AppendChil
         title=result.title,
         identity=(RESULT_KEY, new.identity),
         # A request below with the same instruction (hence hash) has its own results.
-        fence=(HASH_KEY, new.identity.rpartition("/")[0]),
+        fence=(HASH_KEY, request_hash) if request_hash else None,
         body=result.body,
         properties=tuple(properties),
         tags=result.tags,

@@ -53,12 +53,11 @@ class GreetSkill(BaseSkill):
         backend = ctx.model()
         if backend is None:
             return stimulus
-        from orgrouter.neuro.backend import Message
         from orgrouter.neuro.prompts import skill_prompt
-        from orgrouter.skills.replies import model_name
+        from orgrouter.skills.replies import chat, model_name
 
         # Only the greeting goes to the model: it needs none of the notes.
-        messages = [Message("system", skill_prompt("greet")), Message("user", stimulus.text)]
+        messages = chat(skill_prompt("greet"), stimulus.text, "")
         try:
             completion = backend.complete(messages, purpose="greet")
         except ModelError:

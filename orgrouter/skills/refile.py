@@ -82,8 +82,8 @@ def org_files(root: Path | None, ctx: Context | None = None) -> tuple[str, ...]:
         subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
         folder = os.path.join(directory, "")  # as os.path.join(directory, name) starts
         found.extend(folder + n for n in sorted(names) if n.endswith(".org") and n[0] != ".")
-    memo[key] = tuple(found)
-    return tuple(found)
+    files = memo[key] = tuple(found)
+    return files
 
 
 def _memo(ctx: Context | None) -> dict[str, object]:

@@ -7,9 +7,10 @@ shape, so that every other module can depend on it cheaply.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, dataclass_transform
 
 
+@dataclass_transform(kw_only_default=True)  # mypy checks each record's keywords
 class Record:
     """A mutable record: built from keywords over its class's defaults, compared by value.
 

@@ -123,7 +123,7 @@ def fold(text: str) -> str:
 
 
 def scan_search(
-    files: Iterable[Path],
+    files: Sequence[Path],
     read: Callable[[Path], str],
     tokens: Sequence[str],
     privacy_tags: Collection[str],
@@ -131,51 +131,143 @@ def scan_search(
     limit: int = 25,
 ) -> Answer:
     """Return the headlines of ``files`` holding every token (see ``plain_tokens``)."""
-    # The word first, its boundaries after: a literal start is found at memchr speed.
-    patterns = [
-        re.compile(rf"{re.escape(t)}(?<![^\W_]{re.escape(t)})(?![^\W_])") for t in tokens
-    ]
-    stats = _Stats()
-    holding = [0] * len(tokens)  # occurrences of each token: BM25's document counts, nearly
-    # Each note's hits as (offset, weighted counts, length): only the best are read
-    # again, to be shown.
-    found: list[tuple[Path, str, list[Hit]]] = []
-    unreadable = 0
-    marks = prelude_marks(privacy_tags)
-    batch: list[tuple[Path, str]] = []  # plain ASCII notes, searched as one string
-    size = 0
+    text_pass = TextPass(files, read, privacy_tags)
+    text_pass.learn(tokens)
     for path in files:
-        try:
-            text = read(path)
-        except (OSError, OrgRouterError):
-            unreadable += 1
-            continue
+        text_pass.offer(_text_of(read, path))
+    return text_pass.answer(tokens, limit)
+
+
+def _text_of(read: Callable[[Path], str], path: Path) -> str | None:
+    """Return the text ``read`` gives of ``path``, None if it cannot be read."""
+    try:
+        return read(path)
+    except (OSError, OrgRouterError):
+        return None
+
+
+class _Query:
+    """One query's pass: its patterns, how often each token occurs, the notes' hits."""
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        # The word first, its boundaries after: a literal start is found at memchr speed.
+        self.patterns = [
+            re.compile(rf"{re.escape(t)}(?<![^\W_]{re.escape(t)})(?![^\W_])") for t in tokens
+        ]
+        self.holding = [0] * len(tokens)  # BM25's document counts, nearly
+        # Each note's hits as (offset, weighted counts, length): only the best are read
+        # again, to be shown.
+        self.found: list[tuple[Path, str, list[Hit]]] = []
+
+
+class TextPass:
+    """Queries answered from the text of ``files``, given note by note in their order.
+
+    A run whose scan reads every note gives each note's text here as it reads it
+    (``offer``), so its searches need no second read: a query learned after some notes
+    were given reads only those again (``read``). ``offered`` notes were passed before
+    this pass existed. The answers are ``scan_search``'s: the notes are searched in the
+    same order, BM25's statistics taken once, from every note in order.
+    """
+
+    def __init__(
+        self,
+        files: Sequence[Path],
+        read: Callable[[Path], str],
+        privacy_tags: Collection[str],
+        *,
+        offered: int = 0,
+    ) -> None:
+        self.files, self.read, self.tags = files, read, privacy_tags
+        self.offered = offered
+        self.marks = prelude_marks(privacy_tags)
+        self.stats = _Stats()
+        self.unreadable = 0
+        self.queries: dict[tuple[str, ...], _Query] = {}
+        self.batch: list[tuple[Path, str]] = []  # plain ASCII notes, searched as one string
+        self.size = 0
+
+    def learn(self, tokens: Sequence[str]) -> None:
+        """Search for ``tokens`` too, in the notes given so far (read again) and later ones."""
+        key = tuple(tokens)
+        if key in self.queries:
+            return
+        self._search(self.batch, self.queries.values())  # given before the query: not its
+        self.batch, self.size = [], 0
+        first, query = not self.queries, _Query(tokens)
+        self.queries[key] = query
+        batch: list[tuple[Path, str]] = []
+        size = 0
+        for path in self.files[: self.offered]:
+            size = self._take(path, _text_of(self.read, path), [query], batch, size, first)
+        self._search(batch, [query])
+
+    def offer(self, text: str | None) -> None:
+        """Search the next note of ``files``, whose text is ``text`` (None: unreadable)."""
+        path = self.files[self.offered]
+        self.offered += 1
+        if self.queries:
+            queries = list(self.queries.values())
+            self.size = self._take(path, text, queries, self.batch, self.size, True)
+
+    def _take(
+        self,
+        path: Path,
+        text: str | None,
+        queries: list[_Query],
+        batch: list[tuple[Path, str]],
+        size: int,
+        count: bool,
+    ) -> int:
+        """Search one note for ``queries`` (ASCII: in ``batch``); return the batch's size.
+
+        ``count``: the note counts in BM25's statistics (once per note, in order).
+        """
+        if text is None:
+            self.unreadable += count
+            return size
         if text.isascii():  # most notes: folding is lower-casing, offsets stay put
-            stats.add(text)
+            if count:
+                self.stats.add(text)
             batch.append((path, text))
-            size += len(text)
-            if size >= _BATCH_CHARS:
-                found += _batch_hits(batch, patterns, privacy_tags, marks, holding)
-                batch, size = [], 0
-            continue
+            if size + len(text) < _BATCH_CHARS:
+                return size + len(text)
+            self._search(batch, queries)
+            batch.clear()
+            return 0
         folded = fold(text)
-        stats.add(folded)
-        hits = _by_rows(text, folded, path, patterns, privacy_tags, holding)
-        if hits:
-            found.append((path, str(path), hits))
-    found += _batch_hits(batch, patterns, privacy_tags, marks, holding)
-    best = heapq.nsmallest(limit, _scored(found, stats, holding))
-    shown = []
-    for _score, _key, start, path in best:
-        try:  # the index's row of the headline at ``start`` (None: gone since)
-            rows = sections(read(path), privacy_tags, path, near=[start])
-        except (OSError, OrgRouterError):
-            continue
-        row = next((row for row in rows if row.start == start), None)
-        if row is not None:
-            shown.append(IndexHit(path, row.line, row.title, _snippet(row.body, patterns)))
-    total = sum(len(hits) for _path, _key, hits in found)
-    return Answer(shown, total - (len(best) - len(shown)), unreadable)
+        if count:
+            self.stats.add(folded)
+        for query in queries:
+            hits = _by_rows(text, folded, path, query.patterns, self.tags, query.holding)
+            if hits:
+                query.found.append((path, str(path), hits))
+        return size
+
+    def _search(self, batch: list[tuple[Path, str]], queries: Iterable[_Query]) -> None:
+        """Search the notes of ``batch`` for each of ``queries``."""
+        for query in queries:
+            query.found += _batch_hits(batch, query.patterns, self.tags, self.marks, query.holding)
+
+    def answer(self, tokens: Sequence[str], limit: int = 25) -> Answer:
+        """Return the answer to a learned query, once every note of ``files`` was given."""
+        assert self.offered == len(self.files), "a note was not given"
+        self._search(self.batch, self.queries.values())
+        self.batch, self.size = [], 0
+        query = self.queries[tuple(tokens)]
+        best = heapq.nsmallest(limit, _scored(query.found, self.stats, query.holding))
+        shown = []
+        for _score, _key, start, path in best:
+            try:  # the index's row of the headline at ``start`` (None: gone since)
+                rows = sections(self.read(path), self.tags, path, near=[start])
+            except (OSError, OrgRouterError):
+                continue
+            row = next((row for row in rows if row.start == start), None)
+            if row is not None:
+                snippet = _snippet(row.body, query.patterns)
+                shown.append(IndexHit(path, row.line, row.title, snippet))
+        total = sum(len(hits) for _path, _key, hits in query.found)
+        return Answer(shown, total - (len(best) - len(shown)), self.unreadable)
 
 
 def _scored(

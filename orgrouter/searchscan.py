@@ -28,6 +28,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
@@ -146,28 +147,24 @@ def _text_of(read: Callable[[Path], str], path: Path) -> str | None:
         return None
 
 
-class _Query:
-    """One query's pass: its patterns, how often each token occurs, the notes' hits."""
+class _Query(NamedTuple):
+    patterns: list[re.Pattern[str]]
+    holding: list[int]  # occurrences of each token: BM25's document counts, nearly
+    found: list[tuple[Path, str, list[Hit]]]  # each note's hits; the best are read again
 
-    def __init__(self, tokens: Sequence[str]) -> None:
-        # The word first, its boundaries after: a literal start is found at memchr speed.
-        self.patterns = [
-            re.compile(rf"{re.escape(t)}(?<![^\W_]{re.escape(t)})(?![^\W_])") for t in tokens
-        ]
-        self.holding = [0] * len(tokens)  # BM25's document counts, nearly
-        # Each note's hits as (offset, weighted counts, length): only the best are read
-        # again, to be shown.
-        self.found: list[tuple[Path, str, list[Hit]]] = []
+
+class _Batch(list[tuple[Path, str]]):
+    """Plain ASCII notes, searched as one string, and their size."""
+
+    size = 0
 
 
 class TextPass:
     """Queries answered from the text of ``files``, given note by note in their order.
 
-    A run whose scan reads every note gives each note's text here as it reads it
-    (``offer``), so its searches need no second read: a query learned after some notes
-    were given reads only those again (``read``). ``offered`` notes were passed before
-    this pass existed. The answers are ``scan_search``'s: the notes are searched in the
-    same order, BM25's statistics taken once, from every note in order.
+    A run whose scan reads every note gives each note's text (``offer``) as it reads it,
+    so its searches read no note again but those given before the query was learned
+    (``offered``: passed over before the pass began). The answers are ``scan_search``'s.
     """
 
     def __init__(
@@ -178,82 +175,66 @@ class TextPass:
         *,
         offered: int = 0,
     ) -> None:
-        self.files, self.read, self.tags = files, read, privacy_tags
-        self.offered = offered
-        self.marks = prelude_marks(privacy_tags)
-        self.stats = _Stats()
-        self.unreadable = 0
+        self.files, self.read, self.tags, self.offered = files, read, privacy_tags, offered
+        self.marks, self.stats, self.unreadable = prelude_marks(privacy_tags), _Stats(), 0
         self.queries: dict[tuple[str, ...], _Query] = {}
-        self.batch: list[tuple[Path, str]] = []  # plain ASCII notes, searched as one string
-        self.size = 0
+        self.batch = _Batch()
 
     def learn(self, tokens: Sequence[str]) -> None:
-        """Search for ``tokens`` too, in the notes given so far (read again) and later ones."""
-        key = tuple(tokens)
-        if key in self.queries:
+        """Search for ``tokens`` too: in the notes given so far (read again) and those to come."""
+        if tuple(tokens) in self.queries:
             return
-        self._search(self.batch, self.queries.values())  # given before the query: not its
-        self.batch, self.size = [], 0
-        first, query = not self.queries, _Query(tokens)
-        self.queries[key] = query
-        batch: list[tuple[Path, str]] = []
-        size = 0
-        for path in self.files[: self.offered]:
-            size = self._take(path, _text_of(self.read, path), [query], batch, size, first)
+        self._search(self.batch, self.queries.values())  # all given before this query
+        # The word first, its boundaries after: a literal start is found at memchr speed.
+        patterns = [
+            re.compile(rf"{re.escape(t)}(?<![^\W_]{re.escape(t)})(?![^\W_])") for t in tokens
+        ]
+        query = _Query(patterns, [0] * len(tokens), [])
+        first, self.queries[tuple(tokens)] = not self.queries, query
+        batch = _Batch()
+        for path in self.files[: self.offered]:  # BM25's statistics: once, in order
+            self._take(path, _text_of(self.read, path), [query], batch, first)
         self._search(batch, [query])
 
     def offer(self, text: str | None) -> None:
         """Search the next note of ``files``, whose text is ``text`` (None: unreadable)."""
-        path = self.files[self.offered]
         self.offered += 1
         if self.queries:
-            queries = list(self.queries.values())
-            self.size = self._take(path, text, queries, self.batch, self.size, True)
+            path = self.files[self.offered - 1]
+            self._take(path, text, [*self.queries.values()], self.batch, True)
 
     def _take(
-        self,
-        path: Path,
-        text: str | None,
-        queries: list[_Query],
-        batch: list[tuple[Path, str]],
-        size: int,
-        count: bool,
-    ) -> int:
-        """Search one note for ``queries`` (ASCII: in ``batch``); return the batch's size.
-
-        ``count``: the note counts in BM25's statistics (once per note, in order).
-        """
+        self, path: Path, text: str | None, queries: list[_Query], batch: _Batch, count: bool
+    ) -> None:
+        """Search one note for ``queries`` (ASCII: in ``batch``); ``count`` it in the stats."""
         if text is None:
             self.unreadable += count
-            return size
-        if text.isascii():  # most notes: folding is lower-casing, offsets stay put
-            if count:
-                self.stats.add(text)
-            batch.append((path, text))
-            if size + len(text) < _BATCH_CHARS:
-                return size + len(text)
-            self._search(batch, queries)
-            batch.clear()
-            return 0
-        folded = fold(text)
+            return
+        folded = text if text.isascii() else fold(text)
         if count:
             self.stats.add(folded)
-        for query in queries:
-            hits = _by_rows(text, folded, path, query.patterns, self.tags, query.holding)
-            if hits:
-                query.found.append((path, str(path), hits))
-        return size
+        if text.isascii():  # most notes: folding is lower-casing, offsets stay put
+            batch.append((path, text))
+            batch.size += len(text)
+            if batch.size >= _BATCH_CHARS:
+                self._search(batch, queries)
+        else:
+            for query in queries:
+                hits = _by_rows(text, folded, path, query.patterns, self.tags, query.holding)
+                query.found.extend([(path, str(path), hits)] if hits else [])
 
-    def _search(self, batch: list[tuple[Path, str]], queries: Iterable[_Query]) -> None:
-        """Search the notes of ``batch`` for each of ``queries``."""
+    def _search(self, batch: _Batch, queries: Iterable[_Query]) -> None:
+        """Search the notes of ``batch`` for each of ``queries``, and empty it."""
         for query in queries:
-            query.found += _batch_hits(batch, query.patterns, self.tags, self.marks, query.holding)
+            query.found.extend(
+                _batch_hits(batch, query.patterns, self.tags, self.marks, query.holding)
+            )
+        batch.clear()
+        batch.size = 0
 
     def answer(self, tokens: Sequence[str], limit: int = 25) -> Answer:
         """Return the answer to a learned query, once every note of ``files`` was given."""
-        assert self.offered == len(self.files), "a note was not given"
         self._search(self.batch, self.queries.values())
-        self.batch, self.size = [], 0
         query = self.queries[tuple(tokens)]
         best = heapq.nsmallest(limit, _scored(query.found, self.stats, query.holding))
         shown = []

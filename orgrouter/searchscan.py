@@ -124,8 +124,8 @@ def fold(text: str) -> str:
 
 
 def scan_search(
-    files: Sequence[Path],
-    read: Callable[[Path], str],
+    files: Sequence[str],
+    read: Callable[[str], str],
     tokens: Sequence[str],
     privacy_tags: Collection[str],
     *,
@@ -139,7 +139,7 @@ def scan_search(
     return text_pass.answer(tokens, limit)
 
 
-def _text_of(read: Callable[[Path], str], path: Path) -> str | None:
+def _text_of(read: Callable[[str], str], path: str) -> str | None:
     """Return the text ``read`` gives of ``path``, None if it cannot be read."""
     try:
         return read(path)
@@ -150,10 +150,10 @@ def _text_of(read: Callable[[Path], str], path: Path) -> str | None:
 class _Query(NamedTuple):
     patterns: list[re.Pattern[str]]
     holding: list[int]  # occurrences of each token: BM25's document counts, nearly
-    found: list[tuple[Path, str, list[Hit]]]  # each note's hits; the best are read again
+    found: list[tuple[str, str, list[Hit]]]  # each note's hits; the best are read again
 
 
-class _Batch(list[tuple[Path, str]]):
+class _Batch(list[tuple[str, str]]):
     """Plain ASCII notes, searched as one string, and their size."""
 
     size = 0
@@ -169,8 +169,8 @@ class TextPass:
 
     def __init__(
         self,
-        files: Sequence[Path],
-        read: Callable[[Path], str],
+        files: Sequence[str],
+        read: Callable[[str], str],
         privacy_tags: Collection[str],
         *,
         offered: int = 0,
@@ -204,7 +204,7 @@ class TextPass:
             self._take(path, text, [*self.queries.values()], self.batch, True)
 
     def _take(
-        self, path: Path, text: str | None, queries: list[_Query], batch: _Batch, count: bool
+        self, path: str, text: str | None, queries: list[_Query], batch: _Batch, count: bool
     ) -> None:
         """Search one note for ``queries`` (ASCII: in ``batch``); ``count`` it in the stats."""
         if text is None:
@@ -246,14 +246,14 @@ class TextPass:
             row = next((row for row in rows if row.start == start), None)
             if row is not None:
                 snippet = _snippet(row.body, query.patterns)
-                shown.append(IndexHit(path, row.line, row.title, snippet))
+                shown.append(IndexHit(Path(path), row.line, row.title, snippet))
         total = sum(len(hits) for _path, _key, hits in query.found)
         return Answer(shown, total - (len(best) - len(shown)), self.unreadable)
 
 
 def _scored(
-    found: list[tuple[Path, str, list[Hit]]], stats: _Stats, holding: list[int]
-) -> Iterator[tuple[float, str, int, Path]]:
+    found: list[tuple[str, str, list[Hit]]], stats: _Stats, holding: list[int]
+) -> Iterator[tuple[float, str, int, str]]:
     """Yield (minus FTS5's bm25 score, path, offset, path) for every hit: best first sorts."""
     rows = stats.rows()
     idfs = []
@@ -271,12 +271,12 @@ def _scored(
 
 
 def _batch_hits(
-    batch: list[tuple[Path, str]],
+    batch: list[tuple[str, str]],
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
     marks: tuple[re.Pattern[str], tuple[str, ...]],
     holding: list[int],
-) -> list[tuple[Path, str, list[Hit]]]:
+) -> list[tuple[str, str, list[Hit]]]:
     """Return (path, key, hits) of each ASCII note of ``batch`` that holds a hit.
 
     The notes are joined by newlines, so each regex runs once over the batch: the words
@@ -379,7 +379,7 @@ def _marked(
 def _by_rows(
     text: str,
     folded: str,
-    path: Path,
+    path: str,
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
     holding: list[int] | None = None,
@@ -416,7 +416,7 @@ def _title_end(head: str, todo: TodoKeywords) -> int:
 def _row_hits(
     text: str,
     folded: str,
-    path: Path,
+    path: str,
     near: list[int],
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],

@@ -159,12 +159,9 @@ class Router:
             return [], None  # routing the file says so, in its turn
         words: list[list[str]] = []
         found = requests_in(data, path, env, newline)
-        limit, within = self.config.limits.instruction_chars, env.within or (0, len(data))
-        for request in found[1]:
-            answered = request.recorded(HASH_KEY) == request.hash and not env.force
-            too_long = len(request.instruction) > limit
-            if answered or too_long or not within[0] <= request.entry.begin < within[1]:
-                continue
+        for request in found[1]:  # those the route will run (or more: they cost a pass)
+            if request.recorded(HASH_KEY) == request.hash and not env.force:
+                continue  # answered
             if self.config.neuro_for(request.agent).backend != "rules":
                 continue  # a model decomposes it
             key = (request.instruction, request.items, file_agent)

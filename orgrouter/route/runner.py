@@ -172,18 +172,16 @@ class _Learning:
 
 def _text(scanned: Scanned) -> str | None:
     """Return the text of a file scanned as a search reads it (None: it cannot)."""
-    from orgrouter.io.text import decode_org, read_org_text
+    from orgrouter.io.text import decode_org
 
     try:
         if scanned.snapshot is not None:
             return scanned.snapshot.text
         if scanned.data is not None:
             return decode_org(scanned.data, scanned.path).text
-        if scanned.status == "cached":  # not read by the scan
-            return read_org_text(scanned.path)
-    except (OSError, OrgRouterError):
+    except OrgRouterError:
         pass
-    return None
+    return None  # failed or skipped (a cold run reads every note: none is "cached")
 
 
 def _current(scanned: Scanned, prefilter: Prefilter, cache: ScanCache) -> Scanned:

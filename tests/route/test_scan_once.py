@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from route_cli import run_cli
 
 from orgrouter import scancache
 from orgrouter.io import text
 from orgrouter.route import runner
 from orgrouter.route.router import Router
 from orgrouter.skills.search import Lookup
-from route_cli import run_cli
 
 NOW = ("--now", "2026-12-01T09:00:00")
 

@@ -19,7 +19,6 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable
-from pathlib import Path
 from typing import NamedTuple
 
 from orgrouter.errors import ConflictError, InputError
@@ -207,16 +206,17 @@ class Scanned(NamedTuple):
     a later run) or ``failed`` (``error`` says why).
     """
 
-    path: Path
+    path: str
     status: str
     snapshot: Snapshot | None = None
     reason: str | None = None
     error: InputError | None = None
     retry: bool = True  # skipped: a later run picks the file up
+    data: bytes | None = None  # clean: the bytes read (a cold run searches them)
 
 
 def scan_one(
-    path: Path, prefilter: Prefilter, cache: ScanCache, *, max_bytes: int = DEFAULT_MAX_BYTES
+    path: str, prefilter: Prefilter, cache: ScanCache, *, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Scanned:
     """Decide whether one file needs parsing, with its bytes when it does."""
     entry = cache.get(path)
@@ -257,7 +257,7 @@ def scan_one(
             return Scanned(path, "failed", error=error)
     if not prefilter.matches(data):
         cache.record(path, st, digest, has_request=False, settled=0)
-        return Scanned(path, "clean")
+        return Scanned(path, "clean", data=data)
     try:
         snapshot = snapshot_of(
             path, os.path.realpath(path), data, st, sha256=digest, max_bytes=max_bytes
@@ -268,7 +268,7 @@ def scan_one(
     return Scanned(path, "candidate", snapshot=snapshot)
 
 
-def _unstatable(path: Path, error: OSError, cache: ScanCache) -> Scanned:
+def _unstatable(path: str, error: OSError, cache: ScanCache) -> Scanned:
     """Return the verdict on a file whose stat failed: gone since discovery, or failed."""
     if isinstance(error, FileNotFoundError):
         # Deleted between discovery and scan: nothing to do, and nothing lost.

@@ -40,12 +40,10 @@ def test_content_end_stops_after_the_last_non_blank_line() -> None:
     assert content_end(b"* x", 0, 3) == 3  # no final newline: the end of the data
 
 
-def test_ancestors_below_find_and_at() -> None:
+def test_ancestors_find_and_at() -> None:
     outline = Outline(TEXT)
     assert outline.ancestors(2) == [1, 0]
     assert outline.ancestors(4) == []
-    assert [e.index for e in outline.below(0)] == [1, 2, 3]
-    assert outline.below(2) == []
     assert [outline.find(o) for o in (0, 6, 9, 15, len(TEXT))] == [None, 0, 0, 1, 4]
     assert outline.at(15).index == 1
     with pytest.raises(ValueError, match="no headline starts at byte 16"):

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from orgrouter.config import Config
+    from orgrouter.configload import LoadedConfig
 
 
 def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
@@ -28,9 +27,10 @@ def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
     stream.flush()
 
 
-def warn_environment(config: Config, warnings: Iterable[str] = ()) -> None:
-    """Print ``warnings``, then one for each ``ORGROUTER_*`` variable no one reads, on stderr."""
+def warn_environment(loaded: LoadedConfig) -> None:
+    """Print the configuration's warnings (a removed key, with its file and line), then one
+    for each ``ORGROUTER_*`` variable no one reads, on stderr."""
     from orgrouter.configload import env_warnings
 
-    for warning in [*warnings, *env_warnings(os.environ, config)]:
+    for warning in [*loaded.warnings, *env_warnings(os.environ, loaded.config)]:
         echo(f"orgrouter: warning: {warning}", err=True)

@@ -33,7 +33,7 @@ def ask(text: str, config_file: str | None, agent: str | None) -> int:
     if text == "-":
         text = sys.stdin.read()
     loaded = load_config(Path.cwd(), cli_file=config_file)
-    warn_environment(loaded.config)
+    warn_environment(loaded)
     answer = answer_chat(text, loaded.config, agent=agent)
     org = answer.org()
     if org:

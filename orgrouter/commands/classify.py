@@ -46,7 +46,7 @@ def configured(config_file: str | None, rules_dir: str | None) -> tuple[Config, 
 
     loaded = load_config(Path.cwd(), cli_file=config_file)
     config = loaded.config
-    warn_environment(config)
+    warn_environment(loaded)
     targets = configured_targets(config, base_dir=loaded.directory)
     return config, configured_rules(rules_dir or config.rules.dir, base=Path.cwd(), targets=targets)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from orgrouter.commands.options import CONFIG, verbosity
+from orgrouter.commands.options import CONFIG, verbosity, warn_environment
 from orgrouter.config import NeuroConfig
 from orgrouter.configload import LoadedConfig, Source, all_keys, load_config, section_keys
 
@@ -85,4 +85,5 @@ def config(path: str | None, config_file: str | None, as_json: bool) -> None:
     $XDG_CONFIG_HOME/orgrouter/config.toml > defaults.
     """
     loaded = load_config(Path(path or "."), cli_file=config_file, env=os.environ)
+    warn_environment(loaded)
     click.echo(render_json(loaded) if as_json else render_text(loaded))

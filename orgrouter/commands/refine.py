@@ -38,7 +38,7 @@ def _common(func: F) -> F:
     ) -> Any:
         from orgrouter.configload import load_config
 
-        warn_environment(load_config(Path.cwd(), cli_file=config_file).config)
+        warn_environment(load_config(Path.cwd(), cli_file=config_file))
         return func(*args, call=_Call(config_file, state_path, log_path, as_json), **kwargs)
 
     return verbosity(CONFIG(STATE(_LOG(_JSON(run)))))  # type: ignore[return-value]

@@ -59,7 +59,7 @@ def run(
     warm_key = _warm_key(paths, mode, agent or config_file or use_stdin)
     loaded = load_config(start, cli_file=config_file, env=os.environ, overrides=overrides)
     config = loaded.config
-    warn_environment(config, loaded.warnings)
+    warn_environment(loaded)
     printer = _printer(as_json)
     options = RunOptions(
         mode=mode,

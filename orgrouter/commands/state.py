@@ -30,7 +30,7 @@ def _located(func: F) -> F:
     def run(notes_root: str, state_path: str | None, config_file: str | None, **kwargs: Any) -> Any:
         root = find_notes_root([notes_root])
         loaded = load_config(root, cli_file=config_file, env=os.environ)
-        warn_environment(loaded.config)
+        warn_environment(loaded)
         return func(root, resolve_state_path(state_path, os.environ, loaded.config, root), **kwargs)
 
     root = click.argument(

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from orgrouter.babel.record import TargetRecord
     from orgrouter.babel.run import Tangler, TangleReport
     from orgrouter.config import Config
+    from orgrouter.configload import LoadedConfig
     from orgrouter.writemode import WriteMode
 
 
@@ -76,9 +77,10 @@ def tangle(
 
     def tangler_for(notes_root: Path) -> tuple[Tangler, Config]:
         if notes_root not in tanglers:
-            tanglers[notes_root] = _tangler(notes_root, mode, force, config_file, state_path)
+            tangler, loaded = _tangler(notes_root, mode, force, config_file, state_path)
+            tanglers[notes_root] = tangler, loaded.config
             if len(tanglers) == 1:
-                warn_environment(tanglers[notes_root][1])
+                warn_environment(loaded)
         return tanglers[notes_root]
 
     for notes_root, given in _by_root(paths or (Path("."),), root).items():
@@ -111,7 +113,7 @@ def _by_root(paths: Iterable[Path], root: Path | None) -> dict[Path, list[Path]]
 
 def _tangler(
     notes_root: Path, mode: WriteMode, force: bool, config_file: str | None, state: str | None
-) -> tuple[Tangler, Config]:
+) -> tuple[Tangler, LoadedConfig]:
     """Return a Tangler confined to ``notes_root`` and its tangle.allow, and the config."""
     from orgrouter.babel.run import Tangler
     from orgrouter.babel.safety import allowed_dirs
@@ -121,7 +123,7 @@ def _tangler(
     # configload made file entries absolute, relative to their file: base only serves the rest.
     allowed = [notes_root, *allowed_dirs(loaded.config.tangle.allow, notes_root)]
     record = _open_record(state, notes_root, loaded.config)
-    return Tangler(allowed, mode, force, record), loaded.config
+    return Tangler(allowed, mode, force, record), loaded
 
 
 def _print_text(report: TangleReport, mode: WriteMode, verbose: bool, quiet: bool) -> None:
@@ -181,9 +183,10 @@ def detangle(files: tuple[Path, ...], state_path: str | None, quiet: bool) -> in
     for path in files:
         root = find_notes_root([path])
         try:
-            config = load_config(root).config
+            loaded = load_config(root)
+            config = loaded.config
             if not warned:
-                warn_environment(config)
+                warn_environment(loaded)
                 warned = True
             record = _open_record(state_path, root, config)
             for message in detangle_file(path, record):

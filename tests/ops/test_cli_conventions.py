@@ -185,6 +185,25 @@ def test_quiet_everywhere_and_never_with_verbose(
     assert all(line.startswith("orgrouter: error: ") for line in err.splitlines()), err
 
 
+@pytest.mark.parametrize("command", ALL_COMMANDS, ids=" ".join)
+def test_every_command_that_reads_the_configuration_warns_of_a_removed_key(
+    command: list[str], notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A setting that does nothing any more must say so whichever command reads it, with
+    # its file and line; not only `route` (classify, ask and refine read from the cwd).
+    monkeypatch.chdir(notes)
+    (notes / "orgrouter.toml").write_text("[limits]\npool_from = 64\n")
+    args = [str(notes) + part[5:] if part.startswith("NOTES") else part for part in command]
+    _code, _, err = invoke(args, tmp_path)
+    warning = (
+        f"orgrouter: warning: {notes / 'orgrouter.toml'}:2: limits.pool_from has no effect "
+        "since 0.2: the process pool was removed"
+    )
+    reads_config = command[0] != "parse"
+    assert (warning in err.splitlines()) is reads_config, err
+    assert err.count("pool_from") == reads_config, err
+
+
 def test_quiet_and_verbose_before_the_command_are_the_commands_own(tmp_path: Path) -> None:
     # Scripts write `orgrouter -q route ...` as often as `orgrouter route -q ...`.
     code, _, err = invoke(["-q", "route", "--stdin"], tmp_path, stdin=REQUEST)

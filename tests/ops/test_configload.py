@@ -272,3 +272,20 @@ def test_a_removed_key_warns_with_its_line_and_the_file_still_applies(
         "the process pool was removed"
     ]
     assert loaded.ignored_env == ["ORGROUTER_WORKERS"]
+
+
+def test_each_configuration_has_its_own_lists_and_sections() -> None:
+    # The sections are config.Record classes, whose defaults live on the class: a
+    # list or section shared between two configurations would leak one run's
+    # settings into the next (serve, tests).
+    from orgrouter.config import AgentConfig, Config
+
+    first, second = Config(), Config()
+    first.scan.include.append("*.txt")
+    first.agent.sub_agents.append("otto")
+    first.agents["hal"] = first.neuro
+    assert second == Config() != first
+    assert (second.scan.include, second.agent.sub_agents, second.agents) == (["*.org"], [], {})
+    assert Config(agent=AgentConfig(name="Hal")).agent.name == "Hal"
+    with pytest.raises(TypeError, match="no field 'nam'"):
+        AgentConfig(nam="Hal")

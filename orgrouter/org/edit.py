@@ -32,7 +32,7 @@ from typing import NamedTuple
 from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
-from orgrouter.org.outline import Outline
+from orgrouter.org.outline import Outline, content_end
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
@@ -167,7 +167,6 @@ class _Document:
     data: bytes
     newline: bytes
     heads: dict[int, Head] = field(default_factory=dict)
-    # Per folded property key, per value: the begins of the headlines setting it, in order.
     holders: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
     @cached_property
@@ -182,16 +181,14 @@ class _Document:
     def holding(self, key: str, value: str, below: int) -> list[int]:
         """Return the headlines in ``below``'s subtree whose drawer sets ``key`` to ``value``.
 
-        Indexed once per key (a walk of each request's subtree: quadratic when nested).
+        Indexed once per key: by value, the headlines in file order (a walk of each
+        request's subtree instead was quadratic in nested requests).
         """
-        key = key.casefold()
-        if key not in self.holders:
-            found = self.holders[key] = {}
+        if (key := key.casefold()) not in self.holders:
+            self.holders[key] = {}
             for line in self.outline.entries:
-                drawer = self.head(line.begin).drawer
-                prop = None if drawer is None else drawer.get(key)
-                if prop is not None:
-                    found.setdefault(prop.value, []).append(line.begin)
+                if (held := self.head(line.begin).value(key)) is not None:
+                    self.holders[key].setdefault(held, []).append(line.begin)
         begins = self.holders[key].get(value, [])
         entry = self.outline.at(below)
         return begins[bisect_right(begins, below) : bisect_left(begins, entry.subtree_end)]
@@ -323,17 +320,16 @@ class _Planner:
     def append_child(self, edit: AppendChild) -> None:
         identity = _checked(edit)
         planned = self.children.setdefault(edit.headline, [])
-        if any(_identity(c) == identity for c in planned) or self._has_child(edit, identity):
+        # Already planned, or in the subtree and neither a fence nor inside one (a request
+        # below with the same instruction: its results are its own).
+        fences = [] if edit.fence is None else self.doc.holding(*edit.fence, edit.headline)
+        fenced = [(f, self.doc.outline.at(f).subtree_end) for f in fences]
+        held = self.doc.holding(*identity, edit.headline)
+        if any(_identity(c) == identity for c in planned) or any(
+            not any(f <= begin < end for f, end in fenced) for begin in held
+        ):
             return
         planned.append(edit)
-
-    def _has_child(self, edit: AppendChild, identity: tuple[str, str]) -> bool:
-        fences = [] if edit.fence is None else self.doc.holding(*edit.fence, edit.headline)
-        for begin in self.doc.holding(*identity, edit.headline):
-            # Not a fence itself nor inside one (a fence's subtree holds its own results).
-            if not any(f <= begin < self.doc.outline.at(f).subtree_end for f in fences):
-                return True
-        return False
 
     def _tags(self, begin: int) -> tuple[tuple[int, int, int] | None, list[str]]:
         """Return (gap start, tags start, tags end) byte offsets and the tags."""
@@ -405,7 +401,7 @@ class _Planner:
             # Where two subtrees end at one point, the later (deeper) headline's children
             # go first, so that each child lands inside its own parent's subtree.
             # A child goes after the subtree's last non-blank line.
-            point = doc.outline.content_end(parent.index)
+            point = content_end(doc.data, parent.begin, parent.subtree_end)
             blocks.append((point, (3, -begin), lines))
         return self._merge(inline, blocks)
 

@@ -56,15 +56,9 @@ def content_end(data: bytes, begin: int, end: int) -> int:
 
     This is where a child appended to a subtree goes, and where a result's text ends.
     """
-    # Stripped in growing slices from the end: a copy of each nested request's subtree was cubic.
-    last, width = end, 256
-    while last > begin:
-        tail = data[max(begin, last - width) : last]
-        kept = len(tail.rstrip(b" \t\r\n"))
-        last -= len(tail) - kept
-        if kept:
-            break
-        width *= 2
+    last = end  # not data[begin:end].rstrip(): a copy of each nested request's subtree
+    while last > begin and data[last - 1] in b" \t\r\n":
+        last -= 1
     newline = data.find(b"\n", last, end)
     return end if newline < 0 else newline + 1
 
@@ -139,11 +133,6 @@ class Outline:
             chain.append(at)
             at = self.entries[at].parent
         return chain
-
-    def content_end(self, index: int) -> int:
-        """Return the end of the last non-blank line of headline ``index``'s subtree."""
-        entry = self.entries[index]
-        return content_end(self.data, entry.begin, entry.subtree_end)
 
 
 @dataclass

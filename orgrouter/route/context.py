@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from orgrouter.address import address_names
 from orgrouter.config import Config
-from orgrouter.marks import RESULT_KEY
+from orgrouter.marks import MARK
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.headline import parse_headline
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from orgrouter.state import StateDB
 
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
-_RESULT_MARK = f":{RESULT_KEY}:".encode()
 MAX_OUTLINE = 200  # headlines a skill is shown; a huge subtree is cut, not read whole
 MAX_OUTLINE_BYTES = 512 * 1024
 
@@ -174,7 +173,7 @@ def outline(
             body_end = following.start() if following else end
             head = data[begin:line_end].decode("utf-8", "replace").rstrip("\r")
             parsed = parse_headline(head, document.settings.todo)
-            marked = data.find(_RESULT_MARK, line_end + 1, body_end) >= 0
+            marked = data.find(MARK, line_end + 1, body_end) >= 0
             if line in requests or marked or find_address(parsed.raw, names):
                 skip_below = level
                 inside = document.outline.starting(begin)

@@ -122,12 +122,9 @@ def apply_plans(
         level = child_level(entry.level, odd_levels)
         window.edits.extend(_append(begin, new, level, plan.request.hash) for new in plan.results)
         windows.append(window)
-    by_begin = {window.begin: window for window in windows}
-    for plan in plans:
-        for at, tag in plan.tags:
-            if not _inside(at, gone):
-                window = _tag_window(data, windows, by_begin, moved(at))
-                window.edits.append(AddTag(moved(at), tag))
+    for plan in plans:  # a tag's line: planned with the request's window holding it, if any
+        for at, tag in ((moved(at), tag) for at, tag in plan.tags if not _inside(at, gone)):
+            windows.append(_Window(at, line_span(data, at)[1], [AddTag(at, tag)]))
     return _apply(data, _ranked_splices(data, windows, newline), record)
 
 
@@ -138,23 +135,6 @@ class _Window:
     begin: int
     end: int
     edits: list[Edit] = field(default_factory=list)
-
-
-def _tag_window(
-    data: bytes, windows: list[_Window], by_begin: dict[int, _Window], at: int
-) -> _Window:
-    """Return the innermost window holding headline ``at``, else a new one for its line."""
-    # Most tags go on a request's own headline: the window beginning there is the
-    # innermost (no window holding ``at`` begins later), found without a scan of all.
-    starting = by_begin.get(at)
-    if starting is not None:
-        return starting
-    holding = [w for w in windows if w.begin <= at < w.end]
-    if holding:
-        return max(holding, key=lambda w: w.begin)
-    window = by_begin[at] = _Window(at, line_span(data, at)[1])
-    windows.append(window)
-    return window
 
 
 def _ranked_splices(data: bytes, windows: Sequence[_Window], newline: bytes) -> list[Splice]:

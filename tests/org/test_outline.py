@@ -30,7 +30,7 @@ def test_subtree_ends_agree_with_the_outline_and_the_bytes_search() -> None:
 
 def test_content_end_stops_after_the_last_non_blank_line() -> None:
     outline = Outline(TEXT)
-    assert [TEXT[e.begin : outline.content_end(e.index)] for e in outline.entries] == [
+    assert [TEXT[e.begin : content_end(TEXT, e.begin, e.subtree_end)] for e in outline.entries] == [
         b"* A\ntext\n** B\n*** C\n\n\n** D\nd\n",
         b"** B\n*** C\n",
         b"*** C\n",

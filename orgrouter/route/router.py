@@ -9,13 +9,13 @@ runs (``route/runner.py``) and ``--stdin`` (``route/filter.py``) both route thro
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, InputError
+from orgrouter.records import field, record
 from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from orgrouter.route.pipeline import DocumentOutcome, RequestReport, RouteEnv
 
 
-@dataclass
+@record
 class RunOptions:
     """The choices of one ``orgrouter route`` run."""
 

@@ -217,7 +217,8 @@ def _identity(edit: AppendChild) -> tuple[str, str]:
     return key.casefold(), _check_property(key, value)
 
 
-def _check_tag(tag: str) -> None:
+def check_tag(tag: str) -> None:
+    """Raise ValueError when ``tag`` is not one Org reads as a tag."""
     if not _TAG_RE.fullmatch(tag):
         raise ValueError(f"invalid tag {tag!r}: Org tags are letters, digits, _ @ # %")
 
@@ -227,6 +228,31 @@ def _check_planning(keyword: str, timestamp: str) -> None:
         raise ValueError(f"planning keyword must be one of {PLANNING_KEYWORDS}: {keyword!r}")
     if not _TIMESTAMP_RE.fullmatch(timestamp):
         raise ValueError(f"invalid timestamp {timestamp!r}")
+
+
+def _checked(edit: AppendChild) -> tuple[str, str]:
+    """Raise ValueError for what of ``edit`` Org would not read back; return its identity."""
+    for key, value in edit.properties:
+        _check_property(key, value)
+    for tag in edit.tags:
+        check_tag(tag)
+    for keyword, stamp in edit.planning:
+        _check_planning(keyword, stamp)
+    if edit.todo is not None and not _TODO_RE.fullmatch(edit.todo):
+        raise ValueError(f"invalid TODO keyword {edit.todo!r}")
+    if edit.level is not None and edit.level < 1:
+        raise ValueError(f"a headline needs at least one star, not {edit.level}")
+    return _identity(edit)
+
+
+def check_child(edit: AppendChild, parent_level: int = 1) -> None:
+    """Raise the ValueError planning ``edit`` under a ``parent_level`` headline would raise.
+
+    The planner's own checks and line encoding, without a document to plan against.
+    """
+    _checked(edit)
+    for line in _child_lines(edit, parent_level):
+        line.encode("utf-8")  # a lone surrogate fails here, as the splice's text would
 
 
 class _Planner:
@@ -275,23 +301,13 @@ class _Planner:
         self.new_planning.setdefault(edit.headline, {})[edit.keyword] = edit.timestamp
 
     def add_tag(self, edit: AddTag) -> None:
-        _check_tag(edit.tag)
+        check_tag(edit.tag)
         pending = self.new_tags.setdefault(edit.headline, [])
         if edit.tag not in pending and edit.tag not in self._tags(edit.headline)[1]:
             pending.append(edit.tag)
 
     def append_child(self, edit: AppendChild) -> None:
-        for key, value in edit.properties:
-            _check_property(key, value)
-        for tag in edit.tags:
-            _check_tag(tag)
-        for keyword, stamp in edit.planning:
-            _check_planning(keyword, stamp)
-        if edit.todo is not None and not _TODO_RE.fullmatch(edit.todo):
-            raise ValueError(f"invalid TODO keyword {edit.todo!r}")
-        if edit.level is not None and edit.level < 1:
-            raise ValueError(f"a headline needs at least one star, not {edit.level}")
-        identity = _identity(edit)
+        identity = _checked(edit)
         planned = self.children.setdefault(edit.headline, [])
         if any(_identity(c) == identity for c in planned) or self._has_child(edit, identity):
             return
@@ -347,35 +363,6 @@ class _Planner:
         pad = max(1, TAGS_COLUMN - width - len(tag_text))
         return Splice(line.begin + len(head_text), end, b" " * pad + tag_text)
 
-    def _child_lines(self, edit: AppendChild) -> list[str]:
-        parent = self.doc.outline.at(edit.headline)
-        stars = "*" * (edit.level if edit.level is not None else parent.level + 1)
-        todo = f"{edit.todo} " if edit.todo else ""
-        head = f"{stars} {todo}{safe_line(edit.title)}"
-        if edit.tags:
-            tags = ":" + ":".join(edit.tags) + ":"
-            head = head.rstrip()
-            head += " " * max(1, TAGS_COLUMN - _width(head) - len(tags)) + tags
-        lines = [head]
-        if edit.planning:
-            lines.append(" ".join(f"{keyword}: {stamp}" for keyword, stamp in edit.planning))
-        props = [edit.identity, *(p for p in edit.properties if p[0] != edit.identity[0])]
-        body = strip_controls(edit.body).rstrip("\n")
-        escape = escape_safe if edit.org_safe else escape_plain
-        text = escape(body).split("\n") if body else []
-        if edit.check is not None:
-            key, digest = edit.check
-            # surrogatepass: a text that cannot be written fails below, naming its line
-            value = digest("\n".join([*lines, *text]).encode("utf-8", "surrogatepass"))
-            # Last, or in place of a property so named (as SetProperty would set it).
-            at = next((i for i, p in enumerate(props) if p[0].casefold() == key.casefold()), None)
-            if at is None:
-                props.append((key, value))
-            else:
-                props[at] = (props[at][0], value)
-        drawer = [_property_line(k, _check_property(k, v)) for k, v in props]
-        return [*lines, ":PROPERTIES:", *drawer, ":END:", *text]
-
     def finish(self) -> list[Splice]:
         doc = self.doc
         inline: dict[int, list[bytes]] = {}  # text added inside an existing line
@@ -403,11 +390,12 @@ class _Planner:
                 pos = head.planning.end if head.planning else head.headline.end
                 blocks.append((pos, (2, 0), [":PROPERTIES:", *lines, ":END:"]))
         for begin, children in self.children.items():
-            lines = [line for child in children for line in self._child_lines(child)]
+            parent = doc.outline.at(begin)
+            lines = [line for child in children for line in _child_lines(child, parent.level)]
             # Where two subtrees end at one point, the later (deeper) headline's children
             # go first, so that each child lands inside its own parent's subtree.
             # A child goes after the subtree's last non-blank line.
-            point = doc.outline.content_end(doc.outline.at(begin).index)
+            point = doc.outline.content_end(parent.index)
             blocks.append((point, (3, -begin), lines))
         return self._merge(inline, blocks)
 
@@ -431,6 +419,36 @@ class _Planner:
                 texts[pos] = head + newline + texts[pos][len(head) : -len(newline)]
         splices = [*self.replaces.values(), *(Splice(p, p, t) for p, t in texts.items())]
         return ordered(splices)
+
+
+def _child_lines(edit: AppendChild, parent_level: int) -> list[str]:
+    """Return the lines of the child ``edit`` appends under a ``parent_level`` headline."""
+    stars = "*" * (edit.level if edit.level is not None else parent_level + 1)
+    todo = f"{edit.todo} " if edit.todo else ""
+    head = f"{stars} {todo}{safe_line(edit.title)}"
+    if edit.tags:
+        tags = ":" + ":".join(edit.tags) + ":"
+        head = head.rstrip()
+        head += " " * max(1, TAGS_COLUMN - _width(head) - len(tags)) + tags
+    lines = [head]
+    if edit.planning:
+        lines.append(" ".join(f"{keyword}: {stamp}" for keyword, stamp in edit.planning))
+    props = [edit.identity, *(p for p in edit.properties if p[0] != edit.identity[0])]
+    body = strip_controls(edit.body).rstrip("\n")
+    escape = escape_safe if edit.org_safe else escape_plain
+    text = escape(body).split("\n") if body else []
+    if edit.check is not None:
+        key, digest = edit.check
+        # surrogatepass: a text that cannot be written fails below, naming its line
+        value = digest("\n".join([*lines, *text]).encode("utf-8", "surrogatepass"))
+        # Last, or in place of a property so named (as SetProperty would set it).
+        at = next((i for i, p in enumerate(props) if p[0].casefold() == key.casefold()), None)
+        if at is None:
+            props.append((key, value))
+        else:
+            props[at] = (props[at][0], value)
+    drawer = [_property_line(k, _check_property(k, v)) for k, v in props]
+    return [*lines, ":PROPERTIES:", *drawer, ":END:", *text]
 
 
 def plan_edits(data: bytes, edits: Iterable[Edit], *, newline: bytes = b"\n") -> list[Splice]:

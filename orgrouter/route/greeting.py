@@ -6,6 +6,10 @@ from collections.abc import Iterable
 
 from orgrouter.route.rules import Rules
 
+# The agent's names -> (the courtesy table, its words and those names, longest first):
+# sorted once per run, not once per request.
+_WORDS: dict[frozenset[str], tuple[tuple[str, ...], list[str]]] = {}
+
 
 def is_greeting(
     text: str, rules: Rules, selves: Iterable[str] = (), *, courtesy_only: bool = False
@@ -17,7 +21,14 @@ def is_greeting(
     decomposer drops beside a real request.
     """
     rest, greeted, polite = text.strip().lower().replace("\u2019", "'"), False, False
-    words = sorted({*rules.courtesy, *(name.lower() for name in selves)}, key=len, reverse=True)
+    names = frozenset(name.lower() for name in selves)
+    held = _WORDS.get(names)
+    if held is None or held[0] is not rules.courtesy:
+        if len(_WORDS) >= 8:
+            _WORDS.clear()
+        words = sorted({*rules.courtesy, *names}, key=len, reverse=True)
+        held = _WORDS[names] = (rules.courtesy, words)
+    words = held[1]
     while rest:
         found = rules.greetings.match(rest)
         if found and found.end() and (found.end() == len(rest) or not rest[found.end()].isalnum()):

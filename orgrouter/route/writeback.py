@@ -35,6 +35,8 @@ from orgrouter.org.edit import (
     Shift,
     Splice,
     apply_splices,
+    check_child,
+    check_tag,
     child_level,
     plan_edits,
 )
@@ -210,26 +212,25 @@ def _append(
     )
 
 
-_PROBE = b"* probe\n"
 _KEYWORD = re.compile(r"[^\s*]+")  # a TODO keyword: one word (no line break, no star)
 
 
 def result_problem(result: Result) -> str | None:
     """Return why ``result`` cannot be written (a bad tag, key or timestamp), or None.
 
-    The edit planner's own checks decide, on a one-line probe document, so a skill's
-    malformed result becomes an error result instead of failing the whole file.
+    The edit planner's own checks decide, so a skill's malformed result becomes an
+    error result instead of failing the whole file.
     """
     if not result.title.strip():
         return "empty title (a headline needs one)"
     if result.todo is not None and not _KEYWORD.fullmatch(result.todo):
         return f"invalid TODO keyword {result.todo!r}"
-    try:  # a body fails only to encode (a lone surrogate): else the probe need not escape it
+    try:  # a body fails only to encode (a lone surrogate): else it need not be escaped
         shown = replace(result, body="") if result.body.encode() else result
     except UnicodeEncodeError:
         shown = result  # the planner's own error says which character
     try:
-        plan_edits(_PROBE, [_append(0, NewResult("probe/1", shown, "probe"))])
+        check_child(_append(0, NewResult("probe/1", shown, "probe")))
     except ValueError as error:
         return str(error)
     return None
@@ -238,7 +239,7 @@ def result_problem(result: Result) -> str | None:
 def tag_problem(tag: str) -> str | None:
     """Return why ``tag`` cannot be added to a headline, or None."""
     try:
-        plan_edits(_PROBE, [AddTag(0, tag)])
+        check_tag(tag)
     except ValueError as error:
         return str(error)
     return None

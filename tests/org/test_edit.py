@@ -12,6 +12,8 @@ from orgrouter.org.edit import (
     Shift,
     Splice,
     apply_splices,
+    check_child,
+    check_tag,
     edit_bytes,
     plan_edits,
 )
@@ -213,3 +215,58 @@ def test_tags_after_a_megabyte_of_blanks() -> None:
     assert edit_bytes(data, [AddTag(0, "y")]) == b"* a" + b" " * 999_998 + b":x:y:\n"
     data = b"* " + b" \t" * 500_000 + b"x\n"
     assert edit_bytes(data, [AddTag(0, "y")]) == data[:-1] + b" :y:\n"
+
+
+_GOOD = AppendChild(0, "Result", ("ORGROUTER_RESULT", "h/1"), body="Text.", tags=("ok",))
+_WRITABLE = [
+    _GOOD,
+    _GOOD._replace(level=3, todo="TODO", planning=(("SCHEDULED", "<2026-12-04 Fri>"),)),
+]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        *_WRITABLE,
+        _GOOD._replace(properties=(("two words", "x"),)),
+        _GOOD._replace(properties=(("KEY", "a\nb"),)),
+        _GOOD._replace(identity=("ORGROUTER_RESULT", "h/1\0")),
+        _GOOD._replace(tags=("two words",)),
+        _GOOD._replace(planning=(("SCHEDULED", "soon"),)),
+        _GOOD._replace(planning=(("WHEN", "<2026-12-04 Fri>"),)),
+        _GOOD._replace(todo="TO DO"),
+        _GOOD._replace(level=0),
+        _GOOD._replace(title="not \udc80 UTF-8"),
+        _GOOD._replace(body="Fine.\nNot \udc80 UTF-8."),
+        _GOOD._replace(properties=(("KEY", "\ud800"),), org_safe=True),
+    ],
+)
+def test_checking_a_child_raises_what_planning_it_raises(edit: AppendChild) -> None:
+    # check_child is how a route learns a result cannot be written before planning it:
+    # it must fail exactly when, and with the message that, the planner itself would.
+    planned: str | None = None
+    try:
+        plan_edits(b"* parent\n", [edit])
+    except ValueError as error:
+        planned = str(error)
+    checked: str | None = None
+    try:
+        check_child(edit)
+    except ValueError as error:
+        checked = str(error)
+    assert checked == planned
+    assert (planned is None) == (edit in _WRITABLE)
+
+
+@pytest.mark.parametrize("tag", ["ok", "@home", "two words", "a:b", "", "\udc80"])
+def test_checking_a_tag_raises_what_adding_it_raises(tag: str) -> None:
+    planned = checked = None
+    try:
+        plan_edits(b"* parent\n", [AddTag(0, tag)])
+    except ValueError as error:
+        planned = str(error)
+    try:
+        check_tag(tag)
+    except ValueError as error:
+        checked = str(error)
+    assert checked == planned

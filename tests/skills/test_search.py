@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 
 from orgrouter.config import Config
 from orgrouter.skills.base import Context, Emit, Request, delegation
 from orgrouter.skills.search import SKILL as SEARCH
-from orgrouter.skills.search import Hit, org_link, query_words
+from orgrouter.skills.search import Hit, _relative_dir, org_link, query_words
 
 
 def _search(text: str, root: Path, request_file: Path) -> Emit:
@@ -56,6 +57,17 @@ def test_org_links_are_relative_to_the_note_whichever_directory_they_point_into(
     ]
     assert org_link(Hit(Path("x.org"), 1, "T"), Path.cwd()) == "[[file:x.org::*T][T]]"
 
+
+
+def test_a_link_s_relative_folder_is_relpath_s_for_every_pair() -> None:
+    # _relative_dir splits each folder once instead of calling os.path.relpath per link.
+    folders = ["/", "/n", "/n/work", "/n/work/sub", "/n/home", "/e", "/n/work/../home/"]
+    folders += ["//n//work/", "rel", "rel/sub", ".", "..", "../n", "/n/worker", "/n/work sub"]
+    for folder in folders:
+        for here in folders:
+            expected = os.path.relpath(folder, here)
+            expected = "" if expected == os.curdir else expected + os.sep
+            assert _relative_dir(folder, here) == expected, (folder, here)
 
 def test_search_without_hits(tmp_path: Path) -> None:
     (tmp_path / "a.org").write_text("* Lunch\n")

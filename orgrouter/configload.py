@@ -87,7 +87,7 @@ class LoadedConfig:
 def _sections() -> dict[str, type]:
     """Return section name -> record class, in declaration order (``agents`` excluded)."""
     hints = typing.get_type_hints(Config)
-    return {k: hints[k] for k in fields(Config) if hasattr(hints[k], "__record_fields__")}
+    return {k: hints[k] for k in fields(Config) if hasattr(hints[k], "_record_fields")}
 
 
 def section_keys(section: type) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from pathlib import Path
 
@@ -31,13 +31,17 @@ RUN_DISCOVERY = "discover:run"
 
 @record
 class Discovery:
-    """The outcome of a walk: files to scan, paths passed over, and paths that failed."""
+    """The outcome of a walk: files to scan, paths passed over, and paths that failed.
 
-    files: list[Path] = field(default_factory=list)
-    skipped: list[tuple[Path, str]] = field(default_factory=list)  # (path, reason)
+    Paths are strings spelt as ``Path`` spells them (``route .`` finds ``a/x.org``):
+    a ``Path`` per note cost as much as the walk itself.
+    """
+
+    files: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     # Of those, and directories, what is named like a note but cannot be routed (a FIFO,
     # a symlink loop, a directory named x.org): a run reports each once.
-    odd: list[tuple[Path, str]] = field(default_factory=list)
+    odd: list[tuple[str, str]] = field(default_factory=list)
     errors: list[InputError] = field(default_factory=list)
     # The directory arguments walked whole: only under these may a file that was not
     # found be taken as deleted (a run given one file says nothing about its siblings).
@@ -59,41 +63,48 @@ class _Patterns:
     A pattern without ``/`` matches a file or directory name anywhere in the tree; a
     pattern with ``/`` matches the path relative to the root it was found under
     (``*`` crosses ``/``, as in fnmatch; a leading ``**/`` may also match nothing).
-    Matching is case-sensitive, as on Linux.
+    Matching is case-sensitive, as on Linux. Each kind of pattern is one regex (what
+    ``fnmatch.fnmatchcase`` compiles, joined), so a name costs one match, not one per glob.
     """
 
     def __init__(self, scan: ScanConfig) -> None:
         include = _expand_globstar(scan.include)
         exclude = _expand_globstar(scan.exclude)
-        self.include_names = [p for p in include if "/" not in p]
-        self.include_paths = [p.strip("/") for p in include if "/" in p]
-        self.exclude_names = [p for p in exclude if "/" not in p]
-        self.exclude_paths = [p.strip("/") for p in exclude if "/" in p]
-
-        self.uses_paths = bool(self.include_paths or self.exclude_paths)
+        self.exclude_names = _globs(p for p in exclude if "/" not in p)
+        self.exclude_paths = _globs(p.strip("/") for p in exclude if "/" in p)
+        self.include_paths = _globs(p.strip("/") for p in include if "/" in p)
+        self.uses_paths = any("/" in p for p in (*include, *exclude))
         self.excludes = bool(exclude)
-        # The default include, "*.org", is a suffix test: no fnmatch per file.
-        suffixes: list[str] = []
-        self.include_globs: list[str] = []
-        for pattern in self.include_names:
-            if pattern.startswith("*") and not _MAGIC.search(pattern[1:]):
-                suffixes.append(pattern[1:])
-            else:
-                self.include_globs.append(pattern)
-        self.include_suffixes = tuple(suffixes)
+        # The default include, "*.org", is a suffix test: no regex per file.
+        names = [p for p in include if "/" not in p]
+        plain = [p for p in names if p.startswith("*") and not _MAGIC.search(p[1:])]
+        self.include_suffixes = tuple(p[1:] for p in plain)
+        self.include_names = _globs(p for p in names if p not in plain)
 
     def excluded(self, name: str, relative: str) -> bool:
-        return any(fnmatch.fnmatchcase(name, p) for p in self.exclude_names) or any(
-            fnmatch.fnmatchcase(relative, p) or fnmatch.fnmatchcase(relative + "/", p)
-            for p in self.exclude_paths
+        paths = self.exclude_paths
+        return bool(
+            self.exclude_names(name) or paths(relative) or paths(relative + "/")
         )
 
     def included(self, name: str, relative: str) -> bool:
-        return (
+        return bool(
             name.endswith(self.include_suffixes)
-            or any(fnmatch.fnmatchcase(name, p) for p in self.include_globs)
-            or any(fnmatch.fnmatchcase(relative, p) for p in self.include_paths)
+            or self.include_names(name)
+            or self.include_paths(relative)
         )
+
+
+def _globs(patterns: Iterable[str]) -> Callable[[str], object]:
+    """Return a test of whether a name matches any of the fnmatch ``patterns``."""
+    translated = [fnmatch.translate(p) for p in patterns]
+    if not translated:
+        return _never
+    return re.compile("|".join(translated)).match
+
+
+def _never(_name: str) -> bool:
+    return False
 
 
 def _expand_globstar(patterns: list[str]) -> list[str]:
@@ -124,9 +135,10 @@ class _Walker:
         self.seen_files: set[tuple[int, int]] = set()
         self.seen_dirs: set[tuple[int, int]] = set()
 
-    def visit_argument(self, path: Path) -> None:
+    def visit_argument(self, given: Path) -> None:
+        path = str(given)  # normalised once: children are joined as strings
         try:
-            st = path.stat()
+            st = os.stat(path)
         except FileNotFoundError:
             self._error(path, "no such file or directory" + _dangling(path))
             return
@@ -134,17 +146,18 @@ class _Walker:
             self._error(path, f"cannot read: {error.strerror or error}")
             return
         if stat.S_ISDIR(st.st_mode):
-            self.result.walked.append(path)
-            self.walk(path, path, st)
+            self.result.walked.append(given)
+            self.walk(path, "", st)
         elif stat.S_ISREG(st.st_mode):
             self._take(path, st.st_dev, st.st_ino)
         else:
             self._error(path, "is not a regular file or a directory")
 
-    def walk(self, root: Path, directory: Path, st: os.stat_result) -> None:
+    def walk(self, directory: str, relative: str, st: os.stat_result) -> None:
+        """Walk ``directory`` (``relative`` to its argument: '' or ending in ``/``)."""
         key = (st.st_dev, st.st_ino)
         if key in self.seen_dirs:
-            if directory.is_symlink():
+            if os.path.islink(directory):
                 self.result.skipped.append((directory, "symlink to a directory already walked"))
             return
         self.seen_dirs.add(key)
@@ -154,16 +167,20 @@ class _Walker:
         except OSError as error:
             self._error(directory, f"cannot list directory: {error.strerror or error}")
             return
+        # As Path joins: "." / "x" is "x"; only "/" and "//" end in a slash.
+        prefix = directory if directory.endswith("/") else directory + "/"
+        if directory == ".":
+            prefix = ""
         for entry in entries:
-            self._visit_entry(root, directory, st.st_dev, entry)
+            self._visit_entry(prefix, relative, st.st_dev, entry)
 
-    def _visit_entry(self, root: Path, directory: Path, dev: int, entry: os.DirEntry[str]) -> None:
+    def _visit_entry(self, prefix: str, under: str, dev: int, entry: os.DirEntry[str]) -> None:
         name = entry.name
         if name.startswith(".") or is_emacs_artifact(name):
             return
-        path = directory / name
+        path = prefix + name
         patterns = self.patterns
-        relative = path.relative_to(root).as_posix() if patterns.uses_paths else name
+        relative = under + name if patterns.uses_paths else name
         if patterns.excludes and patterns.excluded(name, relative):
             return
         try:
@@ -175,7 +192,7 @@ class _Walker:
             return
         if is_dir:
             try:
-                target = path.stat()
+                target = os.stat(path)
             except OSError as error:
                 self._error(path, f"cannot read: {error.strerror or error}")
                 return
@@ -184,18 +201,19 @@ class _Walker:
                 # are still routed. (A path glob such as journal/* matching a directory
                 # is a tree to walk, not an odd name.)
                 self.result.odd.append((path, "a directory, not a note (its notes are routed)"))
-            self.walk(root, path, target)
+            self.walk(path, relative + "/" if patterns.uses_paths else "", target)
             return
-        if not self.patterns.included(name, relative):
+        if not patterns.included(name, relative):
             return
         if not is_link:
+            # d_type and d_ino from the directory listing: no stat per note.
             if entry.is_file(follow_symlinks=False):
                 self._take(path, dev, entry.inode())
             else:
                 self._skip(path, "not a regular file", name, relative)
             return
         try:
-            target = path.stat()
+            target = os.stat(path)
         except FileNotFoundError:
             self._skip(path, "broken symlink" + _dangling(path), name, relative)
             return
@@ -207,20 +225,21 @@ class _Walker:
         else:
             self._skip(path, "not a regular file", name, relative)
 
-    def _skip(self, path: Path, reason: str, name: str, relative: str) -> None:
+    def _skip(self, path: str, reason: str, name: str, relative: str) -> None:
         """Pass over something that is not a usable file; report it if named like a note."""
         self.result.skipped.append((path, reason))
         if self.patterns.included(name, relative):
             self.result.odd.append((path, reason))
 
-    def _take(self, path: Path, dev: int, ino: int) -> None:
-        try:
-            str(path).encode()  # os.fsdecode made each byte that was not UTF-8 a surrogate
-        except UnicodeEncodeError:
-            # The state database (SQLite) holds UTF-8 text only: a name synced from a
-            # Latin-1 system failed the run where the cache was written, every run.
-            self._error(path, "file name is not valid UTF-8: rename it")
-            return
+    def _take(self, path: str, dev: int, ino: int) -> None:
+        if not path.isascii():
+            try:
+                path.encode()  # os.fsdecode made each byte that was not UTF-8 a surrogate
+            except UnicodeEncodeError:
+                # The state database (SQLite) holds UTF-8 text only: a name synced from a
+                # Latin-1 system failed the run where the cache was written, every run.
+                self._error(path, "file name is not valid UTF-8: rename it")
+                return
         key = (dev, ino)
         if key in self.seen_files:
             self.result.skipped.append((path, "same file as one already taken"))
@@ -228,11 +247,11 @@ class _Walker:
         self.seen_files.add(key)
         self.result.files.append(path)
 
-    def _error(self, path: Path, message: str) -> None:
+    def _error(self, path: str, message: str) -> None:
         self.result.errors.append(InputError(message, path=path))
 
 
-def _dangling(path: Path) -> str:
+def _dangling(path: str) -> str:
     """Return ' (symlink to TARGET)' when ``path`` is a dangling symlink, else ''."""
     try:
         return f" (symlink to {os.readlink(path)})"

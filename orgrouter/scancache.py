@@ -19,7 +19,6 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable
-from pathlib import Path
 from typing import NamedTuple
 
 from orgrouter.errors import ConflictError, InputError
@@ -207,7 +206,7 @@ class Scanned(NamedTuple):
     a later run) or ``failed`` (``error`` says why).
     """
 
-    path: Path
+    path: str
     status: str
     snapshot: Snapshot | None = None
     reason: str | None = None
@@ -216,7 +215,7 @@ class Scanned(NamedTuple):
 
 
 def scan_one(
-    path: Path, prefilter: Prefilter, cache: ScanCache, *, max_bytes: int = DEFAULT_MAX_BYTES
+    path: str, prefilter: Prefilter, cache: ScanCache, *, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Scanned:
     """Decide whether one file needs parsing, with its bytes when it does."""
     entry = cache.get(path)
@@ -268,7 +267,7 @@ def scan_one(
     return Scanned(path, "candidate", snapshot=snapshot)
 
 
-def _unstatable(path: Path, error: OSError, cache: ScanCache) -> Scanned:
+def _unstatable(path: str, error: OSError, cache: ScanCache) -> Scanned:
     """Return the verdict on a file whose stat failed: gone since discovery, or failed."""
     if isinstance(error, FileNotFoundError):
         # Deleted between discovery and scan: nothing to do, and nothing lost.

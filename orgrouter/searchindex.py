@@ -130,8 +130,8 @@ class SearchIndex:
 
     def refresh(
         self,
-        files: Iterable[Path],
-        read: Callable[[Path], str],
+        files: Iterable[str],
+        read: Callable[[str], str],
         *,
         under: Path | None = None,
     ) -> Refreshed:
@@ -149,7 +149,7 @@ class SearchIndex:
             )
         }
         seen: set[str] = set()
-        stale: list[tuple[Path, os.stat_result]] = []
+        stale: list[tuple[str, os.stat_result]] = []
         for path in files:
             key = os.fspath(path)
             seen.add(key)
@@ -303,7 +303,7 @@ def headline_starts(text: str) -> list[int]:
 
 
 def file_prelude(
-    text: str, privacy_tags: Collection[str], path: Path | None = None, folded: str = ""
+    text: str, privacy_tags: Collection[str], path: str | None = None, folded: str = ""
 ) -> tuple[TodoKeywords, bool, bool] | None:
     """Return a note's TODO keywords, whether a privacy tag and a result mark are written in it.
 
@@ -319,7 +319,7 @@ def file_prelude(
     # With the file's path, a relative #+SETUPFILE is found where Org finds it.
     folded = folded or text.casefold()
     has_settings = _SETTING_WORD.search(folded) and _SETTING.search(text)
-    settings = read_settings(text, path) if has_settings else None
+    settings = read_settings(text, None if path is None else Path(path)) if has_settings else None
     todo = DEFAULT_TODO if settings is None else settings.todo
     if settings is not None and is_private(settings.filetags, privacy_tags):
         return None
@@ -341,7 +341,7 @@ def prelude_marks(privacy_tags: Collection[str]) -> tuple[re.Pattern[str], tuple
 def sections(
     text: str,
     privacy_tags: Collection[str],
-    path: Path | None = None,
+    path: str | None = None,
     *,
     near: Iterable[int] | None = None,
 ) -> Iterator[Section]:

@@ -123,8 +123,8 @@ def fold(text: str) -> str:
 
 
 def scan_search(
-    files: Iterable[Path],
-    read: Callable[[Path], str],
+    files: Iterable[str],
+    read: Callable[[str], str],
     tokens: Sequence[str],
     privacy_tags: Collection[str],
     *,
@@ -139,10 +139,10 @@ def scan_search(
     holding = [0] * len(tokens)  # occurrences of each token: BM25's document counts, nearly
     # Each note's hits as (offset, weighted counts, length): only the best are read
     # again, to be shown.
-    found: list[tuple[Path, str, list[Hit]]] = []
+    found: list[tuple[str, str, list[Hit]]] = []
     unreadable = 0
     marks = prelude_marks(privacy_tags)
-    batch: list[tuple[Path, str]] = []  # plain ASCII notes, searched as one string
+    batch: list[tuple[str, str]] = []  # plain ASCII notes, searched as one string
     size = 0
     for path in files:
         try:
@@ -173,14 +173,14 @@ def scan_search(
             continue
         row = next((row for row in rows if row.start == start), None)
         if row is not None:
-            shown.append(IndexHit(path, row.line, row.title, _snippet(row.body, patterns)))
+            shown.append(IndexHit(Path(path), row.line, row.title, _snippet(row.body, patterns)))
     total = sum(len(hits) for _path, _key, hits in found)
     return Answer(shown, total - (len(best) - len(shown)), unreadable)
 
 
 def _scored(
-    found: list[tuple[Path, str, list[Hit]]], stats: _Stats, holding: list[int]
-) -> Iterator[tuple[float, str, int, Path]]:
+    found: list[tuple[str, str, list[Hit]]], stats: _Stats, holding: list[int]
+) -> Iterator[tuple[float, str, int, str]]:
     """Yield (minus FTS5's bm25 score, path, offset, path) for every hit: best first sorts."""
     rows = stats.rows()
     idfs = []
@@ -198,12 +198,12 @@ def _scored(
 
 
 def _batch_hits(
-    batch: list[tuple[Path, str]],
+    batch: list[tuple[str, str]],
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
     marks: tuple[re.Pattern[str], tuple[str, ...]],
     holding: list[int],
-) -> list[tuple[Path, str, list[Hit]]]:
+) -> list[tuple[str, str, list[Hit]]]:
     """Return (path, key, hits) of each ASCII note of ``batch`` that holds a hit.
 
     The notes are joined by newlines, so each regex runs once over the batch: the words
@@ -306,7 +306,7 @@ def _marked(
 def _by_rows(
     text: str,
     folded: str,
-    path: Path,
+    path: str,
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
     holding: list[int] | None = None,
@@ -343,7 +343,7 @@ def _title_end(head: str, todo: TodoKeywords) -> int:
 def _row_hits(
     text: str,
     folded: str,
-    path: Path,
+    path: str,
     near: list[int],
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],

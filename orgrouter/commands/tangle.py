@@ -101,13 +101,13 @@ def tangle(
     return report.exit_code
 
 
-def _by_root(paths: Iterable[Path], root: Path | None) -> dict[Path, list[Path]]:
+def _by_root(paths: Iterable[str | Path], root: Path | None) -> dict[Path, list[Path]]:
     """Group ``paths`` by their notes root (--root, else the nearest config root)."""
     from orgrouter.discover import find_notes_root
 
     groups: dict[Path, list[Path]] = {}
     for path in paths:
-        groups.setdefault((root or find_notes_root([path])).resolve(), []).append(path)
+        groups.setdefault((root or find_notes_root([path])).resolve(), []).append(Path(path))
     return groups
 
 

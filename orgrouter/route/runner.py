@@ -95,9 +95,8 @@ def run_route(
         for warning in router.warnings:
             report.emit(warning)
         if options.mode.writes:
-            present = [os.fspath(p) for p in found.files]
             for walked in found.walked:  # a run given one file says nothing of the rest
-                cache.forget_missing_under(walked, present)
+                cache.forget_missing_under(walked, found.files)
         cache.flush()
         if options.warm_key is not None and state is not None:
             from orgrouter.warm import record

@@ -34,7 +34,7 @@ def find_pending(start: Path, config: Config) -> tuple[list[dict[str, Any]], lis
     return items, errors
 
 
-def file_pending(path: Path, config: Config) -> list[dict[str, Any]]:
+def file_pending(path: str | os.PathLike[str], config: Config) -> list[dict[str, Any]]:
     """Return the pending items of one note."""
     from orgrouter.address import address_names, address_offsets
     from orgrouter.configload import agent_keyword_in_bytes

@@ -277,7 +277,8 @@ def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
     found = discover([root], ctx.config.scan)
     scored: list[tuple[int, Hit]] = []
     unreadable = len(found.errors)
-    for path in found.files:
+    for name in found.files:
+        path = Path(name)
         try:
             data = read_org_file(path).data
         except InputError:

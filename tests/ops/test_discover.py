@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from orgrouter.config import ScanConfig
 from orgrouter.discover import common_root, discover, find_notes_root, is_emacs_artifact
 
@@ -15,8 +17,8 @@ def touch(path: Path, text: str = "* x\n") -> Path:
     return path
 
 
-def rel(root: Path, paths: list[Path]) -> list[str]:
-    return [p.relative_to(root).as_posix() for p in paths]
+def rel(root: Path, paths: list[str]) -> list[str]:
+    return [os.path.relpath(p, root) for p in paths]
 
 
 def test_walk_skips_hidden_git_and_emacs_files_in_sorted_order(tmp_path: Path) -> None:
@@ -77,7 +79,7 @@ def test_explicit_files_are_always_taken(tmp_path: Path) -> None:
     odd = touch(tmp_path / ".hidden" / "notes.txt")
     backup = touch(tmp_path / "a.org~")
     found = discover([odd, backup], ScanConfig())
-    assert found.files == [odd, backup]
+    assert found.files == [str(odd), str(backup)]
 
 
 def test_symlinked_file_is_taken_once_and_loops_end(tmp_path: Path) -> None:
@@ -89,7 +91,7 @@ def test_symlinked_file_is_taken_once_and_loops_end(tmp_path: Path) -> None:
     os.symlink(tmp_path / "missing.org", tmp_path / "links" / "dangling.org")
     found = discover([tmp_path], ScanConfig())
     assert rel(tmp_path, found.files) == ["links/alias.org"]
-    reasons = {p.relative_to(tmp_path).as_posix(): r for p, r in found.skipped}
+    reasons = {os.path.relpath(p, tmp_path): r for p, r in found.skipped}
     assert reasons["real/a.org"] == "same file as one already taken"
     assert reasons["real/loop"] == "symlink to a directory already walked"
     assert reasons["links/dangling.org"] == f"broken symlink (symlink to {tmp_path}/missing.org)"
@@ -108,14 +110,14 @@ def test_symlinked_directory_outside_the_root_is_walked(tmp_path: Path) -> None:
 def test_the_same_file_given_twice_is_taken_once(tmp_path: Path) -> None:
     a = touch(tmp_path / "a.org")
     found = discover([a, tmp_path, tmp_path / "." / "a.org"], ScanConfig())
-    assert found.files == [a]
+    assert found.files == [str(a)]
 
 
 def test_missing_and_special_arguments_are_errors_not_crashes(tmp_path: Path) -> None:
     good = touch(tmp_path / "good.org")
     os.mkfifo(tmp_path / "pipe.org")
     found = discover([tmp_path / "nope.org", good, tmp_path / "pipe.org"], ScanConfig())
-    assert found.files == [good]
+    assert found.files == [str(good)]
     assert [str(e) for e in found.errors] == [
         f"{tmp_path}/nope.org: no such file or directory",
         f"{tmp_path}/pipe.org: is not a regular file or a directory",
@@ -126,7 +128,7 @@ def test_fifo_in_tree_is_skipped(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.org")
     found = discover([tmp_path], ScanConfig())
     assert found.files == []
-    assert found.skipped == [(tmp_path / "pipe.org", "not a regular file")]
+    assert found.skipped == [(str(tmp_path / "pipe.org"), "not a regular file")]
 
 
 def test_emacs_artifact_names() -> None:
@@ -191,9 +193,31 @@ def test_odd_things_named_like_notes_are_listed_for_the_report(tmp_path: Path) -
     os.symlink("loop.org", tmp_path / "loop.org")
     (tmp_path / "journal" / "2026").mkdir(parents=True)
     found = discover([tmp_path], ScanConfig(include=["*.org", "journal/*"]))
-    assert [(p.relative_to(tmp_path).as_posix(), r.split(":")[0]) for p, r in found.odd] == [
+    assert [(os.path.relpath(p, tmp_path), r.split(":")[0]) for p, r in found.odd] == [
         ("folder.org", "a directory, not a note (its notes are routed)"),
         ("loop.org", "unusable symlink"),
         ("pipe.org", "not a regular file"),
     ]
     assert rel(tmp_path, found.files) == ["folder.org/inner.org"]
+
+
+def test_paths_are_spelt_as_given_normalised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reports, the scan cache and links name a note as the walk spells it: relative to
+    # the directory given, without "./" or doubled slashes (as pathlib joins them).
+    touch(tmp_path / "a" / "x.org")
+    touch(tmp_path / "top.org")
+    monkeypatch.chdir(tmp_path)
+    assert discover(["."], ScanConfig()).files == ["a/x.org", "top.org"]
+    assert discover(["./a/"], ScanConfig()).files == ["a/x.org"]
+    assert discover(["a//", "./top.org"], ScanConfig()).files == ["a/x.org", "top.org"]
+    assert discover([f"{tmp_path}//a/."], ScanConfig()).files == [f"{tmp_path}/a/x.org"]
+    assert discover([Path("a")], ScanConfig()).walked == [Path("a")]
+
+
+def test_many_exclude_globs_each_still_apply(tmp_path: Path) -> None:
+    for name in ["keep.org", "a/skip-1.org", "b/c/kept.org", "c/d.org", "x.org"]:
+        touch(tmp_path / name)
+    scan = ScanConfig(exclude=["skip-*", "[ox]*.org", "c/", "nothing"])
+    assert rel(tmp_path, discover([tmp_path], scan).files) == ["b/c/kept.org", "keep.org"]

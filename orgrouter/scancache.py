@@ -212,6 +212,7 @@ class Scanned(NamedTuple):
     reason: str | None = None
     error: InputError | None = None
     retry: bool = True  # skipped: a later run picks the file up
+    data: bytes | None = None  # clean: the bytes read (a cold run searches them)
 
 
 def scan_one(
@@ -256,7 +257,7 @@ def scan_one(
             return Scanned(path, "failed", error=error)
     if not prefilter.matches(data):
         cache.record(path, st, digest, has_request=False, settled=0)
-        return Scanned(path, "clean")
+        return Scanned(path, "clean", data=data)
     try:
         snapshot = snapshot_of(
             path, os.path.realpath(path), data, st, sha256=digest, max_bytes=max_bytes

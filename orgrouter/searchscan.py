@@ -28,6 +28,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
@@ -123,7 +124,7 @@ def fold(text: str) -> str:
 
 
 def scan_search(
-    files: Iterable[str],
+    files: Sequence[str],
     read: Callable[[str], str],
     tokens: Sequence[str],
     privacy_tags: Collection[str],
@@ -131,51 +132,123 @@ def scan_search(
     limit: int = 25,
 ) -> Answer:
     """Return the headlines of ``files`` holding every token (see ``plain_tokens``)."""
-    # The word first, its boundaries after: a literal start is found at memchr speed.
-    patterns = [
-        re.compile(rf"{re.escape(t)}(?<![^\W_]{re.escape(t)})(?![^\W_])") for t in tokens
-    ]
-    stats = _Stats()
-    holding = [0] * len(tokens)  # occurrences of each token: BM25's document counts, nearly
-    # Each note's hits as (offset, weighted counts, length): only the best are read
-    # again, to be shown.
-    found: list[tuple[str, str, list[Hit]]] = []
-    unreadable = 0
-    marks = prelude_marks(privacy_tags)
-    batch: list[tuple[str, str]] = []  # plain ASCII notes, searched as one string
-    size = 0
+    text_pass = TextPass(files, read, privacy_tags)
+    text_pass.learn(tokens)
     for path in files:
-        try:
-            text = read(path)
-        except (OSError, OrgRouterError):
-            unreadable += 1
-            continue
+        text_pass.offer(_text_of(read, path))
+    return text_pass.answer(tokens, limit)
+
+
+def _text_of(read: Callable[[str], str], path: str) -> str | None:
+    """Return the text ``read`` gives of ``path``, None if it cannot be read."""
+    try:
+        return read(path)
+    except (OSError, OrgRouterError):
+        return None
+
+
+class _Query(NamedTuple):
+    patterns: list[re.Pattern[str]]
+    holding: list[int]  # occurrences of each token: BM25's document counts, nearly
+    found: list[tuple[str, str, list[Hit]]]  # each note's hits; the best are read again
+
+
+class _Batch(list[tuple[str, str]]):
+    """Plain ASCII notes, searched as one string, and their size."""
+
+    size = 0
+
+
+class TextPass:
+    """Queries answered from the text of ``files``, given note by note in their order.
+
+    A run whose scan reads every note gives each note's text (``offer``) as it reads it,
+    so its searches read no note again but those given before the query was learned
+    (``offered``: passed over before the pass began). The answers are ``scan_search``'s.
+    """
+
+    def __init__(
+        self,
+        files: Sequence[str],
+        read: Callable[[str], str],
+        privacy_tags: Collection[str],
+        *,
+        offered: int = 0,
+    ) -> None:
+        self.files, self.read, self.tags, self.offered = files, read, privacy_tags, offered
+        self.marks, self.stats, self.unreadable = prelude_marks(privacy_tags), _Stats(), 0
+        self.queries: dict[tuple[str, ...], _Query] = {}
+        self.batch = _Batch()
+
+    def learn(self, tokens: Sequence[str]) -> None:
+        """Search for ``tokens`` too: in the notes given so far (read again) and those to come."""
+        if tuple(tokens) in self.queries:
+            return
+        self._search(self.batch, self.queries.values())  # all given before this query
+        # The word first, its boundaries after: a literal start is found at memchr speed.
+        patterns = [
+            re.compile(rf"{re.escape(t)}(?<![^\W_]{re.escape(t)})(?![^\W_])") for t in tokens
+        ]
+        query = _Query(patterns, [0] * len(tokens), [])
+        first, self.queries[tuple(tokens)] = not self.queries, query
+        batch = _Batch()
+        for path in self.files[: self.offered]:  # BM25's statistics: once, in order
+            self._take(path, _text_of(self.read, path), [query], batch, first)
+        self._search(batch, [query])
+
+    def offer(self, text: str | None) -> None:
+        """Search the next note of ``files``, whose text is ``text`` (None: unreadable)."""
+        self.offered += 1
+        if self.queries:
+            path = self.files[self.offered - 1]
+            self._take(path, text, [*self.queries.values()], self.batch, True)
+
+    def _take(
+        self, path: str, text: str | None, queries: list[_Query], batch: _Batch, count: bool
+    ) -> None:
+        """Search one note for ``queries`` (ASCII: in ``batch``); ``count`` it in the stats."""
+        if text is None:
+            self.unreadable += count
+            return
+        folded = text if text.isascii() else fold(text)
+        if count:
+            self.stats.add(folded)
         if text.isascii():  # most notes: folding is lower-casing, offsets stay put
-            stats.add(text)
             batch.append((path, text))
-            size += len(text)
-            if size >= _BATCH_CHARS:
-                found += _batch_hits(batch, patterns, privacy_tags, marks, holding)
-                batch, size = [], 0
-            continue
-        folded = fold(text)
-        stats.add(folded)
-        hits = _by_rows(text, folded, path, patterns, privacy_tags, holding)
-        if hits:
-            found.append((path, str(path), hits))
-    found += _batch_hits(batch, patterns, privacy_tags, marks, holding)
-    best = heapq.nsmallest(limit, _scored(found, stats, holding))
-    shown = []
-    for _score, _key, start, path in best:
-        try:  # the index's row of the headline at ``start`` (None: gone since)
-            rows = sections(read(path), privacy_tags, path, near=[start])
-        except (OSError, OrgRouterError):
-            continue
-        row = next((row for row in rows if row.start == start), None)
-        if row is not None:
-            shown.append(IndexHit(Path(path), row.line, row.title, _snippet(row.body, patterns)))
-    total = sum(len(hits) for _path, _key, hits in found)
-    return Answer(shown, total - (len(best) - len(shown)), unreadable)
+            batch.size += len(text)
+            if batch.size >= _BATCH_CHARS:
+                self._search(batch, queries)
+        else:
+            for query in queries:
+                hits = _by_rows(text, folded, path, query.patterns, self.tags, query.holding)
+                query.found.extend([(path, str(path), hits)] if hits else [])
+
+    def _search(self, batch: _Batch, queries: Iterable[_Query]) -> None:
+        """Search the notes of ``batch`` for each of ``queries``, and empty it."""
+        for query in queries:
+            query.found.extend(
+                _batch_hits(batch, query.patterns, self.tags, self.marks, query.holding)
+            )
+        batch.clear()
+        batch.size = 0
+
+    def answer(self, tokens: Sequence[str], limit: int = 25) -> Answer:
+        """Return the answer to a learned query, once every note of ``files`` was given."""
+        self._search(self.batch, self.queries.values())
+        query = self.queries[tuple(tokens)]
+        best = heapq.nsmallest(limit, _scored(query.found, self.stats, query.holding))
+        shown = []
+        for _score, _key, start, path in best:
+            try:  # the index's row of the headline at ``start`` (None: gone since)
+                rows = sections(self.read(path), self.tags, path, near=[start])
+            except (OSError, OrgRouterError):
+                continue
+            row = next((row for row in rows if row.start == start), None)
+            if row is not None:
+                snippet = _snippet(row.body, query.patterns)
+                shown.append(IndexHit(Path(path), row.line, row.title, snippet))
+        total = sum(len(hits) for _path, _key, hits in query.found)
+        return Answer(shown, total - (len(best) - len(shown)), self.unreadable)
 
 
 def _scored(

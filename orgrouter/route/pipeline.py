@@ -112,21 +112,24 @@ class DocumentOutcome:
         return sum(1 for r in self.requests if r.status not in ("unchanged", "deferred"))
 
 
+Found = tuple[Document, list[FoundRequest]]  # a document and its requests (requests_in)
+
+
 def route_document(
-    data: bytes, path: str | None, env: RouteEnv, *, newline: bytes = b"\n"
+    data: bytes,
+    path: str | None,
+    env: RouteEnv,
+    *,
+    newline: bytes = b"\n",
+    requests: Found | None = None,
 ) -> DocumentOutcome:
-    """Return ``data`` with every request in it routed, and a report per request."""
+    """Return ``data`` with every request in it routed, and a report per request.
+
+    ``requests``: ``requests_in``'s answer for these bytes, if already asked.
+    """
     if newline == CR:
         return _route_mac(data, path, env)
-    names = env.names()
-    # Only the addressed headlines' subtrees and ancestors: a note of thousands of
-    # headlines with one request is not indexed whole.
-    offsets = address_offsets(data, names)
-    # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
-    # settings, so skip decoding and scanning the whole file to find none.
-    settings = None if _has_setting_line(data) else InBufferSettings()
-    document = Document.around(data, offsets, path, newline=newline, settings=settings)
-    found = find_requests(document, names, offsets)
+    document, found = requests or requests_in(data, path, env, newline)
     lines = frozenset(request.line for request in found)  # once, not once per request
     outlines: dict[int, tuple[Heading, ...]] = {}  # by scope: siblings share their parent's
     plans: list[RequestPlan] = []
@@ -161,6 +164,19 @@ def route_document(
 
     moved, writes = apply_moves(routed, moves, path, newline)
     return DocumentOutcome(moved, reports, deferred, writes, stages, retry)
+
+
+def requests_in(data: bytes, path: str | None, env: RouteEnv, newline: bytes = LF) -> Found:
+    """Return the document of ``data`` (LF or CRLF lines) and the requests in it."""
+    names = env.names()
+    # Only the addressed headlines' subtrees and ancestors: a note of thousands of
+    # headlines with one request is not indexed whole.
+    offsets = address_offsets(data, names)
+    # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
+    # settings, so skip decoding and scanning the whole file to find none.
+    settings = None if _has_setting_line(data) else InBufferSettings()
+    document = Document.around(data, offsets, path, newline=newline, settings=settings)
+    return document, find_requests(document, names, offsets)
 
 
 def _route_mac(data: bytes, path: str | None, env: RouteEnv) -> DocumentOutcome:

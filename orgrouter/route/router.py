@@ -20,7 +20,10 @@ from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
     from orgrouter.neuro.backend import NeuroBackend
-    from orgrouter.route.pipeline import DocumentOutcome, RequestReport, RouteEnv
+    from orgrouter.route.pipeline import DocumentOutcome, Found, RequestReport, RouteEnv
+    from orgrouter.route.request import FoundRequest
+
+    Planned = tuple[list[list[str]], Found | None]  # Router.plan: search words, requests
 
 
 @record
@@ -53,6 +56,7 @@ class Router:
         self._budget: Any = None
         self.warnings: list[str] = []
         self.pending: set[str] = set()  # files an interrupted move still holds (journal.py)
+        self._searches: dict[tuple[str, tuple[str, ...], str | None], list[list[str]]] = {}
 
     def env(self, file_agent: str | None) -> RouteEnv:
         """Return the route environment, loading skills and limiter on first use."""
@@ -118,8 +122,10 @@ class Router:
                 self._backends[key] = make_backend(settings, budget=self._budget)
         return self._backends[key]
 
-    def route(self, data: bytes, path: str | None, newline: bytes) -> DocumentOutcome:
-        """Route one document's bytes."""
+    def route(
+        self, data: bytes, path: str | None, newline: bytes, requests: Found | None = None
+    ) -> DocumentOutcome:
+        """Route one document's bytes (``requests``: what ``plan`` found in them)."""
         from orgrouter.configload import agent_keyword_in_bytes
         from orgrouter.route.pipeline import route_document
 
@@ -129,4 +135,56 @@ class Router:
             file_agent = agent_keyword_in_bytes(lines, path)
         except ConfigError as error:  # a bad keyword in one note fails that note only
             raise InputError(error.message, path=error.path, line=error.line) from None
-        return route_document(data, path, self.env(file_agent), newline=newline)
+        env = self.env(file_agent)
+        return route_document(data, path, env, newline=newline, requests=requests)
+
+    def plan(self, data: bytes, path: str | None, newline: bytes) -> Planned:
+        """Return the words each search that routing this document asks will look for.
+
+        Its requests as the route finds them (given back to ``route``), read as the gate
+        reads them: a run learns the words while it scans, so its text passes need no
+        second read of the notes. A request a model decomposes, or one a skill answers
+        otherwise, may ask other words: those are read for then (``skills/search``).
+        """
+        from orgrouter.configload import agent_keyword_in_bytes
+        from orgrouter.route.pipeline import requests_in
+        from orgrouter.route.request import HASH_KEY
+
+        if newline == b"\r":
+            return [], None  # routed in its LF view (pipeline._route_mac): found again then
+        try:
+            file_agent = agent_keyword_in_bytes(data, path)
+            env = self.env(file_agent)
+        except ConfigError:
+            return [], None  # routing the file says so, in its turn
+        words: list[list[str]] = []
+        found = requests_in(data, path, env, newline)
+        for request in found[1]:  # those the route will run (or more: they cost a pass)
+            if request.recorded(HASH_KEY) == request.hash and not env.force:
+                continue  # answered
+            if self.config.neuro_for(request.agent).backend != "rules":
+                continue  # a model decomposes it
+            key = (request.instruction, request.items, file_agent)
+            if key not in self._searches:
+                self._searches[key] = self._searched(request, env)
+            words += self._searches[key]
+        return words, found
+
+    def _searched(self, request: FoundRequest, env: RouteEnv) -> list[list[str]]:
+        """Return the words of the searches the gate lets ``request`` delegate."""
+        from orgrouter.route.gate import REJECTED, classify
+        from orgrouter.skills.search import query_words
+
+        if env.rules is None:
+            return []
+        gate = classify(
+            request.instruction,
+            env.rules,
+            config=self.config.sensor_gate,
+            items=request.items or None,
+            selves=env.selves(),
+        )
+        if gate.clarify or (gate.guardian_decision == REJECTED and gate.bypass is None):
+            return []
+        intents = gate.decomposition.intents
+        return [query_words(i.object or i.text) for i in intents if i.skill == "search"]

@@ -24,9 +24,12 @@ from orgrouter.route.router import Router, RunOptions
 from orgrouter.writemode import WriteMode, unified_diff
 
 if TYPE_CHECKING:  # the pipeline (skills, edits) loads only when a file holds work
+    from orgrouter.discover import Discovery
     from orgrouter.io.text import Snapshot
-    from orgrouter.route.pipeline import DocumentOutcome
-    from orgrouter.scancache import ScanCache
+    from orgrouter.prefilter import Prefilter
+    from orgrouter.route.pipeline import DocumentOutcome, Found
+    from orgrouter.scancache import ScanCache, Scanned
+    from orgrouter.skills.search import Lookup
 
 
 def run_route(
@@ -76,10 +79,28 @@ def run_route(
             log.emit("lock_taken_over", root=str(root), holder_id=lock.taken_over)
         bar = progress_for(len(found.files), quiet=report.quiet)
         report.emit = _above(bar, report.emit)
+        # Every file is scanned before any is routed: a cold run's searches are learned
+        # from the candidates and answered from the text the scan reads (_Learning).
+        learning = _Learning(router, found) if state is not None and cache.knows_nothing else None
+        kept: list[tuple[Scanned, Found | None]] = []  # what each file asks, in order
+        held = 0  # bytes of the snapshots kept; past KEEP_BYTES, a candidate is read again
         for path in found.files:
             scanned = scan_one(path, prefilter, cache)
             bar.advance()
             report.file_scanned(cached=scanned.status == "cached")
+            requests = learning.take(scanned) if learning is not None else None
+            if scanned.status in ("skipped", "failed", "candidate"):
+                if scanned.snapshot is not None and held + scanned.snapshot.size > KEEP_BYTES:
+                    scanned, requests = scanned._replace(snapshot=None), None
+                held += scanned.snapshot.size if scanned.snapshot is not None else 0
+                kept.append((scanned, requests))
+        bar.close()
+        if learning is not None and learning.lookup is not None:
+            learning.lookup.scanned_all()
+        for scanned, requests in kept:
+            if scanned.status == "candidate":
+                now = _current(scanned, prefilter, cache)
+                scanned, requests = now, requests if now is scanned else None
             if scanned.status == "skipped":
                 report.skip(scanned.path, scanned.reason or "skipped", retry=scanned.retry)
             elif scanned.status == "failed" and scanned.error is not None:
@@ -88,9 +109,8 @@ def run_route(
                 report.skip(scanned.path, "an interrupted move across files is not settled yet")
             elif scanned.status == "candidate" and scanned.snapshot is not None:
                 before = report.as_counts()
-                route_file(scanned.snapshot, router, report, options, cache)
+                route_file(scanned.snapshot, router, report, options, cache, requests)
                 log.emit("file_routed", path=os.fspath(scanned.path), **_delta(before, report))
-        bar.close()
         # The skills' load warnings, once (none unless a file was routed).
         for warning in router.warnings:
             report.emit(warning)
@@ -110,6 +130,78 @@ def run_route(
             lock.release()
         if state is not None:
             state.close()
+
+
+KEEP_BYTES = 4 << 20  # of the candidates' bytes kept from scan to routing
+
+
+class _Learning:
+    """A cold run's searches, learned from its candidates while the scan reads every note.
+
+    The requests of each candidate tell the run's ``Lookup`` (``skills/search.py``) the
+    words they will search for, and every note's text is given to it as it is read, so
+    the searches are answered when routing starts without reading the notes again.
+    """
+
+    def __init__(self, router: Router, found: Discovery) -> None:
+        self.router, self.found = router, found
+        self.lookup: Lookup | None = None
+        self.given = 0  # notes scanned so far
+        self.off = False  # the run's searches cannot be answered from its scan
+
+    def take(self, scanned: Scanned) -> Found | None:
+        """Learn the searches of one file just scanned, and give its text; return its requests."""
+        from orgrouter.skills.search import lookup_for
+
+        snapshot, requests = scanned.snapshot, None
+        if snapshot is not None and not self.off:
+            searches, requests = self.router.plan(snapshot.data, snapshot.path, snapshot.newline)
+            for words in searches:
+                if self.lookup is None:
+                    state, root = self.router.state, self.router.root
+                    lookup = lookup_for(state, root, self.router.config) if root else None
+                    if lookup is None or not lookup.learns_from(self.found, self.given):
+                        self.off = True
+                        break
+                    self.lookup = lookup
+                self.lookup.learn(words)
+        self.given += 1
+        if self.lookup is not None:
+            self.lookup.offer(_text(scanned))
+        return requests
+
+
+def _text(scanned: Scanned) -> str | None:
+    """Return the text of a file scanned as a search reads it (None: it cannot)."""
+    from orgrouter.io.text import decode_org
+
+    try:
+        if scanned.snapshot is not None:
+            return scanned.snapshot.text
+        if scanned.data is not None:
+            return decode_org(scanned.data, scanned.path).text
+    except OrgRouterError:
+        pass
+    return None  # failed or skipped (a cold run reads every note: none is "cached")
+
+
+def _current(scanned: Scanned, prefilter: Prefilter, cache: ScanCache) -> Scanned:
+    """Return a candidate as it stands now: scanned again if changed since, or not kept."""
+    from orgrouter.scancache import scan_one
+
+    snapshot = scanned.snapshot
+    if snapshot is not None:
+        entry = cache.get(snapshot.path)
+        try:
+            st = os.stat(snapshot.path)
+        except OSError:
+            st = None
+        if st is not None and entry is not None:
+            now = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            if now == (snapshot.size, snapshot.mtime_ns, entry.ctime_ns, entry.inode):
+                return scanned
+    # As a run that scanned it now would see it: a move of this run may have written it.
+    return scan_one(scanned.path, prefilter, cache)
 
 
 def _delta(before: dict[str, int], report: Report) -> dict[str, int]:
@@ -135,11 +227,15 @@ def route_file(
     report: Report,
     options: RunOptions,
     cache: ScanCache,
+    requests: Found | None = None,
 ) -> None:
-    """Route one candidate file read as ``snapshot``; write, diff or count the outcome."""
+    """Route one candidate file read as ``snapshot``; write, diff or count the outcome.
+
+    ``requests``: what ``Router.plan`` found in these bytes.
+    """
     path = snapshot.path
     try:
-        outcome = router.route(snapshot.data, path, snapshot.newline)
+        outcome = router.route(snapshot.data, path, snapshot.newline, requests)
     except ConfigError:
         raise  # a bad model configuration fails the run, not one file
     except OrgRouterError as error:

@@ -45,7 +45,9 @@ from orgrouter.skills.base import (
 from orgrouter.skills.wording import stem
 
 if TYPE_CHECKING:
+    from orgrouter.config import Config
     from orgrouter.searchindex import IndexHit
+    from orgrouter.searchscan import Answer, TextPass
     from orgrouter.state import StateDB
 
 MAX_HITS = 25
@@ -129,34 +131,41 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
     """Return the headlines under ``root`` that hold every query word, best first."""
     from orgrouter.state import StateDB
 
-    state = ctx.state
-    if isinstance(state, StateDB):
-        from orgrouter import searchindex
-
-        fts5 = state.run_memo.get("fts5")
-        if not isinstance(fts5, bool):
-            fts5 = state.run_memo["fts5"] = searchindex.available(state.conn)
-        if fts5:
-            lookup = state.run_memo.get(f"search:{root}")
-            if not isinstance(lookup, Lookup):
-                lookup = state.run_memo[f"search:{root}"] = Lookup(state, root, ctx)
-            best, total = lookup.query(query, MAX_HITS)
-            note = ""
-            if not total and len(query) > 1:
-                held = _held_words(lookup, query)
-                if held and held != query:  # else each word is held, never all together
-                    best, total = lookup.query(held, MAX_HITS)
-                    dropped = [word for word in query if word not in held]
-                    note = f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)"
-            memo = state.run_memo.setdefault("search_private", {})
-            assert isinstance(memo, dict)
-            hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx, memo)
-            return Found(hits, total - (len(best) - len(hits)), lookup.unreadable, note)
-        hits, unreadable = search(root, query, ctx)
+    state = ctx.state if isinstance(ctx.state, StateDB) else None
+    lookup = lookup_for(state, root, ctx.config) if state is not None else None
+    if state is not None and lookup is not None:
+        best, total = lookup.query(query, MAX_HITS)
+        note = ""
+        if not total and len(query) > 1:
+            held = _held_words(lookup, query)
+            if held and held != query:  # else each word is held, never all together
+                best, total = lookup.query(held, MAX_HITS)
+                dropped = [word for word in query if word not in held]
+                note = f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)"
+        memo = state.run_memo.setdefault("search_private", {})
+        assert isinstance(memo, dict)
+        hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx, memo)
+        return Found(hits, total - (len(best) - len(hits)), lookup.unreadable, note)
+    hits, unreadable = search(root, query, ctx)
+    if state is not None:
         note = "(This SQLite has no FTS5, so headline titles were scanned instead of the index.)"
         return Found(hits, len(hits), unreadable, note)
-    hits, unreadable = search(root, query, ctx)
     return Found(hits, len(hits), unreadable)
+
+
+def lookup_for(state: StateDB, root: Path, config: Config) -> Lookup | None:
+    """Return the run's searches under ``root`` (made once), None if SQLite lacks FTS5."""
+    from orgrouter import searchindex
+
+    fts5 = state.run_memo.get("fts5")
+    if not isinstance(fts5, bool):
+        fts5 = state.run_memo["fts5"] = searchindex.available(state.conn)
+    if not fts5:
+        return None
+    lookup = state.run_memo.get(f"search:{root}")
+    if not isinstance(lookup, Lookup):
+        lookup = state.run_memo[f"search:{root}"] = Lookup(state, root, config)
+    return lookup
 
 
 class Lookup:
@@ -165,24 +174,26 @@ class Lookup:
     A run whose scan reads every note anyway (``READS_EVERY_NOTE``: the first over a
     tree, or ``--force``) and finds no index of it answers from the text
     (``orgrouter.searchscan``): one pass per distinct query, far cheaper than indexing
-    the tree. Past ``MAX_SCANS`` distinct queries, or for words the text pass leaves to
-    the index, the index is built after all. Any other run brings the index up to date
+    the tree. The runner tells it, as it scans, the queries its requests will ask
+    (``learn``) and each note's text (``offer``), so those passes need no second read.
+    Past ``MAX_SCANS`` distinct queries, or for words the text pass leaves to the
+    index, the index is built after all. Any other run brings the index up to date
     (only changed files read) and asks it.
     """
 
     MAX_SCANS = 4  # a text pass costs about a tenth of building the index
 
-    def __init__(self, state: StateDB, root: Path, ctx: Context) -> None:
+    def __init__(self, state: StateDB, root: Path, config: Config) -> None:
         from orgrouter.scancache import READS_EVERY_NOTE
         from orgrouter.searchindex import SearchIndex
 
         self.root = root
-        self.tags = ctx.config.privacy.tags
+        self.tags = config.privacy.tags
         self.index = SearchIndex(state, self.tags)
         found = state.run_memo.get(RUN_DISCOVERY)
         # The run's own walk, when it walked exactly this root (absolute, as given).
         if not isinstance(found, Discovery) or found.walked != [root]:
-            found = discover([root], ctx.config.scan)
+            found = discover([root], config.scan)
         self.found = found
         self.unreadable = len(self.found.errors)
         self.scanned: dict[tuple[str, ...], tuple[list[IndexHit], int]] = {}
@@ -190,6 +201,38 @@ class Lookup:
         self.refreshed = False
         first = state.run_memo.get(READS_EVERY_NOTE) is True
         self.by_text = first and not self.index.holds_under(root)
+        self.ahead: TextPass | None = None  # the passes learned during the scan
+        self.ready: dict[tuple[str, ...], Answer] = {}  # their answers, once it ended
+
+    def learns_from(self, found: Discovery, offered: int) -> bool:
+        """Return whether the scan of ``found`` may teach this run's queries, from its next note.
+
+        Only a scan of the very files a text pass would read, ``offered`` of them done.
+        """
+        if self.by_text and self.found is found and self.ahead is None and not self.ready:
+            from orgrouter.searchscan import TextPass
+
+            self.ahead = TextPass(found.files, read_org_text, self.tags, offered=offered)
+        return self.ahead is not None
+
+    def learn(self, words: list[str]) -> None:
+        """Search the scan's text for ``words``: a request the run routes will ask them."""
+        from orgrouter.searchscan import plain_tokens
+
+        tokens = plain_tokens(words)
+        if self.ahead is not None and tokens and len(self.ahead.queries) < self.MAX_SCANS:
+            self.ahead.learn(tokens)
+
+    def offer(self, text: str | None) -> None:
+        """Take the scan's text of its next note (None: it could not be read)."""
+        if self.ahead is not None:
+            self.ahead.offer(text)
+
+    def scanned_all(self) -> None:
+        """Answer the learned queries, now the scan gave every note (before any is written)."""
+        if self.ahead is not None:
+            ahead, self.ahead = self.ahead, None
+            self.ready = {key: ahead.answer(key, MAX_HITS) for key in ahead.queries}
 
     def query(self, words: list[str], limit: int) -> tuple[list[IndexHit], int]:
         """Return up to ``limit`` best headlines holding every word, and how many do."""
@@ -200,9 +243,11 @@ class Lookup:
             key = tuple(tokens)
             if key not in self.scanned and len(self.scanned) < self.MAX_SCANS:
                 shown = max(limit, MAX_HITS)  # a count-only ask (limit 1) shares the pass
-                answer = scan_search(
-                    self.found.files, read_org_text, tokens, self.tags, limit=shown
-                )
+                answer = self.ready.get(key) if shown == MAX_HITS else None
+                if answer is None:
+                    answer = scan_search(
+                        self.found.files, read_org_text, tokens, self.tags, limit=shown
+                    )
                 self.unreadable = len(self.found.errors) + answer.unreadable
                 self.scanned[key] = (answer.hits, answer.total)
             if key in self.scanned:

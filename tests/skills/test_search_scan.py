@@ -165,3 +165,39 @@ def test_a_first_run_answers_from_the_text_and_the_next_builds_the_index(tmp_pat
     assert [line for line in second.read_text().splitlines() if line.startswith("- [[")] == links
     with sqlite3.connect(state) as conn:
         assert conn.execute("SELECT count(*) FROM search_files").fetchone()[0] >= 3
+
+
+@pytest.mark.parametrize(("seed", "batch"), [(4, 1 << 20), (5, 1), (6, 500)])
+def test_a_pass_given_the_notes_one_by_one_answers_as_scan_search(
+    tmp_path: Path, seed: int, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searchscan, "_BATCH_CHARS", batch)
+    files = _notes(tmp_path, seed)
+    (tmp_path / "bad.org").write_bytes(b"* Budget\n\xff\n")
+    files.insert(7, tmp_path / "bad.org")
+    queries = [["budget"], ["review", "plan"], ["kernel"], ["notes"]]
+    # Each query learned at another note: before the first, midway, at the last.
+    learned_at = [0, 9, len(files) // 2, len(files) - 1]
+    reads: list[Path] = []
+
+    def read(path: Path) -> str:
+        reads.append(path)
+        return read_org_text(path)
+
+    text_pass = searchscan.TextPass(files, read, PRIVATE)
+    for index, path in enumerate(files):
+        for words, at in zip(queries, learned_at, strict=True):
+            if at == index:
+                text_pass.learn(words)
+        try:
+            text = read_org_text(path)
+        except Exception:
+            text = None
+        text_pass.offer(text)
+    # Only the notes given before each query are read again (then the hits shown).
+    assert len(reads) - sum(learned_at) <= 4 * 25
+    for words in queries:
+        expected = searchscan.scan_search(files, read_org_text, words, PRIVATE, limit=25)
+        answer = text_pass.answer(words, 25)
+        assert answer == expected, words
+        assert answer.unreadable == 1 and answer.total >= len(answer.hits) > 0

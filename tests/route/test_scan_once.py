@@ -1,0 +1,139 @@
+"""A run scans every note before routing any, and a cold run reads each note once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from route_cli import run_cli
+
+from orgrouter import scancache
+from orgrouter.io import text
+from orgrouter.route import runner
+from orgrouter.route.router import Router
+from orgrouter.skills.search import Lookup
+
+NOW = ("--now", "2026-12-01T09:00:00")
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Count every read of a note (the scan's and the search's), calling the real reader."""
+    seen: list[str] = []
+    real = text.read_stable
+
+    def counted(path: Any, **kwargs: Any) -> Any:
+        seen.append(str(path))
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(text, "read_stable", counted)
+    monkeypatch.setattr(scancache, "read_stable", counted)
+    return seen
+
+
+def _tree(root: Path, request_name: str) -> None:
+    (root / "orgrouter.toml").write_text("")
+    for n in range(30):
+        words = "budget review" if n % 3 else "garden"
+        body = f"* Note {n} {words}\nthe {words} of week {n}\n** Sub {n}\nbudget\n" * (n % 4 + 1)
+        (root / f"n{n:02d}.org").write_text(body)
+    (root / request_name).write_text("* Ask\n** @agent find notes about budget review\n")
+
+
+def _route(root: Path, *args: str) -> tuple[int, str, str]:
+    code, out, err = run_cli(["route", str(root), "--state", str(root / "s.db"), *NOW, *args], root)
+    return code, out.decode(), err
+
+
+@pytest.mark.parametrize("request_name", ["a-first.org", "zz-last.org"])
+def test_a_cold_run_answers_its_search_as_a_second_read_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request_name: str
+) -> None:
+    learned, old = tmp_path / "learned", tmp_path / "old"
+    for root in (learned, old):
+        root.mkdir()
+        _tree(root, request_name)
+    reads = _reads(monkeypatch)
+    assert _route(learned)[0] == 0
+    learned_reads = len(reads)
+    reads.clear()
+    monkeypatch.setattr(Lookup, "learns_from", lambda *_args: False)  # the second read
+    assert _route(old)[0] == 0
+    assert (learned / request_name).read_text() == (old / request_name).read_text()
+    assert "- [[file:n01.org::*Note 1 budget review]" in (old / request_name).read_text()
+    # Learned from the first note, no note is read twice; from the last, all the others are.
+    saved = len(list(old.glob("*.org"))) if request_name == "a-first.org" else 1
+    assert learned_reads == len(reads) - saved
+
+
+def test_files_are_reported_in_discovery_order_whatever_their_verdict(tmp_path: Path) -> None:
+    (tmp_path / "a.org").write_text("* @agent find notes about budget\n")
+    (tmp_path / "b.org").write_bytes(b"* @agent tag this as work\n\0binary\n")
+    (tmp_path / "c.org").write_text("* Budget\nthe budget\n")
+    (tmp_path / "d.org").write_text("* @agent summarize this section\nSome text here.\n")
+    code, out, err = _route(tmp_path, "--dry-run", "--json")
+    assert code == 3  # b.org failed
+    assert [r["file"][-5:] for r in map(json.loads, out.splitlines())] == ["a.org", "d.org"]
+    named = [name for line in err.splitlines() for name in ("a.org", "b.org", "d.org")
+             if name in line]
+    assert named == ["a.org", "b.org", "d.org"]
+
+
+def test_candidates_past_the_memory_budget_are_read_again_in_their_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept, reread = tmp_path / "kept", tmp_path / "reread"
+    for root in (kept, reread):
+        root.mkdir()
+        _tree(root, "m.org")
+        (root / "t.org").write_text("* @agent tag this as work\n")
+    reads = _reads(monkeypatch)
+    assert _route(kept)[0] == 0
+    kept_reads = len(reads)
+    reads.clear()
+    monkeypatch.setattr(runner, "KEEP_BYTES", 0)
+    assert _route(reread)[0] == 0
+    for name in ("m.org", "t.org"):
+        assert (kept / name).read_text() == (reread / name).read_text()
+    assert len(reads) == kept_reads + 2  # m.org and t.org, once more each
+
+
+def test_a_file_changed_between_scan_and_routing_is_routed_as_it_is_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.org").write_text("* @agent tag this as work\n")
+    later = tmp_path / "b.org"
+    later.write_text("* @agent tag this as home\n")
+    real: Callable[..., Any] = Router.route
+
+    def route_then_edit(self: Router, data: bytes, path: str | None, *args: Any) -> Any:
+        if path is not None and path.endswith("a.org"):  # as a move of this run would
+            later.write_text("* @agent tag this as home\n* @agent tag this as garden\n")
+        return real(self, data, path, *args)
+
+    monkeypatch.setattr(Router, "route", route_then_edit)
+    code, out, _err = _route(tmp_path, "--dry-run", "--json")
+    assert code == 0
+    assert [r["instruction"] for r in map(json.loads, out.splitlines())] == [
+        "tag this as work",
+        "tag this as home",
+        "tag this as garden",
+    ]
+
+
+def test_a_run_that_is_not_cold_never_learns_its_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _tree(tmp_path, "a.org")
+    assert _route(tmp_path)[0] == 0
+    (tmp_path / "b.org").write_text("* @agent find notes about garden\n")
+
+    def refuse(*_args: Any, **_kwargs: Any) -> None:
+        raise AssertionError("a warm run made a text pass")
+
+    monkeypatch.setattr("orgrouter.searchscan.TextPass.__init__", refuse)
+    code, _out, err = _route(tmp_path)
+    assert code == 0, err
+    assert "[[file:n00.org::*Note 0 garden]" in (tmp_path / "b.org").read_text()

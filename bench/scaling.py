@@ -58,6 +58,12 @@ def depth(n: int) -> str:
     return "".join(lines) + f"{'*' * (n + 1)} {TODO}\n{BLOCK}"
 
 
+def nested(n: int) -> str:
+    """n requests nested n deep, each the parent of the next."""
+    asks = ("create a todo to renew passport {i}", "tag this with project", "hi there")
+    return "".join(f"{'*' * i} @agent {asks[i % 3].format(i=i)}\n" for i in range(1, n + 1))
+
+
 def headline(n: int) -> str:
     """A request whose headline has n words, and a plain headline as long."""
     return f"* budget {_words(n)}\n* {TODO} {_words(n)}\n{BLOCK}"
@@ -141,6 +147,7 @@ def noweb(n: int) -> str:
 
 DIMENSIONS: dict[str, Callable[[int], str]] = {
     "depth": depth,
+    "nested": nested,
     "headline": headline,
     "requests": requests,
     "section": section,

@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
 from typing import NamedTuple
 
-from orgrouter.org.drawer import Head, Property, line_span, locate_head
+from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
-from orgrouter.org.outline import Outline
+from orgrouter.org.outline import Outline, content_end
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
@@ -167,6 +167,7 @@ class _Document:
     data: bytes
     newline: bytes
     heads: dict[int, Head] = field(default_factory=dict)
+    holders: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
     @cached_property
     def outline(self) -> Outline:
@@ -176,6 +177,21 @@ class _Document:
         if begin not in self.heads:
             self.heads[begin] = locate_head(self.data, self.outline.at(begin), newline=self.newline)
         return self.heads[begin]
+
+    def holding(self, key: str, value: str, below: int) -> list[int]:
+        """Return the headlines in ``below``'s subtree whose drawer sets ``key`` to ``value``.
+
+        Indexed once per key: by value, the headlines in file order (a walk of each
+        request's subtree instead was quadratic in nested requests).
+        """
+        if (key := key.casefold()) not in self.holders:
+            self.holders[key] = {}
+            for line in self.outline.entries:
+                if (held := self.head(line.begin).value(key)) is not None:
+                    self.holders[key].setdefault(held, []).append(line.begin)
+        begins = self.holders[key].get(value, [])
+        entry = self.outline.at(below)
+        return begins[bisect_right(begins, below) : bisect_left(begins, entry.subtree_end)]
 
     def text_end(self, pos: int) -> int:
         """Return where text may go at the end of the line at ``pos``: before its line end.
@@ -194,11 +210,6 @@ def _property_line(key: str, value: str) -> str:
     if not value:
         return f":{key}:"
     return f"{':' + key + ':':<{PROPERTY_KEY_WIDTH}} {value}"
-
-
-def _holds(prop: Property | None, value: str) -> bool:
-    """Return whether a drawer's ``prop`` is there and set to ``value``."""
-    return prop is not None and prop.value == value
 
 
 def _check_property(key: str, value: str) -> str:
@@ -309,21 +320,16 @@ class _Planner:
     def append_child(self, edit: AppendChild) -> None:
         identity = _checked(edit)
         planned = self.children.setdefault(edit.headline, [])
-        if any(_identity(c) == identity for c in planned) or self._has_child(edit, identity):
+        # Already planned, or in the subtree and neither a fence nor inside one (a request
+        # below with the same instruction: its results are its own).
+        fences = [] if edit.fence is None else self.doc.holding(*edit.fence, edit.headline)
+        fenced = [(f, self.doc.outline.at(f).subtree_end) for f in fences]
+        held = self.doc.holding(*identity, edit.headline)
+        if any(_identity(c) == identity for c in planned) or any(
+            not any(f <= begin < end for f, end in fenced) for begin in held
+        ):
             return
         planned.append(edit)
-
-    def _has_child(self, edit: AppendChild, identity: tuple[str, str]) -> bool:
-        fenced = -1  # the end of the last fenced-off subtree
-        for line in self.doc.outline.below(self.doc.outline.at(edit.headline).index):
-            drawer = self.doc.head(line.begin).drawer
-            if line.begin < fenced or drawer is None:
-                continue
-            if edit.fence is not None and _holds(drawer.get(edit.fence[0]), edit.fence[1]):
-                fenced = line.subtree_end
-            elif _holds(drawer.get(identity[0]), identity[1]):
-                return True
-        return False
 
     def _tags(self, begin: int) -> tuple[tuple[int, int, int] | None, list[str]]:
         """Return (gap start, tags start, tags end) byte offsets and the tags."""
@@ -395,7 +401,7 @@ class _Planner:
             # Where two subtrees end at one point, the later (deeper) headline's children
             # go first, so that each child lands inside its own parent's subtree.
             # A child goes after the subtree's last non-blank line.
-            point = doc.outline.content_end(parent.index)
+            point = content_end(doc.data, parent.begin, parent.subtree_end)
             blocks.append((point, (3, -begin), lines))
         return self._merge(inline, blocks)
 
@@ -405,12 +411,12 @@ class _Planner:
         blocks: list[tuple[int, tuple[int, int], list[str]]],
     ) -> list[Splice]:
         data, newline = self.doc.data, self.doc.newline
-        texts: dict[int, bytes] = {pos: b"".join(parts) for pos, parts in inline.items()}
+        # Joined once per point: 1,000 nested requests' results all go at the file's end.
+        parts: dict[int, list[bytes]] = {pos: list(chunks) for pos, chunks in inline.items()}
         for pos, _, lines in sorted(blocks, key=lambda b: (b[0], b[1])):
-            if not lines:
-                continue
-            text = b"".join(line.encode("utf-8") + newline for line in lines)
-            texts[pos] = texts.get(pos, b"") + text
+            if lines:
+                parts.setdefault(pos, []).extend(line.encode("utf-8") + newline for line in lines)
+        texts = {pos: b"".join(chunks) for pos, chunks in parts.items()}
         for pos in {pos for pos, _, lines in blocks if lines}:
             if pos > 0 and data[pos - 1 : pos] != b"\n":
                 # Whole lines after a last line with no line end: start a new line, and

@@ -11,7 +11,6 @@ large file costs their ancestors, not the file. Headline lines are found in byte
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -57,7 +56,9 @@ def content_end(data: bytes, begin: int, end: int) -> int:
 
     This is where a child appended to a subtree goes, and where a result's text ends.
     """
-    last = begin + len(data[begin:end].rstrip(b" \t\r\n"))
+    last = end  # not data[begin:end].rstrip(): a copy of each nested request's subtree
+    while last > begin and data[last - 1] in b" \t\r\n":
+        last -= 1
     newline = data.find(b"\n", last, end)
     return end if newline < 0 else newline + 1
 
@@ -111,12 +112,18 @@ class Outline:
         index = bisect_right(self._starts, offset) - 1
         return None if index < 0 else index
 
+    def starting(self, begin: int) -> OutlineEntry | None:
+        """Return the indexed headline whose first star is at byte ``begin``, or None."""
+        index = self.find(begin)
+        entry = None if index is None else self.entries[index]
+        return entry if entry is not None and entry.begin == begin else None
+
     def at(self, begin: int) -> OutlineEntry:
         """Return the headline whose first star is at byte ``begin``, or raise ValueError."""
-        index = self.find(begin)
-        if index is None or self.entries[index].begin != begin:
+        entry = self.starting(begin)
+        if entry is None:
             raise ValueError(f"no headline starts at byte {begin}")
-        return self.entries[index]
+        return entry
 
     def ancestors(self, index: int) -> list[int]:
         """Return the indexes of headline ``index``'s ancestors, nearest first."""
@@ -126,16 +133,6 @@ class Outline:
             chain.append(at)
             at = self.entries[at].parent
         return chain
-
-    def below(self, index: int) -> list[OutlineEntry]:
-        """Return the indexed headlines inside headline ``index``'s subtree, in order."""
-        end = self.entries[index].subtree_end
-        return list(itertools.takewhile(lambda e: e.begin < end, self.entries[index + 1 :]))
-
-    def content_end(self, index: int) -> int:
-        """Return the end of the last non-blank line of headline ``index``'s subtree."""
-        entry = self.entries[index]
-        return content_end(self.data, entry.begin, entry.subtree_end)
 
 
 @dataclass

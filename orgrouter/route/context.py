@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 
 from orgrouter.address import address_names
 from orgrouter.config import Config
-from orgrouter.marks import RESULT_KEY
+from orgrouter.marks import MARK
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.headline import parse_headline
+from orgrouter.org.scan import HEADLINE_RE
 from orgrouter.route.request import FoundRequest, find_address
 from orgrouter.route.results import RUN_KEY, Written, written_results
 from orgrouter.skills.base import Context, Heading, Request, ResultRef, Skill
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
     from orgrouter.state import StateDB
 
 _COMPACT = re.compile(r"^\s*/compact\b", re.IGNORECASE)
-_HEADLINE_LINE = re.compile(r"^(\*+) ", re.MULTILINE)
-_RESULT_MARK = f":{RESULT_KEY}:"
 MAX_OUTLINE = 200  # headlines a skill is shown; a huge subtree is cut, not read whole
 MAX_OUTLINE_BYTES = 512 * 1024
 
@@ -152,33 +151,42 @@ def outline(
 
     The document may index only the requests' surroundings (``Document.around``), so
     this reads the subtree's bytes itself; a request's or a result's subtree is left
-    out whole (results answer requests; they are not the user's content).
+    out whole (results answer requests; they are not the user's content), in one step
+    where the document indexed it (line by line, 1,000 nested requests took seconds).
     """
-    entry = document.entries[index]
+    data, entry = document.data, document.entries[index]
     end = min(entry.subtree_end, entry.end + MAX_OUTLINE_BYTES)
-    text = document.data[entry.end : end].decode("utf-8", "replace")
-    line, counted_to = entry.line + 1, 0
+    line, counted_to = entry.line + 1, entry.end
     headings: list[Heading] = []
     skip_below: int | None = None  # level of a left-out subtree we are inside
-    marks = _HEADLINE_LINE.finditer(text)
+    marks = HEADLINE_RE.finditer(data, entry.end, end)
     mark = next(marks, None)
     while mark is not None and len(headings) < MAX_OUTLINE:
         following = next(marks, None)
-        level = len(mark.group(1))
-        line += text.count("\n", counted_to, mark.start())
-        counted_to = mark.start()
+        begin, level = mark.start(), len(mark.group(1))
+        line += data.count(b"\n", counted_to, begin)
+        counted_to = begin
         if skip_below is None or level <= skip_below:
             skip_below = None
-            line_end = text.find("\n", mark.start())
-            line_end = len(text) if line_end < 0 else line_end
-            body = text[line_end + 1 : following.start() if following else len(text)]
-            head = text[mark.start() : line_end].rstrip("\r")
+            line_end = data.find(b"\n", begin, end)
+            line_end = end if line_end < 0 else line_end
+            body_end = following.start() if following else end
+            head = data[begin:line_end].decode("utf-8", "replace").rstrip("\r")
             parsed = parse_headline(head, document.settings.todo)
-            if line in requests or _RESULT_MARK in body or find_address(parsed.raw, names):
+            marked = data.find(MARK, line_end + 1, body_end) >= 0
+            if line in requests or marked or find_address(parsed.raw, names):
                 skip_below = level
+                inside = document.outline.starting(begin)
+                after = None if inside is None else document.outline.starting(inside.subtree_end)
+                if inside is not None and inside.subtree_end >= end:
+                    following = None
+                elif after is not None:
+                    counted_to, line = after.begin, after.line
+                    marks = HEADLINE_RE.finditer(data, counted_to, end)
+                    following = next(marks, None)
             else:
-                depth = level - entry.level
-                tags = tuple(parsed.tags)
+                body = data[line_end + 1 : body_end].decode("utf-8", "replace")
+                depth, tags = level - entry.level, tuple(parsed.tags)
                 headings.append(Heading(line, depth, parsed.raw, parsed.todo, tags, body))
         mark = following
     return tuple(headings)

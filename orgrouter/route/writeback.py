@@ -122,12 +122,9 @@ def apply_plans(
         level = child_level(entry.level, odd_levels)
         window.edits.extend(_append(begin, new, level, plan.request.hash) for new in plan.results)
         windows.append(window)
-    by_begin = {window.begin: window for window in windows}
-    for plan in plans:
-        for at, tag in plan.tags:
-            if not _inside(at, gone):
-                window = _tag_window(data, windows, by_begin, moved(at))
-                window.edits.append(AddTag(moved(at), tag))
+    for plan in plans:  # a tag's line: planned with the request's window holding it, if any
+        for at, tag in ((moved(at), tag) for at, tag in plan.tags if not _inside(at, gone)):
+            windows.append(_Window(at, line_span(data, at)[1], [AddTag(at, tag)]))
     return _apply(data, _ranked_splices(data, windows, newline), record)
 
 
@@ -140,45 +137,28 @@ class _Window:
     edits: list[Edit] = field(default_factory=list)
 
 
-def _tag_window(
-    data: bytes, windows: list[_Window], by_begin: dict[int, _Window], at: int
-) -> _Window:
-    """Return the innermost window holding headline ``at``, else a new one for its line."""
-    # Most tags go on a request's own headline: the window beginning there is the
-    # innermost (no window holding ``at`` begins later), found without a scan of all.
-    starting = by_begin.get(at)
-    if starting is not None:
-        return starting
-    holding = [w for w in windows if w.begin <= at < w.end]
-    if holding:
-        return max(holding, key=lambda w: w.begin)
-    window = by_begin[at] = _Window(at, line_span(data, at)[1])
-    windows.append(window)
-    return window
-
-
 def _ranked_splices(data: bytes, windows: Sequence[_Window], newline: bytes) -> list[Splice]:
-    """Plan each window's edits against its own bytes; return the splices, in order.
+    """Plan each outermost window's edits against its own bytes; return the splices, in order.
 
     ``plan_edits`` indexes every headline of the bytes it is given; a route edits a
     few subtrees, so each is planned alone and a 5 MB file is not indexed per step.
-    Where two windows insert at one point (a request whose last child is another
-    request), the later-starting (deeper) one goes first, inside its own subtree.
+    A window inside another (a request below a request) is planned with it, in one
+    index: planned alone, each of 1,000 nested requests indexed its whole subtree.
     """
-    ranked: list[tuple[int, int, int, Splice]] = []
-    for window in windows:
-        if not window.edits:
-            continue
-        local = [
-            edit._replace(headline=edit.headline - window.begin)
-            for edit in window.edits
-        ]
-        piece = data[window.begin : window.end]
+    groups: list[_Window] = []
+    for window in sorted(windows, key=lambda w: (w.begin, -w.end)):
+        if groups and window.end <= groups[-1].end:
+            groups[-1].edits.extend(window.edits)
+        else:
+            groups.append(_Window(window.begin, window.end, list(window.edits)))
+    splices: list[Splice] = []
+    for group in (group for group in groups if group.edits):
+        local = [edit._replace(headline=edit.headline - group.begin) for edit in group.edits]
+        piece = data[group.begin : group.end]
         for splice in plan_edits(piece, local, newline=newline):
-            begin, end = splice.begin + window.begin, splice.end + window.begin
-            ranked.append((begin, end, -window.begin, Splice(begin, end, splice.text)))
-    ranked.sort(key=lambda item: item[:3])
-    return [item[3] for item in ranked]
+            begin, end = splice.begin + group.begin, splice.end + group.begin
+            splices.append(Splice(begin, end, splice.text))
+    return splices
 
 
 def _inside(offset: int, ranges: Sequence[tuple[int, int]]) -> bool:

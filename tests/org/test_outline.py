@@ -30,7 +30,7 @@ def test_subtree_ends_agree_with_the_outline_and_the_bytes_search() -> None:
 
 def test_content_end_stops_after_the_last_non_blank_line() -> None:
     outline = Outline(TEXT)
-    assert [TEXT[e.begin : outline.content_end(e.index)] for e in outline.entries] == [
+    assert [TEXT[e.begin : content_end(TEXT, e.begin, e.subtree_end)] for e in outline.entries] == [
         b"* A\ntext\n** B\n*** C\n\n\n** D\nd\n",
         b"** B\n*** C\n",
         b"*** C\n",
@@ -40,12 +40,10 @@ def test_content_end_stops_after_the_last_non_blank_line() -> None:
     assert content_end(b"* x", 0, 3) == 3  # no final newline: the end of the data
 
 
-def test_ancestors_below_find_and_at() -> None:
+def test_ancestors_find_and_at() -> None:
     outline = Outline(TEXT)
     assert outline.ancestors(2) == [1, 0]
     assert outline.ancestors(4) == []
-    assert [e.index for e in outline.below(0)] == [1, 2, 3]
-    assert outline.below(2) == []
     assert [outline.find(o) for o in (0, 6, 9, 15, len(TEXT))] == [None, 0, 0, 1, 4]
     assert outline.at(15).index == 1
     with pytest.raises(ValueError, match="no headline starts at byte 16"):

@@ -64,3 +64,45 @@ def test_sibling_requests_share_their_parents_outline_and_no_other(tmp_path: Pat
         "*** TODO alpha task", "* Beta", "** Box B",
         "** @agent turn the open boxes under Box B into todos", "*** TODO beta task",
     ]  # fmt: skip
+
+
+NESTED = b"""\
+* Top
+** Box
+*** @agent first
+**** inner text
+**** @agent second
+***** Result one
+:PROPERTIES:
+:ORGROUTER_RESULT: abc/1
+:END:
+****** deeper in the result
+**** after the second
+*** a result the user moved out
+:PROPERTIES:
+:ORGROUTER_RESULT: abc/2
+:END:
+**** under it
+*** kept \xc3\xa9t\xc3\xa9
+text
+* Other
+"""
+
+
+def test_a_left_out_subtree_is_passed_over_alike_indexed_or_not() -> None:
+    # The whole outline indexes every left-out subtree (passed over in one step); the
+    # request's surroundings only its own (the moved result is read line by line).
+    offsets = [NESTED.index(b"*** @agent"), NESTED.index(b"**** @agent")]
+    whole, around = Document(NESTED), Document.around(NESTED, offsets)
+    assert not around.complete
+    for document in (whole, around):
+        requests = find_requests(document, ("agent",))
+        lines = {r.line for r in requests}
+        first = requests[0]
+        assert first.entry.parent is not None
+        found = outline(document, first.entry.parent, lines, ("agent",))
+        assert [(h.line, h.depth, h.title, h.body) for h in found] == [
+            (17, 1, "kept \u00e9t\u00e9", "text\n"),
+        ]
+        found = outline(document, first.index, lines, ("agent",))
+        assert [(h.line, h.title) for h in found] == [(4, "inner text"), (11, "after the second")]

@@ -3,7 +3,10 @@
 Work is counted, not timed: the calls made into orgrouter's own code while routing
 (a deterministic count on a given input). Each request once re-read every other
 request's line and re-summed every result spliced in before it, so 3,000 requests
-in one note took a minute, and the count grew three-fold per doubling.
+in one note took a minute, and the count grew three-fold per doubling. Nested
+requests (each the parent of the next, so each subtree holds every request below)
+were walked per request: their results looked for, their outline read line by line,
+their edits planned each in an index of the whole subtree; 1,000 took 6-10 s.
 """
 
 from __future__ import annotations
@@ -36,6 +39,20 @@ def note(requests: int) -> str:
     )
 
 
+def nested(requests: int) -> str:
+    """Return a note of ``requests`` requests nested as deep, each the parent of the next."""
+    asks = [ASKS[i % len(ASKS)].format(i=i) for i in range(1, requests + 1)]
+    return "".join(f"{'*' * (i + 1)} @agent {ask}\n" for i, ask in enumerate(asks))
+
+
+def routed(text: str, state: Path) -> str:
+    """Return ``text`` as ``route --stdin`` writes it (not counted)."""
+    args = ["route", "--stdin", "--state", str(state), "--now", "2026-11-30T09:00"]
+    result = CliRunner().invoke(cli, args, input=text)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 def work(text: str, state: Path) -> int:
     """Return how many calls into orgrouter's code ``route --stdin`` makes on ``text``."""
     calls = 0
@@ -61,3 +78,16 @@ def test_twice_the_requests_is_twice_the_work(tmp_path: Path) -> None:
     once = work(note(200), tmp_path / "a.db")
     twice = work(note(400), tmp_path / "b.db")
     assert twice / once < 2.3, (once, twice)  # quadratic parts made it about 2.8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rerun", [False, True], ids=["first-run", "rerun"])
+def test_twice_the_nested_requests_is_twice_the_work(tmp_path: Path, rerun: bool) -> None:
+    # A rerun finds every request's results already there: nothing to write.
+    notes = {n: nested(n) for n in (5, 100, 200)}
+    if rerun:
+        notes = {n: routed(text, tmp_path / f"first{n}.db") for n, text in notes.items()}
+    work(notes[5], tmp_path / "warm.db")  # imports and caches, not counted
+    once = work(notes[100], tmp_path / "a.db")
+    twice = work(notes[200], tmp_path / "b.db")
+    assert twice / once < 2.3, (once, twice)  # walking each subtree made it 2.6-2.9

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from test_route_property import CONFIG, NOW, SKILLS, documents
 
+from orgrouter.marks import RESULT_KEY
 from orgrouter.org.document import Document
 from orgrouter.route.pipeline import RouteEnv, route_document
 from orgrouter.route.request import find_requests
@@ -75,3 +76,19 @@ def test_every_check_written_is_the_one_read_back(case: tuple[bytes, int]) -> No
     routed, edited = _unedited(data, newline)
     assert routed.count(b":ORGROUTER_CHECK:") == len(edited)
     assert not any(edited)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_a_requests_results_are_its_marked_children(case: tuple[bytes, int]) -> None:
+    # written_results steps from child to child; a search of the whole subtree for
+    # marks (as it once did) finds the same results.
+    data, _requests = case
+    routed, _ = _unedited(data)
+    document = Document(routed, "n.org")
+    for request in find_requests(document, ("agent",)):
+        entry = request.entry
+        marked = marked_headlines(document, entry.end, entry.subtree_end)
+        children = [i for i in marked if document.entries[i].parent == entry.index]
+        expected = [i for i in children if document.head(i).value(RESULT_KEY) is not None]
+        assert [w.index for w in written_results(document, request)] == expected

@@ -257,10 +257,7 @@ def _checked(edit: AppendChild) -> tuple[str, str]:
 
 
 def check_child(edit: AppendChild, parent_level: int = 1) -> None:
-    """Raise the ValueError planning ``edit`` under a ``parent_level`` headline would raise.
-
-    The planner's own checks and line encoding, without a document to plan against.
-    """
+    """Raise the ValueError planning ``edit`` under a ``parent_level`` headline would raise."""
     _checked(edit)
     for line in _child_lines(edit, parent_level):
         line.encode("utf-8")  # a lone surrogate fails here, as the splice's text would

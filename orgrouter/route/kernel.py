@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from orgrouter.errors import LockedError, OrgRouterError
+from orgrouter.records import field, record
 from orgrouter.skills.base import (
     Context,
     Emit,
@@ -42,7 +42,7 @@ class Emitted(NamedTuple):
     agent: str = ""  # the sub-agent the delegation was addressed to, if any
 
 
-@dataclass
+@record
 class Outcome:
     """Everything one kernel run produced, in the order it happened."""
 

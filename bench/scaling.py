@@ -4,7 +4,7 @@
                             [--timeout 60] [--json]
 
 For each dimension (nesting depth, nested requests, requests under one deep parent,
-headline length, requests per file, the same with their results written (a rerun),
+headline length, requests per file, the same with their results written (a rerun), and then edited,
 results under one request, section length, list depth, drawers and blocks, runs of blank
 lines and spaces, long lines without spaces, tags, noweb references) a generator writes
 an Org note at size n, 2n, 4n and 8n, and each workload (parse, route --dry-run, route,
@@ -77,6 +77,11 @@ def under(n: int) -> str:
 def rerun(n: int) -> str:
     """n sibling requests with their results already written: what a second run reads."""
     return _routed(requests(n))
+
+
+def edited(n: int) -> str:
+    """n sibling requests with their results written, then every instruction edited."""
+    return _routed(requests(n)).replace("* @agent ", "* @agent please ")
 
 
 def results(n: int) -> str:
@@ -186,6 +191,7 @@ DIMENSIONS: dict[str, Callable[[int], str]] = {
     "nested": nested,
     "under": under,
     "rerun": rerun,
+    "edited": edited,
     "results": results,
     "headline": headline,
     "requests": requests,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, ConflictError, OrgRouterError, StateError
 from orgrouter.progress import Progress, progress_for
+from orgrouter.records import replace
 from orgrouter.report import Report
 from orgrouter.route.router import Router, RunOptions
 from orgrouter.writemode import WriteMode, unified_diff
@@ -172,16 +173,16 @@ class _Learning:
 
 def _text(scanned: Scanned) -> str | None:
     """Return the text of a file scanned as a search reads it (None: it cannot)."""
-    from orgrouter.io.text import decode_org
+    from orgrouter.io.text import BOM
 
-    try:
-        if scanned.snapshot is not None:
-            return scanned.snapshot.text
-        if scanned.data is not None:
-            return decode_org(scanned.data, scanned.path).text
-    except OrgRouterError:
-        pass
-    return None  # failed or skipped (a cold run reads every note: none is "cached")
+    if scanned.snapshot is not None:
+        return scanned.snapshot.text
+    if scanned.data is None:
+        return None  # failed or skipped (a cold run reads every note: none is "cached")
+    try:  # clean: scan_one already refused a binary, UTF-16 or oversized file
+        return scanned.data.removeprefix(BOM).decode()
+    except UnicodeDecodeError:
+        return None
 
 
 def _current(scanned: Scanned, prefilter: Prefilter, cache: ScanCache) -> Scanned:
@@ -297,11 +298,9 @@ def _tell(
     A request routed in a file that could not be written is not done: ``--json`` says
     ``skipped`` (or ``failed``) with the reason, and the next run routes it again.
     """
-    import dataclasses
-
     for request in outcome.requests:
         if status is not None and request.status != "unchanged":
-            request = dataclasses.replace(request, status=status, reason=reason)
+            request = replace(request, status=status, reason=reason)
         options.on_request(request)
 
 

@@ -64,21 +64,19 @@ def locate(content: bytes, edit: Edit) -> tuple[int, int] | str:
     start, stop = 0, len(content)
     if edit.anchor is not None:
         anchor = edit.anchor.encode()
-        found = _occurrences(content, anchor, 0, stop)
-        if found != 1:
-            return _stale_detail("anchor", found)
-        start = content.find(anchor) + len(anchor)
+        at = _find_once(content, anchor, "anchor", 0, stop)
+        if isinstance(at, str):
+            return at
+        start = at + len(anchor)
         stop = section_end(content, start)
     if edit.op == "append" and edit.before == "":
         return (stop, stop)
     before = edit.before.encode()
-    found = _occurrences(content, before, start, stop)
-    if found != 1:
-        return _stale_detail("before", found)
-    begin = content.find(before, start, stop)
-    if edit.op == "replace":
-        return (begin, begin + len(before))
-    return (begin + len(before), begin + len(before))
+    begin = _find_once(content, before, "before", start, stop)
+    if isinstance(begin, str):
+        return begin
+    end = begin + len(before)
+    return (begin, end) if edit.op == "replace" else (end, end)
 
 
 def apply_edit(content: bytes, edit: Edit) -> bytes | str:
@@ -182,16 +180,15 @@ def _static_reason(
     return None
 
 
-def _occurrences(content: bytes, needle: bytes, start: int, stop: int) -> int:
-    """Count ``needle`` in ``content[start:stop]`` (overlaps included), up to 2."""
-    count = 0
+def _find_once(content: bytes, needle: bytes, what: str, start: int, stop: int) -> int | str:
+    """Return where ``needle`` is in ``content[start:stop]`` if it occurs once (overlaps
+    count), else how ``what`` (``before``/``anchor``) failed to match exactly once."""
     at = content.find(needle, start, stop)
-    while at >= 0:
-        count += 1
-        if count > 1:
-            break  # only "none", "once" and "more than once" matter
-        at = content.find(needle, at + 1, stop)
-    return count
+    if at < 0:
+        return f"`{what}` is not in the file (stale)"
+    if content.find(needle, at + 1, stop) >= 0:
+        return f"`{what}` occurs more than once in the file (ambiguous)"
+    return at
 
 
 def section_end(content: bytes, start: int) -> int:
@@ -206,10 +203,3 @@ def section_end(content: bytes, start: int) -> int:
         if content[at + 1 : at + 2] in (b"[", b"*"):
             return at + 1
         at += 1
-
-
-def _stale_detail(what: str, found: int) -> str:
-    """Say how a ``before``/``anchor`` failed to match exactly once."""
-    if found == 0:
-        return f"`{what}` is not in the file (stale)"
-    return f"`{what}` occurs more than once in the file (ambiguous)"

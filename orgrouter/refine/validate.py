@@ -63,12 +63,10 @@ def locate(content: bytes, edit: Edit) -> tuple[int, int] | str:
     """Return the byte span ``edit`` rewrites in ``content``, or why it is stale."""
     start, stop = 0, len(content)
     if edit.anchor is not None:
-        anchor = edit.anchor.encode()
-        at = _find_once(content, anchor, "anchor", 0, stop)
-        if isinstance(at, str):
-            return at
-        start = at + len(anchor)
-        stop = section_end(content, start)
+        section = anchor_section(content, edit.anchor.encode())
+        if isinstance(section, str):
+            return section
+        start, stop = section
     if edit.op == "append" and edit.before == "":
         return (stop, stop)
     before = edit.before.encode()
@@ -77,6 +75,14 @@ def locate(content: bytes, edit: Edit) -> tuple[int, int] | str:
         return begin
     end = begin + len(before)
     return (begin, end) if edit.op == "replace" else (end, end)
+
+
+def anchor_section(content: bytes, anchor: bytes) -> tuple[int, int] | str:
+    """Return the span of the section after ``anchor`` (which must occur once), or why not."""
+    at = _find_once(content, anchor, "anchor", 0, len(content))
+    if isinstance(at, str):
+        return at
+    return at + len(anchor), section_end(content, at + len(anchor))
 
 
 def apply_edit(content: bytes, edit: Edit) -> bytes | str:

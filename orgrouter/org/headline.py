@@ -110,19 +110,14 @@ def parse_headline(line: str, todo: TodoKeywords = DEFAULT_TODO) -> Headline:
     level = pos = length - len(line.lstrip("*"))
     if level == 0 or pos >= length or line[pos] != " ":
         raise ValueError(f"not a headline line: {line[:40]!r}")
-    while pos < length and line[pos] in " \t":
-        pos += 1
+    pos = length - len(line[pos:].lstrip(" \t"))
     keyword = todo.match(line, pos)
     if keyword is not None:
-        pos += len(keyword) + 1
-        while pos < length and line[pos] in " \t":
-            pos += 1
+        pos = length - len(line[pos + len(keyword) + 1 :].lstrip(" \t"))
     priority = None
     if line.startswith("[#", pos) and pos + 3 < length and line[pos + 3] == "]":
         priority = line[pos + 2]
-        pos += 4
-        while pos < length and line[pos] in " \t":
-            pos += 1
+        pos = length - len(line[pos + 4 :].lstrip(" \t"))
     commented = line.startswith(COMMENT_WORD, pos)
     if commented:
         pos += len(COMMENT_WORD)

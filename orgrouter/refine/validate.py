@@ -9,6 +9,7 @@ written against text that is no longer there).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ TOO_MANY = "too_many_edits"
 TOO_LARGE = "too_large"
 STALE = "stale"
 TOO_MUCH_GROWTH = "too_much_growth"
+_SECTION_START = re.compile(rb"\n[\[*]")
 
 
 @dataclass(frozen=True)
@@ -201,11 +203,5 @@ def section_end(content: bytes, start: int) -> int:
     """Return where the section holding ``start`` ends: the next table or headline line."""
     # Rules files are TOML tables (a section ends at the next `[table]` line) and Org
     # skill notes (it ends at the next headline); either way, the start of that line.
-    at = start
-    while True:
-        at = content.find(b"\n", at)
-        if at < 0 or at + 1 >= len(content):
-            return len(content)
-        if content[at + 1 : at + 2] in (b"[", b"*"):
-            return at + 1
-        at += 1
+    found = _SECTION_START.search(content, start)
+    return len(content) if found is None else found.start() + 1

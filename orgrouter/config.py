@@ -7,54 +7,21 @@ shape, so that every other module can depend on it cheaply.
 
 from __future__ import annotations
 
-from typing import Any, dataclass_transform
+from orgrouter.records import field, record
 
 
-@dataclass_transform(kw_only_default=True)  # mypy checks each record's keywords
-class Record:
-    """A mutable record: built from keywords over its class's defaults, compared by value.
-
-    Not dataclasses: the configuration's were a tenth of a ``--stdin`` run's start-up
-    (a dataclass compiles its methods at import, 0.3 to 1 ms each). A default that is a
-    list, a dict or a record is copied for each instance, as ``default_factory`` did.
-    """
-
-    def __init__(self, **values: Any) -> None:
-        for key in _keys(type(self)):
-            setattr(self, key, values.pop(key) if key in values else _fresh(getattr(self, key)))
-        if values:
-            raise TypeError(f"{type(self).__name__} has no field {next(iter(values))!r}")
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and vars(other) == vars(self)
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{key}={value!r}" for key, value in vars(self).items())
-        return f"{type(self).__name__}({fields})"
-
-
-def _keys(cls: type) -> list[str]:
-    """Return the fields of a record class, its bases' first, in declaration order."""
-    return [k for c in reversed(cls.__mro__) for k in vars(c).get("__annotations__", ())]
-
-
-def _fresh(default: Any) -> Any:
-    """Return ``default`` for a new record: lists, dicts and records copied."""
-    if isinstance(default, Record):
-        return type(default)()
-    return type(default)(default) if isinstance(default, list | dict) else default
-
-
-class AgentConfig(Record):
+@record
+class AgentConfig:
     """Who the agent is: the names it answers to besides ``@agent``."""
 
     name: str | None = None
-    sub_agents: list[str] = []
+    sub_agents: list[str] = field(default_factory=list)
     approve_keyword: str = "APPROVED"
     reject_keyword: str = "REJECTED"
 
 
-class SensorGateConfig(Record):
+@record
+class SensorGateConfig:
     """The sensor gate's switches and limits (seed 000)."""
 
     enabled: bool = True
@@ -67,7 +34,8 @@ class SensorGateConfig(Record):
 BACKENDS = ("rules", "openai")  # the values neuro.backend may take
 
 
-class NeuroConfig(Record):
+@record
+class NeuroConfig:
     """The model backend; ``rules`` is offline and deterministic."""
 
     backend: str = "rules"
@@ -81,7 +49,8 @@ class NeuroConfig(Record):
     run_timeout_s: float | None = None  # model time a whole run may spend; None: no cap
 
 
-class LimitsConfig(Record):
+@record
+class LimitsConfig:
     """How much one result may add to a note (text from skills and models is untrusted)."""
 
     result_bytes: int = 32 * 1024  # a result's body, then a "… (truncated)" line
@@ -89,69 +58,77 @@ class LimitsConfig(Record):
     instruction_chars: int = 20_000  # longer requests get a clarification, not a route
 
 
-class PrivacyConfig(Record):
+@record
+class PrivacyConfig:
     """Tags whose subtrees never leave the machine (inherited)."""
 
-    tags: list[str] = ["@personal"]
+    tags: list[str] = field(default_factory=lambda: ["@personal"])
 
 
-class ScanConfig(Record):
+@record
+class ScanConfig:
     """Which files under a notes root are notes."""
 
-    include: list[str] = ["*.org"]
-    exclude: list[str] = []
+    include: list[str] = field(default_factory=lambda: ["*.org"])
+    exclude: list[str] = field(default_factory=list)
 
 
-class TangleConfig(Record):
+@record
+class TangleConfig:
     """Where tangled files may be written besides the notes root."""
 
-    allow: list[str] = []
+    allow: list[str] = field(default_factory=list)
 
 
-class RefineConfig(Record):
+@record
+class RefineConfig:
     """The refinement gate (seed 002)."""
 
     mode: str = "report"  # report | propose | auto_apply
     golden: str | None = None  # a directory of cases; None = the package's own set
-    files: list[str] = []  # the write allowlist
+    files: list[str] = field(default_factory=list)  # the write allowlist
     tolerance: float = 0.0
     auto_apply_max_edits: int = 1
     budget_tokens: int | None = None
 
 
-class RulesConfig(Record):
+@record
+class RulesConfig:
     """The user's routing rules: a directory whose tables override the package's."""
 
     dir: str | None = None  # relative to the config file; None = the package's tables only
 
 
-class SkillsConfig(Record):
+@record
+class SkillsConfig:
     """Directories of opt-in user skills (never the notes being routed)."""
 
-    paths: list[str] = []
+    paths: list[str] = field(default_factory=list)
 
 
-class StateConfig(Record):
+@record
+class StateConfig:
     """Where the SQLite state database lives (None = XDG state dir, keyed by root)."""
 
     path: str | None = None
 
 
-class Config(Record):
+@record
+class Config:
     """The whole effective configuration."""
 
-    agent: AgentConfig = AgentConfig()
-    sensor_gate: SensorGateConfig = SensorGateConfig()
-    neuro: NeuroConfig = NeuroConfig()
-    agents: dict[str, NeuroConfig] = {}  # [agents.NAME.neuro]
-    privacy: PrivacyConfig = PrivacyConfig()
-    scan: ScanConfig = ScanConfig()
-    tangle: TangleConfig = TangleConfig()
-    refine: RefineConfig = RefineConfig()
-    rules: RulesConfig = RulesConfig()
-    skills: SkillsConfig = SkillsConfig()
-    state: StateConfig = StateConfig()
-    limits: LimitsConfig = LimitsConfig()
+    agent: AgentConfig = field(default_factory=AgentConfig)
+    sensor_gate: SensorGateConfig = field(default_factory=SensorGateConfig)
+    neuro: NeuroConfig = field(default_factory=NeuroConfig)
+    agents: dict[str, NeuroConfig] = field(default_factory=dict)  # [agents.NAME.neuro]
+    privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
+    scan: ScanConfig = field(default_factory=ScanConfig)
+    tangle: TangleConfig = field(default_factory=TangleConfig)
+    refine: RefineConfig = field(default_factory=RefineConfig)
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    skills: SkillsConfig = field(default_factory=SkillsConfig)
+    state: StateConfig = field(default_factory=StateConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
 
     def neuro_for(self, agent: str | None) -> NeuroConfig:
         """Return the model settings for ``agent`` (its override, else the default)."""

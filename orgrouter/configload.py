@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from orgrouter.address import file_agent_lines
-from orgrouter.config import BACKENDS, Config, NeuroConfig, Record
+from orgrouter.config import BACKENDS, Config, NeuroConfig
 from orgrouter.errors import ConfigError
+from orgrouter.records import field, fields, record, replace
 from orgrouter.tomlwhere import did_you_mean, key_line, nearest
 from orgrouter.xdg import user_config_path as user_config_path
 
@@ -60,14 +61,15 @@ class Source(NamedTuple):
         return self.kind if not self.detail else f"{self.kind} {self.detail}"
 
 
-class LoadedConfig(Record):
+@record
+class LoadedConfig:
     """The effective configuration and, per dotted key, where its value came from."""
 
-    config: Config = Config()
-    sources: dict[str, Source] = {}
-    files: list[Path] = []  # read, lowest precedence first
-    ignored_env: list[str] = []  # ORGROUTER_* that are not keys
-    warnings: list[str] = []  # "path:line: key has no effect ..."
+    config: Config
+    sources: dict[str, Source] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)  # read, lowest precedence first
+    ignored_env: list[str] = field(default_factory=list)  # ORGROUTER_* that are not keys
+    warnings: list[str] = field(default_factory=list)  # "path:line: key has no effect ..."
 
     @property
     def directory(self) -> Path | None:
@@ -85,12 +87,13 @@ class LoadedConfig(Record):
 def _sections() -> dict[str, type]:
     """Return section name -> record class, in declaration order (``agents`` excluded)."""
     hints = typing.get_type_hints(Config)
-    return {k: t for k, t in hints.items() if isinstance(t, type) and issubclass(t, Record)}
+    return {k: hints[k] for k in fields(Config) if hasattr(hints[k], "_record_fields")}
 
 
 def section_keys(section: type) -> dict[str, Any]:
     """Return key -> type annotation for one section's record class."""
-    return typing.get_type_hints(section)
+    hints = typing.get_type_hints(section)
+    return {k: hints[k] for k in fields(section)}
 
 
 @functools.cache  # get_type_hints evaluates every annotation anew: ~8 ms of each run
@@ -169,13 +172,14 @@ def _from_text(text: str, annotation: Any) -> Any:
 # -- reading one file ----------------------------------------------------------------
 
 
-class _Layer(Record):
+@record
+class _Layer:
     """Values from one source, keyed by dotted key, with where each came from."""
 
-    values: dict[str, Any] = {}
-    sources: dict[str, Source] = {}
-    agents: dict[str, dict[str, Any]] = {}
-    warnings: list[str] = []
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, Source] = field(default_factory=dict)
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _read_config_file(path: Path) -> _Layer:
@@ -425,7 +429,7 @@ def load_config(
 def _merge(layers: list[_Layer], files: list[Path], ignored: list[str]) -> LoadedConfig:
     """Apply layers in order onto the defaults; agents inherit the effective [neuro]."""
     config = Config()
-    loaded = LoadedConfig(config=config, files=files, ignored_env=ignored)
+    loaded = LoadedConfig(config, files=files, ignored_env=ignored)
     agents: dict[str, dict[str, Any]] = {}
     for layer in layers:
         for dotted, value in layer.values.items():
@@ -437,8 +441,7 @@ def _merge(layers: list[_Layer], files: list[Path], ignored: list[str]) -> Loade
         loaded.warnings.extend(layer.warnings)
     # An agent's own keys are more specific than any [neuro] value, env and CLI included.
     config.agents = {
-        agent: NeuroConfig(**{**vars(config.neuro), **settings})
-        for agent, settings in agents.items()
+        agent: replace(config.neuro, **settings) for agent, settings in agents.items()
     }
     _check_keywords(loaded)
     return loaded

@@ -16,12 +16,12 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 
 from orgrouter.config import ScanConfig
 from orgrouter.errors import InputError
+from orgrouter.records import field, record
 
 _MAGIC = re.compile(r"[*?\[]")
 # The run memo key (``StateDB.run_memo``) of a route run's own discovery, so that a
@@ -29,7 +29,7 @@ _MAGIC = re.compile(r"[*?\[]")
 RUN_DISCOVERY = "discover:run"
 
 
-@dataclass
+@record
 class Discovery:
     """The outcome of a walk: files to scan, paths passed over, and paths that failed.
 

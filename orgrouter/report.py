@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from orgrouter.errors import EXIT_CHECK_FOUND_WORK, EXIT_FAILED, EXIT_OK, OrgRouterError
+from orgrouter.records import field, record
 
 
 def plural(count: int, word: str) -> str:
@@ -26,7 +26,7 @@ def _discard(_line: str) -> None:
     """Drop a line (the default sink)."""
 
 
-@dataclass
+@record
 class Report:
     """Counts and messages for one run; ``exit_code`` and ``summary()`` come from them."""
 

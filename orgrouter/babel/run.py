@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orgrouter import records
 from orgrouter.babel.document import Document
 from orgrouter.babel.plan import FilePlan, Skipped, TargetPlan, lisp_forms, plan_document
 from orgrouter.babel.record import TargetRecord, digest
@@ -54,17 +55,18 @@ class TargetResult:
 _FAILED_ACTIONS = ("conflict", "refused", "failed", "held")
 
 
-@dataclass
+@records.record  # as its base is: a dataclass would not see Report's fields
 class TangleReport(Report):
     """Route's ``Report`` (file failures, counts, exit code) with each target and skipped block.
 
     A target that failed (conflicted, refused, held) makes the run fail as a file does.
     """
 
-    targets: list[TargetResult] = field(default_factory=list)
-    blocks_skipped: list[tuple[str, Skipped]] = field(default_factory=list)
-    not_evaluated: list[tuple[str, Skipped]] = field(default_factory=list)
-    warnings: list[tuple[str, Skipped]] = field(default_factory=list)  # tangled, not as 9.5 does
+    targets: list[TargetResult] = records.field(default_factory=list)
+    blocks_skipped: list[tuple[str, Skipped]] = records.field(default_factory=list)
+    not_evaluated: list[tuple[str, Skipped]] = records.field(default_factory=list)
+    # Blocks tangled, though not as Org 9.5 does.
+    warnings: list[tuple[str, Skipped]] = records.field(default_factory=list)
 
     @classmethod
     def for_mode(cls, mode: WriteMode) -> TangleReport:

@@ -26,6 +26,7 @@ CR = b"\r"  # classic Mac line ends
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 _READ_ATTEMPTS = 3
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 class Decoded(NamedTuple):
@@ -144,40 +145,6 @@ def _decode_utf8(data: bytes, path: str | os.PathLike[str], has_bom: bool) -> st
         raise _error_at(data, offset, message, path) from None
 
 
-def _read_fd(fd: int, path: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
-    """Read a regular file's whole content from ``fd``, stable against a concurrent write."""
-    for _attempt in range(_READ_ATTEMPTS):
-        before = os.fstat(fd)
-        if not stat.S_ISREG(before.st_mode):
-            if stat.S_ISDIR(before.st_mode):
-                raise InputError("is a directory, not an Org file", path=path)
-            raise InputError("is not a regular file", path=path)
-        if before.st_size > max_bytes:
-            raise InputError(
-                f"file is {before.st_size} bytes, over the limit of {max_bytes} bytes",
-                path=path,
-            )
-        # Reads up to a byte past the size fstat gave, so a file that grew since is
-        # caught below; by offset, so a retry needs no seek. A local file's read returns
-        # all it asks for but at the end: one call.
-        data = os.pread(fd, before.st_size + 1, 0)
-        while len(data) < before.st_size:  # a short read (network and FUSE file systems)
-            more = os.pread(fd, before.st_size + 1 - len(data), len(data))
-            if not more:
-                break
-            data += more
-        after = os.fstat(fd)
-        if (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns) and (
-            len(data) == after.st_size
-        ):
-            return data, after
-    raise ConflictError(
-        "file kept changing while it was being read; try again",
-        reason="kept changing while it was read",
-        path=path,
-    )
-
-
 def read_org_text(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """Return the text of the Org file at ``path`` (no BOM), refused as ``read_org_file`` refuses.
 
@@ -195,13 +162,13 @@ def read_stable(
 
     The one way orgrouter reads a note (route, scan, search, tangle): never hangs on a
     FIFO, refuses what is too large, raises ConflictError when the file keeps changing
-    and InputError naming ``path`` on any other failure.
+    and InputError naming ``path`` on any other failure. The bytes are those of one
+    state of the file: its size and mtime were the same before and after the read.
     """
     name = os.fspath(path)
-    opened = name if opened is None else opened
     try:
         # O_NONBLOCK: opening a FIFO named like a note must not hang the run.
-        fd = os.open(opened, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(name if opened is None else opened, _OPEN_FLAGS)
     except FileNotFoundError:
         raise InputError("no such file", path=name) from None
     except IsADirectoryError:
@@ -210,15 +177,44 @@ def read_stable(
         raise InputError("permission denied: cannot read the file", path=name) from None
     except OSError as exc:
         raise InputError(f"cannot open: {exc.strerror}", path=name) from None
+    # One function, not two: a cold scan calls it once per note.
     try:
-        try:
-            return _read_fd(fd, name, max_bytes)
-        except IsADirectoryError:
-            raise InputError("is a directory, not an Org file", path=name) from None
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", path=name) from None
+        for _attempt in range(_READ_ATTEMPTS):
+            before = os.fstat(fd)
+            size = before.st_size
+            if not stat.S_ISREG(before.st_mode):
+                if stat.S_ISDIR(before.st_mode):
+                    raise InputError("is a directory, not an Org file", path=name)
+                raise InputError("is not a regular file", path=name)
+            if size > max_bytes:
+                raise InputError(
+                    f"file is {size} bytes, over the limit of {max_bytes} bytes", path=name
+                )
+            # Reads up to a byte past the size fstat gave, so a file that grew since is
+            # caught below; by offset, so a retry needs no seek. A local file's read
+            # returns all it asks for but at the end: one call.
+            data = os.pread(fd, size + 1, 0)
+            while len(data) < size:  # a short read (network and FUSE file systems)
+                more = os.pread(fd, size + 1 - len(data), len(data))
+                if not more:
+                    break
+                data += more
+            # The second fstat is what makes the read stable: a write during it moved
+            # the mtime (or the size), and the bytes may mix two states of the file.
+            after = os.fstat(fd)
+            if after.st_mtime_ns == before.st_mtime_ns and after.st_size == size == len(data):
+                return data, after
+    except IsADirectoryError:
+        raise InputError("is a directory, not an Org file", path=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=name) from None
     finally:
         os.close(fd)
+    raise ConflictError(
+        "file kept changing while it was being read; try again",
+        reason="kept changing while it was read",
+        path=name,
+    )
 
 
 def read_org_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Snapshot:

@@ -24,7 +24,6 @@ import re
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
 from typing import NamedTuple
@@ -33,6 +32,7 @@ from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Outline, content_end
+from orgrouter.records import field, record
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10
@@ -160,7 +160,7 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-@dataclass
+@record
 class _Document:
     """The bytes being planned against, with headlines found on demand."""
 
@@ -257,10 +257,7 @@ def _checked(edit: AppendChild) -> tuple[str, str]:
 
 
 def check_child(edit: AppendChild, parent_level: int = 1) -> None:
-    """Raise the ValueError planning ``edit`` under a ``parent_level`` headline would raise.
-
-    The planner's own checks and line encoding, without a document to plan against.
-    """
+    """Raise the ValueError planning ``edit`` under a ``parent_level`` headline would raise."""
     _checked(edit)
     for line in _child_lines(edit, parent_level):
         line.encode("utf-8")  # a lone surrogate fails here, as the splice's text would

@@ -10,7 +10,6 @@ large file costs their ancestors, not the file. Headline lines are found in byte
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -19,6 +18,7 @@ from functools import lru_cache
 from typing import Generic, TypeVar
 
 from orgrouter.org.scan import HeadlineLine, headline_at, iter_headline_lines
+from orgrouter.records import field, record, replace
 
 T = TypeVar("T")
 # A headline line below the first line: literal "\n" first, so a search jumps from
@@ -98,7 +98,7 @@ class Outline:
         partial = [e for e in outline.entries if not _inside(e.begin, subtrees)]
         ends = _subtree_ends(data, partial)
         outline.entries = [
-            dataclasses.replace(entry, subtree_end=ends[entry.begin])
+            replace(entry, subtree_end=ends[entry.begin])
             if entry.begin in ends
             else entry
             for entry in outline.entries
@@ -135,7 +135,7 @@ class Outline:
         return chain
 
 
-@dataclass
+@record
 class Inherited(Generic[T]):
     """What passes from each headline down to its subtree, by memoised ancestor walks.
 
@@ -149,7 +149,7 @@ class Inherited(Generic[T]):
     outline: Outline
     top: Callable[[], T]
     step: Callable[[T, int], T]
-    memo: dict[int, T] = dataclasses.field(default_factory=dict)
+    memo: dict[int, T] = field(default_factory=dict)
 
     def __call__(self, index: int) -> T:
         """Return the value headline ``index`` has, its ancestors folded in."""

@@ -12,7 +12,6 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,6 +19,7 @@ from orgrouter.io.text import CR, LF, detect_newline
 from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.org.headline import split_tags
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence
+from orgrouter.records import field, record
 
 MAX_SETUP_BYTES = 16 * 1024 * 1024  # far beyond any real setup file
 MAX_SETUP_DEPTH = 32  # setup files including setup files; keeps recursion shallow
@@ -45,7 +45,7 @@ class SettingKeyword(NamedTuple):
     line: int  # 1-based
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InBufferSettings:
     """What a buffer's in-buffer keywords set: TODO keywords, startup, tags, properties."""
 

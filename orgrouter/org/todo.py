@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from orgrouter.records import field, record
 
 # Org's `org-set-regexps-and-options': a keyword is the text before an optional
 # "(key...)" suffix that closes the word, e.g. "WAIT(w@/!)" is WAIT with key "w".
 _KEYWORD_RE = re.compile(r"^(.*?)(?:\(([^!@/])?.*?\))?$", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TodoSequence:
     """One ``#+TODO``-style line: its keywords, which of them are done, fast keys."""
 
@@ -21,7 +22,7 @@ class TodoSequence:
     keys: tuple[tuple[str, str | None], ...]  # (keyword, fast-access key or None)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True)
 class TodoKeywords:
     """The TODO keywords one buffer knows, in Org's order, and which mean done."""
 

@@ -7,7 +7,6 @@ the answer says that no model is configured and how to set one.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from orgrouter.config import Config
 from orgrouter.errors import ModelError, UsageError
 from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.neuro.factory import make_backend
+from orgrouter.records import replace
 from orgrouter.skills.base import (
     Context,
     Result,
@@ -58,7 +58,7 @@ def _capped(result: Result, config: Config) -> Result:
     from orgrouter.org.escape import cap_body, cap_line
 
     limits = config.limits
-    return dataclasses.replace(
+    return replace(
         result,
         title=cap_line(result.title, limits.echo_chars),
         body=cap_body(result.body, limits.result_bytes),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +22,7 @@ from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.scan import HEADLINE_RE
+from orgrouter.records import record
 from orgrouter.route.request import FoundRequest, find_address
 from orgrouter.route.results import RUN_KEY, Written, written_results
 from orgrouter.skills.base import Context, Heading, Request, ResultRef, Skill
@@ -40,7 +40,7 @@ MAX_OUTLINE = 200  # headlines a skill is shown; a huge subtree is cut, not read
 MAX_OUTLINE_BYTES = 512 * 1024
 
 
-@dataclass
+@record
 class RouteEnv:
     """What every request of a run shares."""
 

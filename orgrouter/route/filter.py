@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
 from orgrouter.io.text import check_org
+from orgrouter.records import replace
 from orgrouter.route.pipeline import DocumentOutcome
 from orgrouter.route.router import Router, RunOptions
 
@@ -137,8 +138,6 @@ def _defer_moves(
     A move writes other files too, atomically with this one only through the journal
     of a file route: a filter cannot, so the whole move waits for one.
     """
-    import dataclasses
-
     if state is not None and path is not None:
         from orgrouter.route.binding import reinstate
 
@@ -148,7 +147,7 @@ def _defer_moves(
                 reinstate(state, note, digest)
     names = ", ".join(w.path for w in outcome.writes)
     warning = f"an approved move into {names} waits: run `orgrouter route` on the file"
-    return dataclasses.replace(outcome, data=data, writes=[]), warning
+    return replace(outcome, data=data, writes=[]), warning
 
 
 def _fixed(path: Path) -> Callable[[], Path]:

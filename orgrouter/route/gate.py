@@ -12,10 +12,10 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from orgrouter.config import SensorGateConfig
+from orgrouter.records import field, fields, record
 from orgrouter.route.decompose import Decomposition, decompose, decompose_items
 from orgrouter.route.rules import LEVELS, Persona, Rules
 
@@ -27,7 +27,7 @@ APPROVED, REJECTED, HUMAN_REQUIRED = "APPROVED", "REJECTED", "HUMAN_REQUIRED"
 INNOVATION, TRIVIAL, STANDARD = "DREAM_INNOVATION", "TRIVIAL", "STANDARD"
 
 
-@dataclass
+@record
 class Spawn:
     """How many specialists to spawn, the score behind it, and why none if none."""
 
@@ -40,10 +40,10 @@ class Spawn:
     def to_json(self) -> dict[str, Any]:
         """Return the ``spawn`` object of the gate JSON."""
         factors = [{"factor": name, "weight": weight} for name, weight in self.factors]
-        return {**asdict(self), "factors": factors}
+        return {**{name: getattr(self, name) for name in fields(self)}, "factors": factors}
 
 
-@dataclass
+@record
 class GateResult:
     """Everything the gate decided about one request."""
 
@@ -87,7 +87,7 @@ class GateResult:
 
     def to_json(self) -> dict[str, Any]:
         """Return the contract JSON object, keys in the seed's order (the fields' order)."""
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "decomposition"}
+        data = {name: getattr(self, name) for name in fields(self) if name != "decomposition"}
         data["personas"] = [
             {"name": p.name, "role": p.role, "domains": list(p.domains), "skills": list(p.skills)}
             for p in self.personas

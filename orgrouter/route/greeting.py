@@ -6,8 +6,7 @@ from collections.abc import Iterable
 
 from orgrouter.route.rules import Rules
 
-# The agent's names -> (the courtesy table, its words and those names, longest first):
-# sorted once per run, not once per request.
+# The agent's names -> (the courtesy table, its words and those names, longest first)
 _WORDS: dict[frozenset[str], tuple[tuple[str, ...], list[str]]] = {}
 
 
@@ -23,9 +22,7 @@ def is_greeting(
     rest, greeted, polite = text.strip().lower().replace("\u2019", "'"), False, False
     names = frozenset(name.lower() for name in selves)
     held = _WORDS.get(names)
-    if held is None or held[0] is not rules.courtesy:
-        if len(_WORDS) >= 8:
-            _WORDS.clear()
+    if held is None or held[0] is not rules.courtesy:  # sorted once per run, not per request
         words = sorted({*rules.courtesy, *names}, key=len, reverse=True)
         held = _WORDS[names] = (rules.courtesy, words)
     words = held[1]

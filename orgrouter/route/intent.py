@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+from orgrouter.records import field, record
 
 FAILED_TEXT = "Router failed to classify."
 # The keys of an intent's ``decompose --json`` object, in their contract order.
@@ -19,7 +20,7 @@ class Head(NamedTuple):
     skill: str
 
 
-@dataclass
+@record
 class Intent:
     """One atomic intent: what to do, with which skill, and where it was written."""
 
@@ -57,7 +58,7 @@ class Intent:
         return data
 
 
-@dataclass
+@record
 class Decomposition:
     """An instruction's intents in order, and the shape they were written in."""
 

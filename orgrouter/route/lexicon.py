@@ -3,60 +3,21 @@ inflected forms ("condensing", "pulled out") and typos, against the routing tabl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeVar, cast
+from collections.abc import Mapping, Sequence
 
 from orgrouter.route.intent import Head
 from orgrouter.route.rules import Phrase, Rules
 
 NOT_A_WORD = "\0"  # what punctuation reads as in a list of lower-case words
 PARTICLE_WINDOW = 5  # how many words an object may hold before its particle ("boil it down")
-T = TypeVar("T")
-U = TypeVar("U")
-Spellings = tuple[tuple[str, str, str], ...]
 
 
-def match(words: Sequence[str], at: int, phrases: tuple[Phrase, ...]) -> int:
+def match(words: Sequence[str], at: int, phrases: Mapping[str, tuple[Phrase, ...]]) -> int:
     """Return how many words of the longest phrase matching at ``at`` (0 for none)."""
-    for candidate in by_table(phrases, _by_first).get(words[at], ()) if at < len(words) else ():
+    for candidate in phrases.get(words[at], ()) if at < len(words) else ():
         if tuple(words[at : at + len(candidate)]) == candidate:
             return len(candidate)
     return 0
-
-
-def by_table(table: T, build: Callable[[T], U]) -> U:
-    """Return ``build(table)``, built once per table object of the run's rules.
-
-    Looked up by identity: hashing a table of a few hundred phrases on every call (as
-    ``lru_cache`` does) cost more than the lookup saved. The table is held, so its id
-    cannot be reused while its entry stands.
-    """
-    key = (id(table), build)
-    held = _BUILT.get(key)
-    if held is None or held[0] is not table:
-        if len(_BUILT) >= 32:
-            _BUILT.clear()
-        held = _BUILT[key] = (table, build(table))
-    return cast(U, held[1])
-
-
-_BUILT: dict[tuple[int, object], tuple[object, object]] = {}
-
-
-def _by_first(phrases: tuple[Phrase, ...]) -> dict[str, list[Phrase]]:
-    """Return ``phrases`` by first word, longest first: a table's, once, not per word."""
-    index: dict[str, list[Phrase]] = {}
-    for candidate in filter(None, phrases):
-        index.setdefault(candidate[0], []).append(candidate)
-    return index
-
-
-def _by_length(spellings: Spellings) -> dict[int, Spellings]:
-    """Return the typo targets by length: a word is compared only with those near its own."""
-    index: dict[int, list[tuple[str, str, str]]] = {}
-    for entry in spellings:
-        index.setdefault(len(entry[0]), []).append(entry)
-    return {size: tuple(entries) for size, entries in index.items()}
 
 
 def base_forms(word: str) -> list[str]:
@@ -184,11 +145,10 @@ def fuzzy(word: str, rules: Rules) -> Head | None:
                 return Head("fuzzy", single, rules.verbs[(single,)])
             if (single,) in rules.generic:
                 return Head("generic", single, rules.generic[(single,)])
-    sized = by_table(rules.spellings, _by_length)
     if len(word) == 4:
         near = sorted(
             (verb != skill, verb, skill, basis)
-            for verb, skill, basis in sized.get(4, ())
+            for verb, skill, basis in rules.spellings.get(4, ())
             if _swapped(word, verb)
         )
         return Head(near[0][3], near[0][1], near[0][2]) if near else None
@@ -196,7 +156,7 @@ def fuzzy(word: str, rules: Rules) -> Head | None:
         candidates = [
             (verb != skill, verb, skill, basis)  # the skill's own name first, then A-Z
             for size in range(len(word) - limit, len(word) + limit + 1)
-            for verb, skill, basis in sized.get(size, ())
+            for verb, skill, basis in rules.spellings.get(size, ())
             if edits_within(word, verb, limit)
         ]
         if candidates:

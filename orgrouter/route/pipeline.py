@@ -9,10 +9,8 @@ guardian, skills) and its results are planned as child headlines.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,6 +22,7 @@ from orgrouter.org.document import Document
 from orgrouter.org.edit import Splice
 from orgrouter.org.scan import BOM
 from orgrouter.org.settings import InBufferSettings
+from orgrouter.records import field, record, replace
 from orgrouter.route import kernel
 from orgrouter.route.binding import DIGEST_KEY, withdraw
 from orgrouter.route.context import RouteEnv, request_context
@@ -52,7 +51,7 @@ _SETTING_KEYWORD = re.compile(
 )
 
 
-@dataclass
+@record
 class RequestReport:
     """What happened to one request (one ``--json`` object)."""
 
@@ -85,7 +84,7 @@ class RequestReport:
         return data
 
 
-@dataclass
+@record
 class DocumentOutcome:
     """The routed bytes of one document and what happened to each request."""
 
@@ -190,7 +189,7 @@ def _route_mac(data: bytes, path: str | None, env: RouteEnv) -> DocumentOutcome:
     stages = [
         [Splice(s.begin, s.end, s.text.replace(LF, CR)) for s in stage] for stage in routed.stages
     ]
-    return dataclasses.replace(routed, data=routed.data.replace(LF, CR), stages=stages)
+    return replace(routed, data=routed.data.replace(LF, CR), stages=stages)
 
 
 def _has_setting_line(data: bytes) -> bool:

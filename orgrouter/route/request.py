@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
@@ -24,6 +23,7 @@ from orgrouter.marks import RESULT_KEY
 from orgrouter.org.blockspans import written_block_spans
 from orgrouter.org.document import Document, OutlineEntry
 from orgrouter.org.drawer import Head
+from orgrouter.records import record
 
 HASH_KEY = "ORGROUTER_HASH"
 STATUS_KEY = "ORGROUTER_STATUS"
@@ -60,7 +60,7 @@ class Address(NamedTuple):
     end: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FoundRequest:
     """One addressed headline of a document."""
 

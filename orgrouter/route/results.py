@@ -13,13 +13,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from orgrouter.marks import MARK, RESULT_KEY, find_mark
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import PLANNING_RE, Head, line_span, locate_head
 from orgrouter.org.outline import OutlineEntry, content_end, subtree_end
 from orgrouter.org.scan import HeadlineLine, headline_at
+from orgrouter.records import record
 from orgrouter.route.request import FoundRequest
 
 KIND_KEY = "ORGROUTER_KIND"
@@ -29,7 +29,7 @@ CHECK_KEY = "ORGROUTER_CHECK"
 APPROVAL_KEY = "ORGROUTER_APPROVAL"  # on approval results: the held intent, as JSON
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Written:
     """A result headline already in the file (its line and parts are the document's)."""
 

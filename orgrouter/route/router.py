@@ -9,13 +9,13 @@ runs (``route/runner.py``) and ``--stdin`` (``route/filter.py``) both route thro
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, InputError
+from orgrouter.records import field, record
 from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     Planned = tuple[list[list[str]], Found | None]  # Router.plan: search words, requests
 
 
-@dataclass
+@record
 class RunOptions:
     """The choices of one ``orgrouter route`` run."""
 

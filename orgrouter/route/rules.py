@@ -45,9 +45,10 @@ class Rules(NamedTuple):
     prepositions: frozenset[str]
     targets: frozenset[str]
     subjects: frozenset[str]
-    fillers: tuple[Phrase, ...]  # longest first
-    sequence: tuple[Phrase, ...]  # longest first
-    delegators: tuple[Phrase, ...]  # longest first
+    # first word -> the phrases starting with it, longest first
+    fillers: Mapping[str, tuple[Phrase, ...]]
+    sequence: Mapping[str, tuple[Phrase, ...]]
+    delegators: Mapping[str, tuple[Phrase, ...]]
     questions: Mapping[str, str]
     particles: frozenset[str]  # the second words of phrasal verbs that may come later
     joiners: frozenset[str]  # words that may join two clauses ("and", "but", "+")
@@ -87,7 +88,7 @@ class Rules(NamedTuple):
     personas: tuple[Persona, ...]
     sources: Mapping[str, str]  # table file name -> where it was read from
     max_phrase: int  # the most words a verb, noun or domain phrase has (bounds matching)
-    spellings: tuple[tuple[str, str, str], ...]  # (verb, skill, basis) a typo may mean
+    spellings: Mapping[int, tuple[tuple[str, str, str], ...]]  # length -> (verb, skill, basis)
     # first word -> (particle, skill, basis) of the phrasal verbs whose particle may come
     # after the object ("boil it down")
     separable: Mapping[str, tuple[tuple[str, str, str], ...]]
@@ -234,8 +235,11 @@ def _add_unique(
         into[key] = skill
 
 
-def _longest_first(words: list[str]) -> tuple[Phrase, ...]:
-    return tuple(sorted({phrase(word) for word in words}, key=lambda p: (-len(p), p)))
+def _longest_first(words: list[str]) -> dict[str, tuple[Phrase, ...]]:
+    by_first: dict[str, tuple[Phrase, ...]] = {}
+    for found in sorted({phrase(word) for word in words} - {()}, key=lambda p: (-len(p), p)):
+        by_first[found[0]] = (*by_first.get(found[0], ()), found)
+    return by_first
 
 
 def _any_of(table: _Table, patterns: list[str], key: str) -> re.Pattern[str]:
@@ -496,14 +500,11 @@ def build_rules(tables: Mapping[str, _Table], targets: Collection[str] | None = 
             )
     phrases = [*fields["verbs"], *fields["generic"], *fields["nouns"], *fields["domains"]]
     longest = max((len(words) for words in phrases), default=1)
-    spellings = tuple(
-        sorted(
-            (key[0], skill, basis)
-            for basis, table in (("generic", fields["generic"]), ("fuzzy", fields["verbs"]))
-            for key, skill in table.items()
-            if len(key) == 1 and len(key[0]) >= 4
-        )
-    )
+    spellings: dict[int, tuple[tuple[str, str, str], ...]] = {}  # a typo's length is near
+    for basis, table in (("generic", fields["generic"]), ("fuzzy", fields["verbs"])):
+        for key, skill in table.items():
+            if len(key) == 1 and len(key[0]) >= 4:
+                spellings[len(key[0])] = (*spellings.get(len(key[0]), ()), (key[0], skill, basis))
     separable: dict[str, list[tuple[str, str, str]]] = {}
     for basis, table in (("verb", fields["verbs"]), ("generic", fields["generic"])):
         for key, skill in table.items():

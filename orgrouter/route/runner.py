@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from orgrouter.config import Config
 from orgrouter.errors import ConfigError, ConflictError, OrgRouterError, StateError
 from orgrouter.progress import Progress, progress_for
+from orgrouter.records import replace
 from orgrouter.report import Report
 from orgrouter.route.router import Router, RunOptions
 from orgrouter.writemode import WriteMode, unified_diff
@@ -297,11 +298,9 @@ def _tell(
     A request routed in a file that could not be written is not done: ``--json`` says
     ``skipped`` (or ``failed``) with the reason, and the next run routes it again.
     """
-    import dataclasses
-
     for request in outcome.requests:
         if status is not None and request.status != "unchanged":
-            request = dataclasses.replace(request, status=status, reason=reason)
+            request = replace(request, status=status, reason=reason)
         options.on_request(request)
 
 

@@ -21,10 +21,8 @@ before produced, so every offset is exact, and the caller writes the final bytes
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from orgrouter.config import LimitsConfig
 from orgrouter.marks import RESULT_KEY
@@ -44,6 +42,7 @@ from orgrouter.org.edit import (
 )
 from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
 from orgrouter.org.outline import content_end, subtree_end
+from orgrouter.records import field, record, replace
 from orgrouter.route.request import HASH_KEY, FoundRequest
 from orgrouter.route.results import (
     CHECK_KEY,
@@ -57,7 +56,7 @@ from orgrouter.route.results import (
 from orgrouter.skills.base import Result
 
 
-@dataclass
+@record
 class NewResult:
     """A result to append under a request."""
 
@@ -66,7 +65,7 @@ class NewResult:
     intent: str  # the ORGROUTER_INTENT value
 
 
-@dataclass
+@record
 class RequestPlan:
     """Everything one request changes in its file."""
 
@@ -128,7 +127,7 @@ def apply_plans(
     return _apply(data, _ranked_splices(data, windows, newline), record)
 
 
-@dataclass
+@record
 class _Window:
     """A stretch of the file (a request's subtree) and the edits planned inside it."""
 
@@ -207,7 +206,7 @@ def result_problem(result: Result) -> str | None:
     if result.todo is not None and not _KEYWORD.fullmatch(result.todo):
         return f"invalid TODO keyword {result.todo!r}"
     try:  # a body fails only to encode (a lone surrogate): else it need not be escaped
-        shown = dataclasses.replace(result, body="") if result.body.encode() else result
+        shown = replace(result, body="") if result.body.encode() else result
     except UnicodeEncodeError:
         shown = result  # the planner's own error says which character
     try:
@@ -242,7 +241,7 @@ def cap_results(plans: Iterable[RequestPlan], limits: LimitsConfig) -> None:
                 (k, cap_line(strip_controls(v), limits.result_bytes)) for k, v in result.properties
             )
             new.intent = cap_line(safe_line(new.intent), limits.echo_chars)
-            new.result = dataclasses.replace(
+            new.result = replace(
                 result,
                 title=cap_line(result.title, limits.echo_chars),
                 body=cap_body(result.body, limits.result_bytes),
@@ -255,7 +254,7 @@ def with_run(plans: Iterable[RequestPlan], run: str) -> None:
     for plan in plans:
         for new in plan.results:
             props = tuple(p for p in new.result.properties if p[0] != RUN_KEY)
-            new.result = dataclasses.replace(new.result, properties=((RUN_KEY, run), *props))
+            new.result = replace(new.result, properties=((RUN_KEY, run), *props))
 
 
 def _split_planning(planning: str) -> tuple[str, str]:

@@ -8,15 +8,14 @@ emits results to write back, adds tags to earlier results, or logs.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from orgrouter.config import Config
+from orgrouter.records import field, record, replace
 
 if TYPE_CHECKING:
     from orgrouter.neuro.backend import NeuroBackend
@@ -72,7 +71,7 @@ ResultKind = Literal["result", "clarification", "approval", "error"]
 MAX_TITLE_CHARS = 200
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Result:
     """One child headline a skill wants written under the request.
 
@@ -174,7 +173,7 @@ class Request(NamedTuple):
     outline: tuple[Heading, ...] = ()
 
 
-@dataclass
+@record
 class Handback:
     """What skills hand forward to the pipeline while one request is routed."""
 
@@ -183,7 +182,7 @@ class Handback:
     moves: list[Move] = field(default_factory=list)  # what approved executors planned
 
 
-@dataclass
+@record
 class Context:
     """Everything a skill may consult; a skill writes no file unless asked (``dry_run``)."""
 
@@ -221,7 +220,7 @@ class Context:
         if not isinstance(agent, str) or not agent or self.backend_for is None:
             return self
         backend = None if self.private else self.backend_for(agent.lower())
-        return dataclasses.replace(self, backend=backend)
+        return replace(self, backend=backend)
 
     @property
     def private(self) -> bool:

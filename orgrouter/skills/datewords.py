@@ -8,9 +8,9 @@ an instruction into what the grammar reads, each token with its offsets.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
 
+from orgrouter.records import record
 from orgrouter.skills.wording import word_set
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -82,7 +82,7 @@ STAMP = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Token:
     """One word, number, clock time, date or mark of an instruction, with its offsets."""
 

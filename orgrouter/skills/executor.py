@@ -14,7 +14,6 @@ A plan never writes: the pipeline applies its :class:`Move` values to the routed
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -26,6 +25,7 @@ from orgrouter.marks import RESULT_KEY
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.headline import ARCHIVE_TAG
+from orgrouter.records import replace
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -462,10 +462,10 @@ def run_executor(skill: ExecutorSkill, payload: Mapping[str, Any], ctx: Context)
     asked = require_approval({**payload, "skill": skill.name}, ctx, plan.binding, reason)
     if asked is not None:
         body = f"{plan.describe()}\n{asked.body}"
-        return Emit((dataclasses.replace(asked, body=body),))
+        return Emit((replace(asked, body=body),))
     done = (Result(title=plan.summary, body=plan.describe()),)
     if plan.retag:
         return Emit(done, retags=(Retag(plan.retag, (ARCHIVE_TAG,)),))
     digest = plan.binding.digest
-    ctx.handback.moves.extend(dataclasses.replace(move, approval=digest) for move in plan.moves)
+    ctx.handback.moves.extend(replace(move, approval=digest) for move in plan.moves)
     return Emit(done)

@@ -12,11 +12,11 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from orgrouter.errors import ConfigError, OrgRouterError
+from orgrouter.records import field, record
 from orgrouter.skills.lazy import LazySkill
 
 if TYPE_CHECKING:  # the facts below are read by the rules loader, which needs neither
@@ -97,7 +97,7 @@ BUILTINS: dict[str, Builtin] = {
 ROUTABLE: tuple[str, ...] = tuple(dict.fromkeys(i for b in BUILTINS.values() for i in b.intents))
 
 
-@dataclass
+@record
 class SkillSet:
     """The skills of one run, highest priority first, and what failed to load."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,27 @@ def test_agrees_with_the_router_on_every_corpus_headline(corpus_dir: Path) -> No
                 checked += 1
                 assert find_address(line.lstrip("*"), names) is None, (path, line)
     assert passed_over > 1000 and checked > 10_000
+
+
+LINE_PIECES = st.sampled_from(
+    [
+        *["@agent", "@HAL", "@hal", "x@agent", ".@hal", "@agents", "@", "* ", "** ", "*"],
+        *[" ", "\t", "word", ":@home:", "\r", "\ufeff", "é", "_", "mail@example.org"],
+        *["\n", "\n* ", "\n"],
+    ]
+)
+_REFERENCE = re.compile(rb"(?<![\w.])@(?:agent|hal)(?!\w)", re.IGNORECASE)
+_REFERENCE_HEADLINE = re.compile(rb"(?:\xef\xbb\xbf)?\*+ ")
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(LINE_PIECES, max_size=30))
+def test_the_address_test_is_the_plain_line_by_line_definition(pieces: list[str]) -> None:
+    """Each line is looked at as the module docstring says, however many @ a note has."""
+    data = "".join(pieces).encode("utf-8")
+    lines = data if b"\n" in data else data.replace(b"\r", b"\n")  # CR-only: mac EOL
+    expected = any(
+        _REFERENCE_HEADLINE.match(line) and _REFERENCE.search(line) for line in lines.split(b"\n")
+    )
+    prefilter = make_prefilter(["hal"], ["APPROVED", "REJECTED"])
+    assert prefilter.matches(data) is expected, data

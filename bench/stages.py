@@ -3,10 +3,12 @@
     python bench/stages.py TREE [--repeat 3] [--word budget]
 
 Discovery (``discover``), the scan of every note with an empty cache (``scan_one``), the
-cache's write (``flush``) and one search's text pass over every note (``scan_search``),
-each from a new state database, on a tree from ``bench/generate.py``. Prints JSON: the
-median CPU seconds of each stage, the load average, and what the run found (so two
-versions of orgrouter can be checked to give the same answers: run each alternately).
+cache's write (``flush``), one search's text pass over every note (``scan_search``), and
+the scan that gives every note's text to a pass as a cold run does (``scan_searching``:
+the scan and the pass, without a second read), each from a new state database, on a
+tree from ``bench/generate.py``. Prints JSON: the median CPU seconds of each stage, the
+load average, and what the run found (so two versions of orgrouter can be checked to
+give the same answers: run each alternately).
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from orgrouter.config import Config
 from orgrouter.discover import discover
 from orgrouter.io.text import read_org_text
 from orgrouter.prefilter import prefilter_for
+from orgrouter.route.runner import _text
 from orgrouter.scancache import ScanCache, scan_one
-from orgrouter.searchscan import scan_search
+from orgrouter.searchscan import TextPass, scan_search
 from orgrouter.state import StateDB
 
 
@@ -36,7 +39,8 @@ def main() -> None:
     parser.add_argument("--word", default="budget")
     args = parser.parse_args()
     config = Config()
-    times: dict[str, list[float]] = {"discover": [], "scan": [], "flush": [], "text_pass": []}
+    stages = ("discover", "scan", "flush", "text_pass", "scan_searching")
+    times: dict[str, list[float]] = {stage: [] for stage in stages}
     found_by: dict[str, object] = {}
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as state_dir:
@@ -56,6 +60,14 @@ def main() -> None:
         start = time.process_time()
         answer = scan_search(found.files, read_org_text, [args.word], config.privacy.tags)
         times["text_pass"].append(time.process_time() - start)
+        start = time.process_time()
+        text_pass = TextPass(found.files, read_org_text, config.privacy.tags)
+        text_pass.learn([args.word])
+        cache = ScanCache(None, prefilter.signature)
+        for path in found.files:
+            text_pass.offer(_text(scan_one(path, prefilter, cache)))
+        assert text_pass.answer([args.word]) == answer
+        times["scan_searching"].append(time.process_time() - start)
         hits = repr([(str(h.path), h.line, h.title, h.snippet) for h in answer.hits])
         found_by = {
             "files": len(found.files),

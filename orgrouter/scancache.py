@@ -99,7 +99,11 @@ class ScanCache:
         settled: int | None = None,
     ) -> None:
         """Remember what a read of ``path`` found; ``settled`` None keeps a same-hash answer."""
-        key = _key(path)
+        self._put(_key(path), st, digest, has_request, settled)
+
+    def _put(
+        self, key: str, st: os.stat_result, digest: str, has_request: bool, settled: int | None
+    ) -> None:
         old = self._entries.get(key)
         if settled is None:
             same = old is not None and old.hash == digest and old.signature == self.signature
@@ -219,7 +223,8 @@ def scan_one(
     path: str, prefilter: Prefilter, cache: ScanCache, *, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> Scanned:
     """Decide whether one file needs parsing, with its bytes when it does."""
-    entry = cache.get(path)
+    key = _key(path)  # once: a cold scan's get and record both need it
+    entry = cache._entries.get(key)
     # An answer that holds for these bytes: nothing left to do, or nothing to do at all.
     done = entry is not None and entry.signature == cache.signature and (
         entry.settled == SETTLED or not entry.has_request
@@ -246,7 +251,7 @@ def scan_one(
     digest = hashlib.sha256(data).hexdigest()
     if done and entry is not None and entry.hash == digest:
         # Touched but not edited (a sync tool, `touch`): the answer still holds.
-        cache.record(path, st, digest, entry.has_request)
+        cache._put(key, st, digest, entry.has_request, None)
         return Scanned(path, "cached")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\0" in data:
         # UTF-16 or binary: the prefilter cannot see an address in it, but it is no
@@ -256,7 +261,7 @@ def scan_one(
         except InputError as error:
             return Scanned(path, "failed", error=error)
     if not prefilter.matches(data):
-        cache.record(path, st, digest, has_request=False, settled=0)
+        cache._put(key, st, digest, False, 0)
         return Scanned(path, "clean", data=data)
     try:
         snapshot = snapshot_of(
@@ -264,7 +269,7 @@ def scan_one(
         )
     except InputError as error:
         return Scanned(path, "failed", error=error)
-    cache.record(path, st, digest, has_request=True, settled=0)
+    cache._put(key, st, digest, True, 0)
     return Scanned(path, "candidate", snapshot=snapshot)
 
 

@@ -25,10 +25,11 @@ import itertools
 import math
 import re
 import unicodedata
+from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
@@ -68,7 +69,9 @@ class Answer:
     unreadable: int
 
 
-Hit = tuple[int, tuple[float, ...], int]  # a section's offset, weighted counts, length
+# A note's hits, one run of ints each: a section's offset, length, then each token's
+# occurrences in its title and in its text (an array: a cold run holds some 30,000).
+Hits: TypeAlias = "array[int]"
 
 
 class _Stats:
@@ -150,7 +153,7 @@ def _text_of(read: Callable[[str], str], path: str) -> str | None:
 class _Query(NamedTuple):
     patterns: list[re.Pattern[str]]
     holding: list[int]  # occurrences of each token: BM25's document counts, nearly
-    found: list[tuple[str, str, list[Hit]]]  # each note's hits; the best are read again
+    found: list[tuple[str, str, Hits]]  # each note's hits; the best are read again
 
 
 class _Batch(list[tuple[str, str]]):
@@ -247,12 +250,12 @@ class TextPass:
             if row is not None:
                 snippet = _snippet(row.body, query.patterns)
                 shown.append(IndexHit(Path(path), row.line, row.title, snippet))
-        total = sum(len(hits) for _path, _key, hits in query.found)
+        total = sum(len(hits) for _path, _key, hits in query.found) // (2 + 2 * len(tokens))
         return Answer(shown, total - (len(best) - len(shown)), self.unreadable)
 
 
 def _scored(
-    found: list[tuple[str, str, list[Hit]]], stats: _Stats, holding: list[int]
+    found: list[tuple[str, str, Hits]], stats: _Stats, holding: list[int]
 ) -> Iterator[tuple[float, str, int, str]]:
     """Yield (minus FTS5's bm25 score, path, offset, path) for every hit: best first sorts."""
     rows = stats.rows()
@@ -261,13 +264,15 @@ def _scored(
         ratio = (rows - held + 0.5) / (held + 0.5)  # occurrences may outnumber the rows
         idfs.append(math.log(ratio) if ratio > 1 else 1e-6)
     base, slope = K1 * (1 - B), K1 * B / stats.mean()
+    stride = 2 + 2 * len(idfs)
     for path, key, hits in found:
-        for start, weights, length in hits:
-            damp = base + slope * length
+        for at in range(0, len(hits), stride):
+            damp = base + slope * hits[at + 1]
             score = 0.0
-            for idf, weight in zip(idfs, weights, strict=True):
+            for n, idf in enumerate(idfs):
+                weight = TITLE_WEIGHT * hits[at + 2 + 2 * n] + hits[at + 3 + 2 * n]
                 score += idf * weight * (K1 + 1) / (weight + damp)
-            yield -score, key, start, path
+            yield -score, key, hits[at], path
 
 
 def _batch_hits(
@@ -276,7 +281,7 @@ def _batch_hits(
     privacy_tags: Collection[str],
     marks: tuple[re.Pattern[str], tuple[str, ...]],
     holding: list[int],
-) -> list[tuple[str, str, list[Hit]]]:
+) -> list[tuple[str, str, Hits]]:
     """Return (path, key, hits) of each ASCII note of ``batch`` that holds a hit.
 
     The notes are joined by newlines, so each regex runs once over the batch: the words
@@ -289,7 +294,7 @@ def _batch_hits(
     big = "\n" + "\n".join(text for _path, text in batch) + "\n"
     bounds = list(itertools.accumulate((len(text) + 1 for _path, text in batch), initial=1))
     folded = big.lower()
-    hits: dict[int, list[Hit]] = {}
+    hits: dict[int, Hits] = {}
     todo_of: dict[int, TodoKeywords | None] = {}  # of the marked notes; None: by the rows
     for j in _marked(folded, bounds, *marks):
         path, text = batch[j]
@@ -356,10 +361,13 @@ def _batch_hits(
             in_title = [len(pattern.findall(title.lower())) for pattern in patterns]
             if not all(map(max, in_title, in_body)):
                 continue
-        hits.setdefault(j, []).append((start - bounds[j], _weights(in_title, in_body), end - start))
+        found = hits.setdefault(j, array("q"))
+        found.extend((start - bounds[j], end - start))
+        found.extend(itertools.chain.from_iterable(zip(in_title, in_body, strict=True)))
     for j, near in long.items():
         path, text = batch[j]
-        hits.setdefault(j, []).extend(_row_hits(text, text, path, near, patterns, privacy_tags))
+        rows = _row_hits(text, text, path, near, patterns, privacy_tags)
+        hits.setdefault(j, array("q")).extend(itertools.chain.from_iterable(rows))
     return [(batch[j][0], str(batch[j][0]), found) for j, found in hits.items() if found]
 
 
@@ -383,14 +391,15 @@ def _by_rows(
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
     holding: list[int] | None = None,
-) -> list[Hit]:
+) -> Hits:
     """Return the hits among the index's rows of one note (counting its words in ``holding``)."""
     offsets = [[m.start() for m in pattern.finditer(folded)] for pattern in patterns]
     if holding is not None:
         holding[:] = [held + len(found_at) for held, found_at in zip(holding, offsets, strict=True)]
     if not all(offsets):
-        return []
-    return list(_row_hits(text, folded, path, min(offsets, key=len), patterns, privacy_tags))
+        return array("q")
+    rows = _row_hits(text, folded, path, min(offsets, key=len), patterns, privacy_tags)
+    return array("q", itertools.chain.from_iterable(rows))
 
 
 def _title_end(head: str, todo: TodoKeywords) -> int:
@@ -420,7 +429,7 @@ def _row_hits(
     near: list[int],
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
-) -> Iterator[Hit]:
+) -> Iterator[tuple[int, ...]]:
     """Yield the hits among the index's rows of one note, near the offsets ``near``."""
     if not text.isascii():  # folding may have moved the offsets: go by lines instead
         starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
@@ -428,9 +437,8 @@ def _row_hits(
         near = [starts[bisect.bisect_right(folded_starts, at) - 1] for at in near]
     for row in sections(text, privacy_tags, path, near=near):
         counts = _counts(row, patterns)
-        if counts is not None:
-            weights = _weights(*zip(*counts, strict=True))
-            yield row.start, weights, len(row.head) + len(row.body)  # as the mean counts
+        if counts is not None:  # the length as the mean counts it
+            yield row.start, len(row.head) + len(row.body), *itertools.chain(*counts)
 
 
 def _counts(row: Section, patterns: list[re.Pattern[str]]) -> list[tuple[int, int]] | None:
@@ -446,11 +454,6 @@ def _counts(row: Section, patterns: list[re.Pattern[str]]) -> list[tuple[int, in
             return None
         counts.append((in_title, in_body))
     return counts
-
-
-def _weights(in_title: Sequence[int], in_body: Sequence[int]) -> tuple[float, ...]:
-    """Return each token's count as BM25 weighs it: the title's ``TITLE_WEIGHT`` times."""
-    return tuple(TITLE_WEIGHT * t + b for t, b in zip(in_title, in_body, strict=True))
 
 
 def _snippet(body: str, patterns: list[re.Pattern[str]]) -> str:

@@ -110,7 +110,7 @@ def domain_tags(text: str, rules: Rules) -> list[str]:
     words = [word.removesuffix("'s") for word in _WORDS.findall(text.lower().replace("’", "'"))]
     found: list[str] = []
     for at in range(len(words)):
-        for size in range(min(rules.max_phrase, len(words) - at), 0, -1):
+        for size in range(min(rules.domain_words, len(words) - at), 0, -1):
             for domain in rules.domains.get(tuple(words[at : at + size]), ()):
                 if domain not in found:
                     found.append(domain)

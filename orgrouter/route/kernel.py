@@ -26,7 +26,6 @@ from orgrouter.skills.base import (
     Skill,
     Stimulus,
 )
-from orgrouter.skills.lazy import REQUEST_SENSORS, LazySkill
 
 MAX_DEPTH = 10
 
@@ -90,7 +89,7 @@ def _dispatch(
 ) -> None:
     """Offer ``stimulus`` to each triggered skill in turn until one acts."""
     ctx = ctx.for_stimulus(stimulus)
-    for skill in _offered(skills, stimulus):
+    for skill in skills:
         try:
             if not skill.trigger(stimulus, ctx):
                 continue
@@ -123,27 +122,6 @@ def _dispatch(
         return
     if stimulus.sensor in (Sensor.DELEGATION, Sensor.USER_COMMAND, Sensor.CHAT_MESSAGE):
         _emit(outcome, "kernel", origin, unhandled(stimulus))
-
-
-def _offered(skills: Sequence[Skill], stimulus: Stimulus) -> Sequence[Skill]:
-    """Return the ``skills`` that may want ``stimulus``, in order, once per run and kind.
-
-    A lazy built-in's facts (its sensor, the intent skills it takes) rule out most
-    skills for a stimulus: sorted out once, not by two calls per skill per stimulus.
-    """
-    payload = stimulus.payload
-    kind = (payload.get("sensor", "") in REQUEST_SENSORS, str(payload.get("skill", "")).lower())
-    key = (*map(id, skills), *kind)
-    held = _OFFERED.get(key)
-    if held is None:
-        if len(_OFFERED) >= 256:
-            _OFFERED.clear()
-        may = [s for s in skills if not isinstance(s, LazySkill) or s.may_want(stimulus)]
-        held = _OFFERED[key] = (tuple(skills), may)  # held: the ids stay theirs
-    return held[1]
-
-
-_OFFERED: dict[tuple[object, ...], tuple[tuple[Skill, ...], list[Skill]]] = {}
 
 
 def unhandled(stimulus: Stimulus) -> Result:

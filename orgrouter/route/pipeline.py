@@ -38,7 +38,6 @@ from orgrouter.route.writeback import (
     result_identity,
     result_problem,
     tag_problem,
-    with_run,
 )
 from orgrouter.skills.base import Heading, Result, Sensor, Stimulus, StimulusType
 
@@ -151,8 +150,7 @@ def route_document(
     deferred, retry = bool(later - {""}), "retry" in later
     if not plans:
         return DocumentOutcome(data, reports, deferred, retry=retry)
-    cap_results(plans, env.config.limits)
-    with_run(plans, env.run)
+    cap_results(plans, env.config.limits, env.run)
     stages: list[list[Splice]] = []
     routed = apply_plans(
         data, plans, newline, odd_levels=document.settings.odd_levels, stages=stages

@@ -76,6 +76,7 @@ class Rules(NamedTuple):
     confidence: Mapping[str, float]
     domains: Mapping[Phrase, tuple[str, ...]]  # word phrase -> domains, in file order
     domain_order: tuple[str, ...]
+    domain_words: int  # the most words a domain phrase has (bounds matching)
     risk_verbs: Mapping[str, str]  # verb phrase (words joined by a space) -> level
     retime_verbs: frozenset[str]  # "move the standup to 10am": with a time, a reschedule
     retime_when: re.Pattern[str]
@@ -387,7 +388,8 @@ def _domains(table: _Table) -> dict[str, Any]:
             key = phrase(word)
             if name not in domains.get(key, ()):
                 domains[key] = (*domains.get(key, ()), name)
-    return {"domains": domains, "domain_order": tuple(order)}
+    longest = max(map(len, domains), default=1)
+    return {"domains": domains, "domain_order": tuple(order), "domain_words": longest}
 
 
 def _risk(table: _Table) -> dict[str, Any]:

@@ -173,16 +173,16 @@ class _Learning:
 
 def _text(scanned: Scanned) -> str | None:
     """Return the text of a file scanned as a search reads it (None: it cannot)."""
-    from orgrouter.io.text import decode_org
+    from orgrouter.io.text import BOM
 
-    try:
-        if scanned.snapshot is not None:
-            return scanned.snapshot.text
-        if scanned.data is not None:
-            return decode_org(scanned.data, scanned.path).text
-    except OrgRouterError:
-        pass
-    return None  # failed or skipped (a cold run reads every note: none is "cached")
+    if scanned.snapshot is not None:
+        return scanned.snapshot.text
+    if scanned.data is None:
+        return None  # failed or skipped (a cold run reads every note: none is "cached")
+    try:  # clean: scan_one already refused a binary, UTF-16 or oversized file
+        return scanned.data.removeprefix(BOM).decode()
+    except UnicodeDecodeError:
+        return None
 
 
 def _current(scanned: Scanned, prefilter: Prefilter, cache: ScanCache) -> Scanned:

@@ -225,36 +225,31 @@ def tag_problem(tag: str) -> str | None:
     return None
 
 
-def cap_results(plans: Iterable[RequestPlan], limits: LimitsConfig) -> None:
-    """Bound what every new result adds: its body, its title, its property values.
+def cap_results(plans: Iterable[RequestPlan], limits: LimitsConfig, run: str) -> None:
+    """Bound what every new result adds (body, title, property values); stamp its run.
 
     Skills and models may return anything (a 1 MB reply, a 40 MB instruction echoed in
     a title and in ORGROUTER_INTENT); a note must stay readable and under the file
     limit, so each is cut with a visible mark (``limits.result_bytes``, ``echo_chars``).
     A property holding data (an approval's held intent) gets the body's limit: cut, it
-    no longer reads back, and an unreadable approval is refused, never run.
+    no longer reads back, and an unreadable approval is refused, never run. The run's
+    ``ORGROUTER_RUN`` goes first, in place of any a skill gave.
     """
     for plan in plans:
         for new in plan.results:
             result = new.result
             data = tuple(
-                (k, cap_line(strip_controls(v), limits.result_bytes)) for k, v in result.properties
+                (k, cap_line(strip_controls(v), limits.result_bytes))
+                for k, v in result.properties
+                if k != RUN_KEY
             )
             new.intent = cap_line(safe_line(new.intent), limits.echo_chars)
             new.result = replace(
                 result,
                 title=cap_line(result.title, limits.echo_chars),
                 body=cap_body(result.body, limits.result_bytes),
-                properties=data,
+                properties=((RUN_KEY, run), *data),
             )
-
-
-def with_run(plans: Iterable[RequestPlan], run: str) -> None:
-    """Stamp every new result of ``plans`` with the run's ``ORGROUTER_RUN``."""
-    for plan in plans:
-        for new in plan.results:
-            props = tuple(p for p in new.result.properties if p[0] != RUN_KEY)
-            new.result = replace(new.result, properties=((RUN_KEY, run), *props))
 
 
 def _split_planning(planning: str) -> tuple[str, str]:

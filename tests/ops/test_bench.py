@@ -109,5 +109,5 @@ def test_stages_time_each_stage_and_name_what_they_found(tmp_path: Path) -> None
         check=True,
     )
     result = json.loads(done.stdout)
-    assert set(result["cpu_s"]) == {"discover", "scan", "flush", "text_pass"}
+    assert set(result["cpu_s"]) == {"discover", "scan", "flush", "text_pass", "scan_searching"}
     assert (result["files"], result["candidates"]) == (50, 1) and result["hits"] > 0

@@ -7,7 +7,6 @@ from datetime import datetime
 
 from orgrouter.config import Config
 from orgrouter.errors import ModelError
-from orgrouter.route import kernel
 from orgrouter.route.kernel import MAX_DEPTH, run
 from orgrouter.skills.base import (
     Action,
@@ -23,8 +22,7 @@ from orgrouter.skills.base import (
     delegation,
     proposal_stimulus,
 )
-from orgrouter.skills.lazy import LazySkill
-from orgrouter.skills.registry import builtin_skills, dispatch_order
+from orgrouter.skills.registry import dispatch_order
 
 CTX = Context(Config(), datetime(2026, 11, 30))
 
@@ -141,22 +139,3 @@ def test_trace_and_intents_recorded() -> None:
         ("echo", "delegation"),
     ]
     assert [i["text"] for i in outcome.intents] == ["a", "b"]
-
-
-def test_each_stimulus_is_offered_the_skills_that_may_want_it() -> None:
-    # Built-ins' facts sort the skills once per kind of stimulus; a user skill (no facts)
-    # is always asked, and two kinds through one skill list get their own answers.
-    user = Echo(name="mine", priority=95, title="mine")
-    skills = dispatch_order([*builtin_skills(models=False), user])
-    offered = {}
-    for skill in ("todo", "tag", "nothing", "todo"):
-        stimulus = delegation({"skill": skill, "text": "x", "order": 1})
-        offered[skill] = kernel._offered(skills, stimulus)
-        assert offered[skill] == [
-            s for s in skills if not isinstance(s, LazySkill) or s.may_want(stimulus)
-        ]
-        assert user in offered[skill]
-    names = {skill: {s.name for s in found} for skill, found in offered.items()}
-    assert "todo" in names["todo"] and "tag" not in names["todo"] and "tag" in names["tag"]
-    assert len(names["nothing"]) < len(skills) / 2
-    assert "router" in {s.name for s in kernel._offered(skills, _command("hi"))}

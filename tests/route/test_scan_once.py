@@ -39,6 +39,8 @@ def _tree(root: Path, request_name: str) -> None:
         words = "budget review" if n % 3 else "garden"
         body = f"* Note {n} {words}\nthe {words} of week {n}\n** Sub {n}\nbudget\n" * (n % 4 + 1)
         (root / f"n{n:02d}.org").write_text(body)
+    (root / "n-bad.org").write_bytes(b"* Budget review\n\xff\n")  # not UTF-8: unreadable
+    (root / "n-bom.org").write_bytes(b"\xef\xbb\xbf* Budget review with a BOM\n")
     (root / request_name).write_text("* Ask\n** @agent find notes about budget review\n")
 
 
@@ -62,7 +64,9 @@ def test_a_cold_run_answers_its_search_as_a_second_read_would(
     monkeypatch.setattr(Lookup, "learns_from", lambda *_args: False)  # the second read
     assert _route(old)[0] == 0
     assert (learned / request_name).read_text() == (old / request_name).read_text()
-    assert "- [[file:n01.org::*Note 1 budget review]" in (old / request_name).read_text()
+    answer = (old / request_name).read_text()
+    assert "- [[file:n01.org::*Note 1 budget review]" in answer
+    assert "*Budget review with a BOM]" in answer and "1 file could not be read" in answer
     # Learned from the first note, no note is read twice; from the last, all the others are.
     saved = len(list(old.glob("*.org"))) if request_name == "a-first.org" else 1
     assert learned_reads == len(reads) - saved

@@ -3,18 +3,20 @@
     python bench/scaling.py [--only depth,tags] [--ops parse,route] [--target 0.05]
                             [--timeout 60] [--json]
 
-For each dimension (nesting depth, headline length, requests per file, section length,
-list depth, drawers and blocks, runs of blank lines and spaces, long lines without
-spaces, tags) a generator writes an Org note at size n, 2n, 4n and 8n, and each
-workload (parse, route --dry-run, route, route --stdin, tangle, search, serve's route)
-runs on it. The time of a call on the smallest input (configuration, the state
-database: the fixed cost) is taken off every time, and n is found per row by doubling
-until what is left passes ``--target`` seconds and twice the fixed cost, so the fixed
-cost does not hide the growth. The table shows the time at 8n, how much the input's bytes grow per
-doubling of n ("size ×": 2, or 4 where nesting n deep takes n² bytes), the time ratio
-per doubling (about 2 linear, about 4 quadratic, with a size × of 2) and the exponent
-of time in bytes over the four sizes (1 linear, 2 quadratic; above 1.4 is flagged). A
-row that passes ``--timeout`` is shown as such.
+For each dimension (nesting depth, nested requests, requests under one deep parent,
+headline length, requests per file, the same with their results written (a rerun), and then edited,
+results under one request, section length, list depth, drawers and blocks, runs of blank
+lines and spaces, long lines without spaces, tags, noweb references) a generator writes
+an Org note at size n, 2n, 4n and 8n, and each workload (parse, route --dry-run, route,
+route --stdin, tangle, search, serve's route) runs on it. The time of a call on the
+smallest input (configuration, the state database: the fixed cost) is taken off every
+time, and n is found per row by doubling until what is left passes ``--target`` seconds
+and twice the fixed cost, so the fixed cost does not hide the growth. The table shows
+the time at 8n, how much the input's bytes grow per doubling of n ("size ×": 2, or 4
+where nesting n deep takes n² bytes), the time ratio per doubling (about 2 linear, about
+4 quadratic, with a size × of 2) and the exponent of time in bytes over the four sizes
+(1 linear, 2 quadratic; above 1.4 is flagged). A row that passes ``--timeout`` is shown
+as such.
 
 Each row runs in a process of its own (so a hang is stopped, and one row's caches do
 not warm another's); within it the workload runs in process, through the CLI's click
@@ -26,6 +28,7 @@ are printed, never asserted: the machine is shared and noisy.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
@@ -62,6 +65,44 @@ def nested(n: int) -> str:
     """n requests nested n deep, each the parent of the next."""
     asks = ("create a todo to renew passport {i}", "tag this with project", "hi there")
     return "".join(f"{'*' * i} @agent {asks[i % 3].format(i=i)}\n" for i in range(1, n + 1))
+
+
+def under(n: int) -> str:
+    """n sibling requests under one parent 100 levels deep."""
+    ladder = "".join(f"{'*' * level} level {level} budget\n" for level in range(1, 101))
+    asks = ("create a todo to buy item {i}", "tag this with project", "hi there")
+    return ladder + "".join(f"{'*' * 101} @agent {asks[i % 3].format(i=i)}\n" for i in range(n))
+
+
+def rerun(n: int) -> str:
+    """n sibling requests with their results already written: what a second run reads."""
+    return _routed(requests(n))
+
+
+def edited(n: int) -> str:
+    """n sibling requests with their results written, then every instruction edited."""
+    return _routed(requests(n)).replace("* @agent ", "* @agent please ")
+
+
+def results(n: int) -> str:
+    """One request with n results under it: its own, then ones the user took over."""
+    routed = _routed(f"* {TODO}\n")
+    mark = routed.index(":ORGROUTER_HASH: ") + len(":ORGROUTER_HASH: ")
+    digest = routed[mark : routed.index("\n", mark)]
+    taken = "** TODO renew the passport {k}\n:PROPERTIES:\n:ORGROUTER_RESULT: {h}/{k}\n:END:\n"
+    return routed + "".join(taken.format(k=k, h=digest) for k in range(2, n + 1))
+
+
+@functools.cache
+def _routed(text: str) -> str:
+    """Return ``text`` routed once (``route --stdin``, a scratch state)."""
+    from click.testing import CliRunner
+
+    from orgrouter.cli import cli
+
+    with tempfile.TemporaryDirectory(prefix="orgrouter-scaling-") as where:
+        args = ["route", "--stdin", "-q", "--state", f"{where}/state.db", "--now", NOW]
+        return CliRunner().invoke(cli, args, input=text, catch_exceptions=False).output
 
 
 def headline(n: int) -> str:
@@ -148,6 +189,10 @@ def noweb(n: int) -> str:
 DIMENSIONS: dict[str, Callable[[int], str]] = {
     "depth": depth,
     "nested": nested,
+    "under": under,
+    "rerun": rerun,
+    "edited": edited,
+    "results": results,
     "headline": headline,
     "requests": requests,
     "section": section,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Generic, TypeVar
@@ -95,7 +95,7 @@ class Outline:
         lines, subtrees = _lines_around(data, offsets)
         outline = cls(data, lines)
         # Entries whose subtree is not indexed whole: their ends come from the bytes.
-        partial = [e for e in outline.entries if not _inside(e.begin, subtrees)]
+        partial = [e for e in outline.entries if not inside(e.begin, subtrees)]
         ends = _subtree_ends(data, partial)
         outline.entries = [
             replace(entry, subtree_end=ends[entry.begin])
@@ -285,7 +285,7 @@ def _subtree_ends(data: bytes, lines: list[OutlineEntry]) -> dict[int, int]:
     return ends
 
 
-def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
+def inside(offset: int, spans: Sequence[tuple[int, int]]) -> bool:
     """Return whether ``offset`` lies in one of ``spans`` (sorted by start, disjoint)."""
     index = bisect_right(spans, offset, key=lambda span: span[0]) - 1
     return index >= 0 and spans[index][0] <= offset < spans[index][1]
@@ -304,7 +304,7 @@ def _lines_around(
             chosen.setdefault(headline.begin, headline)
 
     for offset in sorted(set(offsets)):
-        if _inside(offset, subtrees):
+        if inside(offset, subtrees):
             continue  # inside a subtree already indexed whole
         headline = headline_at(data, data.rfind(b"\n", 0, offset) + 1)
         if headline is None or offset >= headline.end:

@@ -41,7 +41,7 @@ from orgrouter.org.edit import (
     plan_edits,
 )
 from orgrouter.org.escape import cap_body, cap_line, safe_line, strip_controls
-from orgrouter.org.outline import content_end, subtree_end
+from orgrouter.org.outline import content_end, inside, subtree_end
 from orgrouter.records import field, record, replace
 from orgrouter.route.request import HASH_KEY, FoundRequest
 from orgrouter.route.results import (
@@ -106,7 +106,7 @@ def apply_plans(
     data = _apply(data, removals, record)
 
     moved = Shift(removals)
-    gone = [(s.begin, s.end) for s in removals]
+    gone = sorted((s.begin, s.end) for s in removals)  # bisected: one scan each was quadratic
     windows: list[_Window] = []
     for plan in plans:
         entry = plan.request.entry
@@ -116,13 +116,13 @@ def apply_plans(
         window.edits.extend(
             SetProperty(moved(at), key, value)
             for at, key, value in plan.marks
-            if not _inside(at, gone)
+            if not inside(at, gone)
         )
         level = child_level(entry.level, odd_levels)
         window.edits.extend(_append(begin, new, level, plan.request.hash) for new in plan.results)
         windows.append(window)
     for plan in plans:  # a tag's line: planned with the request's window holding it, if any
-        for at, tag in ((moved(at), tag) for at, tag in plan.tags if not _inside(at, gone)):
+        for at, tag in ((moved(at), tag) for at, tag in plan.tags if not inside(at, gone)):
             windows.append(_Window(at, line_span(data, at)[1], [AddTag(at, tag)]))
     return _apply(data, _ranked_splices(data, windows, newline), record)
 
@@ -158,11 +158,6 @@ def _ranked_splices(data: bytes, windows: Sequence[_Window], newline: bytes) -> 
             begin, end = splice.begin + group.begin, splice.end + group.begin
             splices.append(Splice(begin, end, splice.text))
     return splices
-
-
-def _inside(offset: int, ranges: Sequence[tuple[int, int]]) -> bool:
-    """Return whether ``offset`` falls in one of the removed ``ranges``."""
-    return any(begin <= offset < end for begin, end in ranges)
 
 
 def _append(

@@ -47,29 +47,56 @@ def nested(requests: int) -> str:
 
 def routed(text: str, state: Path) -> str:
     """Return ``text`` as ``route --stdin`` writes it (not counted)."""
-    args = ["route", "--stdin", "--state", str(state), "--now", "2026-11-30T09:00"]
+    args = ["route", "--stdin", "-q", "--state", str(state), "--now", "2026-11-30T09:00"]
     result = CliRunner().invoke(cli, args, input=text)
     assert result.exit_code == 0, result.output
     return result.output
 
 
-def work(text: str, state: Path) -> int:
-    """Return how many calls into orgrouter's code ``route --stdin`` makes on ``text``."""
-    calls = 0
+def work(text: str, state: Path, *, lines: bool = False) -> int:
+    """Return how many calls into orgrouter's code (or its lines run) ``route --stdin`` makes."""
+    done = 0
 
-    def count(frame: FrameType, event: str, arg: Any) -> None:
-        nonlocal calls
+    def calls(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal done
         if event == "call" and frame.f_code.co_filename.startswith(PACKAGE):
-            calls += 1
+            done += 1
+
+    def line(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal done
+        done += event == "line"  # a loop's every turn, which a call count does not see
+        return line
+
+    def enter(frame: FrameType, event: str, arg: Any) -> Any:
+        return line if frame.f_code.co_filename.startswith(PACKAGE) else None
 
     args = ["route", "--stdin", "--state", str(state), "--now", "2026-11-30T09:00"]
-    sys.setprofile(count)
+    if lines:
+        sys.settrace(enter)
+    else:
+        sys.setprofile(calls)
     try:
         result = CliRunner().invoke(cli, args, input=text)
     finally:
+        sys.settrace(None)
         sys.setprofile(None)
     assert result.exit_code == 0, result.output
-    return calls
+    return done
+
+
+@pytest.mark.slow
+def test_twice_the_edited_requests_is_twice_the_work(tmp_path: Path) -> None:
+    # Every instruction edited: each request's old results go. Each result and tag
+    # was once checked against every removal, in a loop a call count does not see
+    # (quadratic: 8,000 requests took 10 s).
+    def edited(requests: int) -> str:
+        tags = "".join(f"* @agent tag this with project\nLine {i}.\n" for i in range(requests))
+        return routed(tags, tmp_path / f"first{requests}.db").replace("@agent", "@agent please")
+
+    work(edited(5), tmp_path / "warm.db")  # imports and caches, not counted
+    once = work(edited(400), tmp_path / "a.db", lines=True)
+    twice = work(edited(800), tmp_path / "b.db", lines=True)
+    assert twice / once < 2.1, (once, twice)  # the checks made it 2.17 here
 
 
 @pytest.mark.slow

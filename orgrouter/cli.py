@@ -8,6 +8,7 @@ when it runs, so ``orgrouter --version`` and cheap commands stay fast. The commo
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import Any
@@ -124,6 +125,8 @@ def _fast_route(args: list[str]) -> int | None:
 
             if route_unchanged(paths, quiet="quiet" in params, state_path=state):
                 return 0
+        if "use_stdin" in params:  # an editor's filter: one document, then exit
+            gc.disable()  # collecting while the route path loads was 1.6% of its run
         from orgrouter.commands.route_run import run
 
         return run(tuple(paths), **params)

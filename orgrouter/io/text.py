@@ -8,10 +8,17 @@ and a NUL byte means the file is binary, not a note.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from hashlib import sha256 as sha256
+else:  # hashlib loads OpenSSL (2% of a --stdin run) to hash a few KB; random.py does the same
+    try:
+        from _sha256 import sha256 as sha256
+    except ImportError:  # a Python built without it
+        from hashlib import sha256 as sha256
 
 from orgrouter.errors import ConflictError, InputError
 
@@ -244,7 +251,7 @@ def snapshot_of(
         data=data,
         size=len(data),
         mtime_ns=st.st_mtime_ns,
-        sha256=hashlib.sha256(data).hexdigest() if sha256 is None else sha256,
+        sha256=_file_digest(data) if sha256 is None else sha256,
         mode=stat.S_IMODE(st.st_mode),
         has_bom=decoded.has_bom,
         newline=decoded.newline,
@@ -263,3 +270,10 @@ def as_visited(data: bytes, path: str | os.PathLike[str]) -> tuple[bytes, str]:
     if decoded.newline == LF:
         return body, decoded.text
     return body.replace(decoded.newline, LF), decoded.text.replace(decoded.newline.decode(), "\n")
+
+
+def _file_digest(data: bytes) -> str:
+    """Return the sha256 of a whole file's bytes, with OpenSSL's (several times faster) hash."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()

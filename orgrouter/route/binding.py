@@ -26,11 +26,11 @@ Without a state database (a library caller) only the drawer's digest is checked.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from orgrouter.config import AgentConfig
+from orgrouter.io.text import sha256
 from orgrouter.route.results import APPROVAL_KEY
 from orgrouter.skills.base import Context, Result
 
@@ -67,7 +67,7 @@ class Effect(NamedTuple):
     def of(cls, subject: str, contents: Mapping[str, bytes] | None = None) -> Effect:
         """Return the effect of writing ``contents`` (item name to bytes) for ``subject``."""
         given = (contents or {}).items()
-        pairs = ((name, hashlib.sha256(data).hexdigest()) for name, data in given)
+        pairs = ((name, sha256(data).hexdigest()) for name, data in given)
         return cls(subject, tuple(sorted(pairs)))
 
     @property
@@ -76,7 +76,7 @@ class Effect(NamedTuple):
         import json  # most routes ask no approval; json stays off their start-up
 
         canonical = json.dumps([self.subject, [list(i) for i in self.items]], ensure_ascii=False)
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        return sha256(canonical.encode("utf-8")).hexdigest()
 
     def to_json(self) -> dict[str, Any]:
         """Return the effect as JSON data (kept in the approval's held intent)."""

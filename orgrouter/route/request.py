@@ -12,13 +12,13 @@ drawer) never does, nor one in a ``COMMENT`` subtree, which Org treats as commen
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from functools import cached_property
 from typing import NamedTuple
 
 from orgrouter.address import address_offsets, address_re
+from orgrouter.io.text import sha256
 from orgrouter.marks import RESULT_KEY
 from orgrouter.org.blockspans import written_block_spans
 from orgrouter.org.document import Document, OutlineEntry
@@ -94,7 +94,7 @@ class FoundRequest:
 def instruction_hash(agent: str, instruction: str) -> str:
     """Return the 16-hex-digit hash that ``ORGROUTER_HASH`` records."""
     canonical = f"{agent.lower()}\n{' '.join(instruction.split())}"
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+    return sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 # Over this length a title's code and link spans are read only near each address: the

@@ -10,10 +10,10 @@ their drawer upwards, so looking for them never re-indexes a large file.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Iterator
 
+from orgrouter.io.text import sha256
 from orgrouter.marks import MARK, RESULT_KEY, find_mark
 from orgrouter.org.document import Document
 from orgrouter.org.drawer import PLANNING_RE, Head, line_span, locate_head
@@ -240,4 +240,4 @@ def check_with(data: bytes, head: Head, planning: bytes) -> str:
 
 def text_check(text: bytes) -> str:
     """Return the check of a result's text (headline, planning line, body: no drawer)."""
-    return hashlib.sha256(text.replace(b"\r\n", b"\n").rstrip()).hexdigest()[:16]
+    return sha256(text.replace(b"\r\n", b"\n").rstrip()).hexdigest()[:16]

@@ -14,7 +14,6 @@ written is only slower.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import os
 import re
@@ -23,6 +22,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orgrouter.io.text import sha256
 from orgrouter.route.rules import Persona, Rules, build_rules, read_tables, rules_path
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def cached_rules(
 
 def cache_key(tables: Mapping[str, _Table], targets: Collection[str] | None = None) -> str:
     """Return the hash of everything the compiled tables are built from."""
-    digest = hashlib.sha256(sys.version.encode())  # marshal's format follows Python's
+    digest = sha256(sys.version.encode())  # marshal's format follows Python's
     digest.update(repr(None if targets is None else sorted(targets)).encode())
     for code in _CODE:
         digest.update(code.read_bytes())
@@ -83,7 +83,7 @@ def cache_key(tables: Mapping[str, _Table], targets: Collection[str] | None = No
 
 def _seal(path: Path, payload: bytes) -> bytes:
     """Return the hash an entry at ``path`` holding ``payload`` starts with."""
-    return hashlib.sha256(path.name.encode() + b"\0" + payload).digest()
+    return sha256(path.name.encode() + b"\0" + payload).digest()
 
 
 def _store(path: Path, data: bytes) -> None:

@@ -31,7 +31,6 @@ timestamps are written with English day names, as in Org's default locale.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
@@ -60,6 +59,7 @@ from orgrouter.skills.daymath import (
     add_months,
     clock_passed,
     clock_time,
+    month_days,
     nth_weekday,
     plural_weekday,
     real_date,
@@ -375,7 +375,7 @@ class _Parser:
             return friday + timedelta(days=7 * shift)
         if unit == "month":
             first = add_months(self.today.replace(day=1), shift)
-            return first.replace(day=calendar.monthrange(first.year, first.month)[1])
+            return first.replace(day=month_days(first.year, first.month))
         return date(self.today.year + shift, 12, 31)
 
     def offset(self, at: int) -> tuple[date, int] | None:

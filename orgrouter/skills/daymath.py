@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import calendar
 from datetime import date, datetime, timedelta
 
 from orgrouter.skills.datewords import WEEKDAY
@@ -44,11 +43,18 @@ def real_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
+def month_days(year: int, month: int) -> int:
+    """Return how many days ``month`` of ``year`` has (calendar, and its locale, stay unloaded)."""
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
 def add_months(day: date, months: int) -> date:
     """Return ``day`` ``months`` later, clipped to the month's last day (Jan 31 + 1: Feb 28)."""
     total = day.year * 12 + day.month - 1 + months
     year, month = divmod(total, 12)
-    last = calendar.monthrange(year, month + 1)[1]
+    last = month_days(year, month + 1)
     return date(year, month + 1, min(day.day, last))
 
 
@@ -61,7 +67,7 @@ def shift_by(day: date, number: int, unit: str) -> date:
 
 def nth_weekday(year: int, month: int, weekday: int, nth: int) -> date | None:
     """Return the ``nth`` (``-1``: last) ``weekday`` of the month, or None."""
-    days = [d for d in range(1, calendar.monthrange(year, month)[1] + 1)
+    days = [d for d in range(1, month_days(year, month) + 1)
             if date(year, month, d).weekday() == weekday]  # fmt: skip
     if nth == -1:
         return date(year, month, days[-1])

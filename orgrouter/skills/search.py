@@ -6,8 +6,8 @@ each becomes an Org link ``[[file:REL::*Heading][Heading]]``, REL relative to th
 file holding the request, which ``org-open-at-point`` follows to that heading, with
 a short snippet of the text around the words. The words are looked up in the search
 index (``orgrouter.searchindex``), brought up to date once per run; without a state
-database or without FTS5 in this SQLite, the notes are scanned (titles only, a
-plural matching its singular, a top-level headline counting its file's ``#+TITLE``).
+database or without FTS5 in this SQLite, the notes' text is scanned for them instead
+(``orgrouter.searchscan``: the same hits, ranking and snippets).
 When no headline holds every word ("dig up my curry recipes"), the words no headline
 holds are dropped and the result says so. Results orgrouter wrote, requests themselves
 and private headlines are never hits: ``orgrouter.neuro.privacy`` decides (a privacy
@@ -25,14 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.discover import RUN_DISCOVERY, Discovery, discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file, read_org_text
-from orgrouter.marks import find_mark
 from orgrouter.neuro.privacy import private_headlines
-from orgrouter.org.headline import parse_headline
-from orgrouter.org.scan import iter_headline_lines
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -60,7 +56,6 @@ _VERB = re.compile(
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”")
 _NOISE = frozenset({"notes", "note", "about", "all", "my", "the", "in", "for", "on", "of"})
 _WORD = re.compile(r"[^\W_]+")
-_FILE_TITLE = re.compile(rb"^[ \t]*#\+title:[ \t]*(.*?)[ \t]*\r?$", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -74,7 +69,7 @@ class Hit:
 
 
 class SearchSkill(BaseSkill):
-    """Search headline titles under the notes root."""
+    """Search headlines and their text under the notes root."""
 
     name = "search"
     priority = 50
@@ -133,24 +128,21 @@ def find(root: Path, query: list[str], ctx: Context) -> Found:
 
     state = ctx.state if isinstance(ctx.state, StateDB) else None
     lookup = lookup_for(state, root, ctx.config) if state is not None else None
-    if state is not None and lookup is not None:
-        best, total = lookup.query(query, MAX_HITS)
-        note = ""
-        if not total and len(query) > 1:
-            held = _held_words(lookup, query)
-            if held and held != query:  # else each word is held, never all together
-                best, total = lookup.query(held, MAX_HITS)
-                dropped = [word for word in query if word not in held]
-                note = f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)"
-        memo = state.run_memo.setdefault("search_private", {})
-        assert isinstance(memo, dict)
-        hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx, memo)
-        return Found(hits, total - (len(best) - len(hits)), lookup.unreadable, note)
-    hits, unreadable = search(root, query, ctx)
-    if state is not None:
-        note = "(This SQLite has no FTS5, so headline titles were scanned instead of the index.)"
-        return Found(hits, len(hits), unreadable, note)
-    return Found(hits, len(hits), unreadable)
+    source = lookup if lookup is not None else Scan(root, ctx.config)
+    best, total = source.query(query, MAX_HITS)
+    notes = []
+    if state is not None and lookup is None:
+        notes.append("(This SQLite has no FTS5, so the notes were scanned instead of the index.)")
+    if not total and len(query) > 1:
+        held = _held_words(source, query)
+        if held and held != query:  # else each word is held, never all together
+            best, total = source.query(held, MAX_HITS)
+            dropped = [word for word in query if word not in held]
+            notes.append(f"(No headline mentions {' '.join(dropped)!r}; these mention the rest.)")
+    memo = state.run_memo.setdefault("search_private", {}) if state is not None else {}
+    assert isinstance(memo, dict)
+    hits = _public([Hit(h.path, h.line, h.title, h.snippet) for h in best], ctx, memo)
+    return Found(hits, total - (len(best) - len(hits)), source.unreadable, "\n\n".join(notes))
 
 
 def lookup_for(state: StateDB, root: Path, config: Config) -> Lookup | None:
@@ -264,7 +256,31 @@ class Lookup:
         return self.asked[key]
 
 
-def _held_words(lookup: Lookup, query: list[str]) -> list[str]:
+class Scan:
+    """Searches under ``root`` without the index (no state database, or no FTS5 in it).
+
+    Each query is a text pass over the notes (``orgrouter.searchscan``): the index's
+    hits, ranking and snippets, for any words (folded as the notes are).
+    """
+
+    def __init__(self, root: Path, config: Config) -> None:
+        self.found = discover([root], config.scan)
+        self.tags = config.privacy.tags
+        self.unreadable = len(self.found.errors)
+
+    def query(self, words: list[str], limit: int) -> tuple[list[IndexHit], int]:
+        """Return up to ``limit`` best headlines holding every word, and how many do."""
+        from orgrouter.searchscan import fold, scan_search
+
+        tokens = list(dict.fromkeys(t for word in words for t in _WORD.findall(fold(word))))
+        if not tokens:
+            return [], 0
+        answer = scan_search(self.found.files, read_org_text, tokens, self.tags, limit=limit)
+        self.unreadable = len(self.found.errors) + answer.unreadable
+        return answer.hits, answer.total
+
+
+def _held_words(lookup: Lookup | Scan, query: list[str]) -> list[str]:
     """Return the query words some headline holds (a plural as its singular, if need be)."""
     held: list[str] = []
     for word in query:
@@ -313,70 +329,6 @@ def _quote(text: str) -> str:
     """Return snippet text safe on one list line (no Org structure, bounded)."""
     text = " ".join(text.split())[:200]
     return text.replace("[[", "[ [").replace("]]", "] ]")
-
-
-def search(root: Path, query: list[str], ctx: Context) -> tuple[list[Hit], int]:
-    """Return the headlines under ``root`` that hold the most query words any holds."""
-    stems = [stem(word) for word in query]
-    needles = [word.encode() for word in stems]
-    found = discover([root], ctx.config.scan)
-    scored: list[tuple[int, Hit]] = []
-    unreadable = len(found.errors)
-    for name in found.files:
-        path = Path(name)
-        try:
-            data = read_org_file(path).data
-        except InputError:
-            unreadable += 1
-            continue
-        lowered = data.lower()
-        if not any(needle in lowered for needle in needles):
-            continue  # a cheap bytes check spares decoding most files
-        hidden = private_headlines(data, path, ctx.config.privacy.tags)
-        scored.extend(_file_hits(path, data, stems, hidden))
-    best = max((score for score, _ in scored), default=0)
-    return [hit for score, hit in scored if score == best], unreadable
-
-
-def _stems(text: str) -> set[str]:
-    """Return the stems of the words of ``text``."""
-    return {stem(word) for word in _WORD.findall(text)}
-
-
-def _file_hits(
-    path: Path, data: bytes, stems: list[str], hidden: set[int]
-) -> list[tuple[int, Hit]]:
-    """Return the headlines of one file that hold a query word, with how many they hold.
-
-    Private headlines (``hidden``) are never hits.
-    """
-    title_line = _FILE_TITLE.search(data[: iter_first_headline(data)])
-    file_words = _stems(title_line.group(1).decode("utf-8", "replace")) if title_line else set()
-    hits: list[tuple[int, Hit]] = []
-    lines = list(iter_headline_lines(data))
-    for index, headline in enumerate(lines):
-        if headline.line in hidden:
-            continue
-        text = data[headline.begin : headline.end].decode("utf-8", "replace")
-        parsed = parse_headline(text.rstrip("\r\n"))
-        if ANY_ADDRESS_RE.search(parsed.raw):
-            continue  # a request, never a hit
-        words = _stems(parsed.raw)
-        held = words | file_words if parsed.level == 1 else words
-        score = sum(1 for word in stems if word in held)
-        if not score:
-            continue
-        section_end = lines[index + 1].begin if index + 1 < len(lines) else len(data)
-        if find_mark(data, headline.end, section_end) >= 0:
-            continue
-        hits.append((score, Hit(path, headline.line, parsed.raw)))
-    return hits
-
-
-def iter_first_headline(data: bytes) -> int:
-    """Return the offset of the file's first headline (its end when it has none)."""
-    first = next(iter_headline_lines(data), None)
-    return len(data) if first is None else first.begin
 
 
 def org_link(hit: Hit, here: Path) -> str:

@@ -177,3 +177,14 @@ def test_org_syntax_agrees_with_org_read_date(emacs: str, tmp_path: Path) -> Non
 def test_spoken_forms(text: str, stamp: str) -> None:
     found = find_date(text, NOW)
     assert found is not None and found.timestamp() == stamp
+
+
+def test_month_days_is_the_calendar_s_answer_in_every_month() -> None:
+    # daymath counts a month's days itself so a route never loads calendar (and locale).
+    import calendar
+
+    from orgrouter.skills.daymath import month_days
+
+    for year in (*range(1, 2500), 9999):
+        for month in range(1, 13):
+            assert month_days(year, month) == calendar.monthrange(year, month)[1], (year, month)

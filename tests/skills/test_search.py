@@ -1,4 +1,4 @@
-"""The search skill: headline titles across the notes root, as Org links."""
+"""The search skill: headlines across the notes root, as Org links."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from orgrouter.config import Config
 from orgrouter.skills.base import Context, Emit, Request, delegation
 from orgrouter.skills.search import SKILL as SEARCH
 from orgrouter.skills.search import Hit, _relative_dir, org_link, query_words
+from orgrouter.state import StateDB
 
 
 def _search(text: str, root: Path, request_file: Path) -> Emit:
@@ -84,9 +85,47 @@ def test_search_words_as_people_say_them(tmp_path: Path) -> None:
     )
     (tmp_path / "baking.org").write_text("* Shortbread\n* @agent dig up my curry recipes\n")
     (result,) = _search("dig up my curry recipes", tmp_path, tmp_path / "baking.org").results
-    # No headline says "recipes": those that say the most of the query are the hits;
-    # a top-level headline counts its file's title, and a plural matches its singular.
+    # No headline says "recipes": the word is dropped and the result says so, as the
+    # index's search does (the requests themselves are never hits).
     assert result.body == (
-        "- [[file:curries.org::*Chana masala][Chana masala]]\n"
-        "- [[file:curries.org::*Thai green curry][Thai green curry]]"
+        "- [[file:curries.org::*Thai green curry][Thai green curry]]\n\n"
+        "(No headline mentions 'recipes'; these mention the rest.)"
+    )
+
+
+def _notes(root: Path) -> Path:
+    (root / "a.org").write_text(
+        "* Groceries\nRemember the Budget for the week.\n* Budget 2027\nNumbers.\n"
+        "* Café plans :@personal:\nbudget secret\n"
+    )
+    (root / "b.org").write_text("* Trip\nThe café by the station.\n")
+    return root / "a.org"
+
+
+def test_search_without_a_state_reads_the_text_and_ranks_titles_first(tmp_path: Path) -> None:
+    # Without a state database the notes' text is scanned: body words are hits, a title
+    # ranks first, a snippet shows the words, private headlines are never hits.
+    (result,) = _search("find budget", tmp_path, _notes(tmp_path)).results
+    assert result.body == (
+        "- [[file:a.org::*Budget 2027][Budget 2027]] — Numbers.\n"
+        "- [[file:a.org::*Groceries][Groceries]] — Remember the Budget for the week."
+    )
+    (result,) = _search("find cafe", tmp_path, _notes(tmp_path)).results
+    assert result.body == "- [[file:b.org::*Trip][Trip]] — The café by the station."
+
+
+def test_search_without_fts5_scans_the_text_and_says_so(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    state = StateDB.open(tmp_path / "state.db")
+    state.run_memo["fts5"] = False  # as on a SQLite built without FTS5
+    request = Request(_notes(notes), 2, "@agent find budget", "find budget", "agent")
+    ctx = Context(Config(), datetime(2026, 11, 30), request=request, notes_root=notes, state=state)
+    action = SEARCH.symbolic(delegation({"skill": "search", "text": "find budget"}), ctx)
+    assert isinstance(action, Emit)
+    (result,) = action.results
+    assert result.body == (
+        "- [[file:a.org::*Budget 2027][Budget 2027]] — Numbers.\n"
+        "- [[file:a.org::*Groceries][Groceries]] — Remember the Budget for the week.\n\n"
+        "(This SQLite has no FTS5, so the notes were scanned instead of the index.)"
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Iterable
+from dataclasses import asdict
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -226,19 +227,7 @@ def headline_records(document: Document, file: str) -> list[dict[str, object]]:
     """Return one dict per headline with the keys and order of the Emacs oracle."""
     records: list[dict[str, object]] = []
     for entry in document.entries:
-        headline = document.headline(entry.index)
-        records.append(
-            {
-                "file": file,
-                "level": headline.level,
-                "raw": headline.raw,
-                "todo": headline.todo,
-                "priority": headline.priority,
-                "commented": headline.commented,
-                "archived": headline.archived,
-                "tags": list(headline.tags),
-                "byte": entry.begin,
-                "line": entry.line,
-            }
-        )
+        # The oracle's keys between file and byte are the Headline's fields, in order.
+        fields = asdict(document.headline(entry.index))
+        records.append({"file": file, **fields, "byte": entry.begin, "line": entry.line})
     return records

@@ -46,6 +46,9 @@ ID_FIELDS = frozenset({
 })  # fmt: skip
 ID_SUFFIXES = ("_id", "_ids", "_count", "_ms", "_s", "_bytes", "_hash", "_code")
 MAX_STRING = 300
+# A note's path is the user's own name, as long as the file system lets it be (JSON
+# escapes a newline in it, so the line stays one): a run must not fail on one.
+PATH_FIELDS, MAX_PATH = frozenset({"path", "root", "file"}), 4096
 
 
 def new_run_id() -> str:
@@ -60,6 +63,8 @@ def _check(event: str, fields: dict[str, Value]) -> None:
             raise ValueError(
                 f"event {event!r}: field {name!r} is not an id, count or duration field"
             )
+        if name in PATH_FIELDS and isinstance(value, str) and len(value) <= MAX_PATH:
+            continue
         if isinstance(value, str) and (len(value) > MAX_STRING or "\n" in value):
             raise ValueError(f"event {event!r}: field {name!r} is too long to be an id")
         if not isinstance(value, int | float | bool | str | type(None)):

@@ -468,3 +468,23 @@ def test_a_file_name_that_is_not_utf8_is_refused_by_name_alone(
     assert b"TODO Alice" in (notes / "meeting.org").read_bytes()
     assert b"[[file:meeting.org::*Kickoff]" in (notes / "search.org").read_bytes()
     assert odd.read_bytes() == b"* Ask\n** @agent create a todo to call Ann\n"
+
+
+@pytest.mark.parametrize("name", ["line\nbreak.org", "/".join(["d" * 60] * 5) + "/x.org"])
+def test_a_note_whose_path_is_long_or_holds_a_newline_is_routed_and_the_run_goes_on(
+    tmp_path: Path, name: str
+) -> None:
+    # The event log took a path past 300 characters, or one with a newline, for note
+    # content: the run failed with an internal error and the notes after it waited.
+    odd = tmp_path / name
+    odd.parent.mkdir(parents=True, exist_ok=True)
+    odd.write_text("* @agent remind me to call bob friday\n")
+    later = tmp_path / "z.org"
+    later.write_text("* @agent remind me to call al friday\n")
+    log = tmp_path / "events.jsonl"
+    args = ["route", str(tmp_path), "--state", str(tmp_path / "s.db"), "--now", NOW]
+    code, _out, err = run_cli([*args, "--log", str(log)], tmp_path)
+    assert code == 0, err
+    assert "TODO call bob" in odd.read_text() and "TODO call al" in later.read_text()
+    routed = [json.loads(line) for line in log.read_text().splitlines()]
+    assert str(odd) in [event.get("path") for event in routed]

@@ -97,14 +97,8 @@ class _Patterns:
 
 def _globs(patterns: Iterable[str]) -> Callable[[str], object]:
     """Return a test of whether a name matches any of the fnmatch ``patterns``."""
-    translated = [fnmatch.translate(p) for p in patterns]
-    if not translated:
-        return _never
-    return re.compile("|".join(translated)).match
-
-
-def _never(_name: str) -> bool:
-    return False
+    # No pattern: "(?!)" never matches (an empty alternation would match everything).
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns) or "(?!)").match
 
 
 def _expand_globstar(patterns: list[str]) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 EXIT_OK = 0
 EXIT_CHECK_FOUND_WORK = 1
@@ -65,16 +66,9 @@ class ConflictError(OrgRouterError):
     ("open in Emacs with unsaved changes"); it defaults to the message.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        reason: str | None = None,
-        path: str | os.PathLike[str] | None = None,
-        line: int | None = None,
-        column: int | None = None,
-    ) -> None:
-        super().__init__(message, path=path, line=line, column=column)
+    def __init__(self, message: str, *, reason: str | None = None, **where: Any) -> None:
+        """Take OrgRouterError's ``path``, ``line`` and ``column`` in ``where``."""
+        super().__init__(message, **where)
         self.reason = reason or message
 
 

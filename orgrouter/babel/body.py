@@ -8,8 +8,6 @@ from orgrouter.org.syntax import indent_of
 
 TAB_WIDTH = 8  # Emacs's default `tab-width' in the temp buffers Babel uses
 _NON_BLANK_RE = re.compile(r"^[ \t]*[^ \t\n\r\f\v]", re.MULTILINE)
-_TRIM_LEAD_RE = re.compile(r"\A[ \t\n\r]+")
-_TRIM_TAIL_RE = re.compile(r"[ \t\n\r]+\Z")
 
 
 def _cut_to_column(line: str, column: int) -> str:
@@ -53,7 +51,7 @@ def remove_indentation(code: str) -> str:
 
 def org_trim(text: str) -> str:
     """Strip leading and trailing spaces, tabs, CRs and newlines (org-trim)."""
-    return _TRIM_TAIL_RE.sub("", _TRIM_LEAD_RE.sub("", text))
+    return text.strip(" \t\n\r")
 
 
 def normalize_body(value: str) -> str:

@@ -16,6 +16,7 @@ from orgrouter.errors import UsageError
 
 if TYPE_CHECKING:
     from orgrouter.config import Config
+    from orgrouter.configload import LoadedConfig
     from orgrouter.route.rules import Rules
 
 
@@ -38,17 +39,29 @@ RULES = click.option("--rules", "rules_dir", type=click.Path(file_okay=False, ex
                      help="Take routing tables from this directory (overrides [rules] dir).")
 
 
-def configured(config_file: str | None, rules_dir: str | None) -> tuple[Config, Rules]:
-    """Load the configuration (warning about misspelt variables) and its routing rules."""
-    from orgrouter.configload import load_config
+def loaded_rules(
+    loaded: LoadedConfig, base: Path, rules_dir: str | None = None
+) -> tuple[Rules, tuple[str, ...]]:
+    """Return the routing tables ``loaded`` names (``rules_dir`` first) and the agent's names."""
+    from orgrouter.address import address_names
     from orgrouter.route.rules import configured_rules
     from orgrouter.skills.registry import configured_targets
 
-    loaded = load_config(Path.cwd(), cli_file=config_file)
     config = loaded.config
-    warn_environment(loaded)
     targets = configured_targets(config, base_dir=loaded.directory)
-    return config, configured_rules(rules_dir or config.rules.dir, base=Path.cwd(), targets=targets)
+    rules = configured_rules(rules_dir or config.rules.dir, base=base, targets=targets)
+    return rules, address_names(config.agent.name, ())
+
+
+def configured(
+    config_file: str | None, rules_dir: str | None
+) -> tuple[Config, Rules, tuple[str, ...]]:
+    """Load the configuration (warning about misspelt variables), its rules and names."""
+    from orgrouter.configload import load_config
+
+    loaded = load_config(Path.cwd(), cli_file=config_file)
+    warn_environment(loaded)
+    return loaded.config, *loaded_rules(loaded, Path.cwd(), rules_dir)
 
 
 @click.command()
@@ -88,7 +101,6 @@ def classify(
     sensor_gate.min_confidence has "clarify": true and nothing would run. A query
     changes nothing: the spawn window is read, and written only with --record.
     """
-    from orgrouter.address import address_names
     from orgrouter.route.gate import classify as run_gate
     from orgrouter.route.ratelimit import RateLimiter
     from orgrouter.state import StateDB, resolve_state_path
@@ -101,9 +113,8 @@ def classify(
     if record and origin != "user":
         raise UsageError(f"--record: a request from --origin {origin} spawns nothing to count")
     request = read_text(text or "")
-    config, rules = configured(config_file, rules_dir)
+    config, rules, selves = configured(config_file, rules_dir)
     now = parse_now(now_text or os.environ.get("ORGROUTER_NOW"))
-    selves = address_names(config.agent.name, ())
     gate = config.sensor_gate
     if no_rate_limit or origin != "user":
         result = run_gate(request, rules, config=gate, origin=origin,  # type: ignore[arg-type]

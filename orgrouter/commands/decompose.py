@@ -29,7 +29,6 @@ def decompose(
     config_file: str | None,
 ) -> None:
     """Split TEXT (or stdin when TEXT is -) into ordered atomic intents."""
-    from orgrouter.address import address_names
     from orgrouter.errors import UsageError
     from orgrouter.route.decompose import decompose as split
     from orgrouter.route.decompose import decompose_items
@@ -38,8 +37,7 @@ def decompose(
         raise UsageError("--json and --sexp are exclusive: choose one output")
     if (text is None) == (not items):
         raise UsageError("give either TEXT (- for stdin) or one or more --item")
-    config, rules = configured(config_file, rules_dir)
-    selves = address_names(config.agent.name, ())
+    _config, rules, selves = configured(config_file, rules_dir)
     if items:
         result = decompose_items(list(items), rules, selves=selves)
     else:

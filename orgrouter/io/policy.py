@@ -207,10 +207,7 @@ def _hidden_part(path: Path, root: Path) -> str | None:
     ``~/notes/../.ssh/x`` is caught and ``/home/u/.notes/../out/x`` is not.
     """
     base = root if _inside(path, root) else Path(os.path.commonpath([path, root]))
-    for part in path.relative_to(base).parts:
-        if part.startswith("."):
-            return part
-    return None
+    return next((part for part in path.relative_to(base).parts if part.startswith(".")), None)
 
 
 def _git_dir_above(path: Path) -> Path | None:

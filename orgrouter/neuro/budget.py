@@ -36,10 +36,6 @@ class TokenBudget:
         self.spent = 0
         self.seconds = 0.0
 
-    def remaining(self) -> int | None:
-        """Return the tokens left, or None when the budget is unlimited."""
-        return None if self.limit is None else max(0, self.limit - self.spent)
-
     def time_left(self) -> float | None:
         """Return the model seconds this run has left, or None when there is no limit."""
         return None if self.time_limit_s is None else max(0.0, self.time_limit_s - self.seconds)
@@ -55,10 +51,9 @@ class TokenBudget:
                 f"model time spent: {self.seconds:.1f} of {self.time_limit_s:g}s this run "
                 "(neuro.run_timeout_s); the request is deferred to the next run"
             )
-        left = self.remaining()
-        if left is None:
-            return
-        if left == 0 or prompt_estimate > left:
+        if self.limit is not None and (
+            self.spent >= self.limit or prompt_estimate > self.limit - self.spent
+        ):
             raise BudgetReached(
                 f"budget reached: {self.spent} of {self.limit} tokens spent this run "
                 f"(neuro.budget_tokens); no further model calls until the next run"

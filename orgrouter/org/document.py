@@ -10,7 +10,9 @@ its line splitting treats ``\\x0c`` and ``\\u2028`` as line breaks, which Org do
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Iterable
+from dataclasses import asdict
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,14 +62,20 @@ class Document:
         self._headlines: dict[int, Headline] = {}
         self._heads: dict[int, Head] = {}
         self._line_begins: dict[int, int] | None = None
+        # The folds reach the document through a weak proxy: a strong reference would
+        # be a cycle, so a dropped document (and the note's bytes) would wait for the
+        # cyclic collector, and a cold run's scan would hold a big note twice.
+        me = weakref.proxy(self)
         # `org-get-tags': file tags, then each ancestor's from the top, then the
         # headline's own; a repeated tag keeps only its most local place.
         self.tags: Inherited[tuple[str, ...]] = Inherited(
-            self.outline, lambda: dedupe_keep_last(self.settings.filetags), self._own_tags_after
+            self.outline,
+            lambda: dedupe_keep_last(me.settings.filetags),
+            lambda up, i: me._own_tags_after(up, i),
         )
         # COMMENT on a headline comments out its whole subtree.
         self.commented: Inherited[bool] = Inherited(
-            self.outline, lambda: False, lambda up, i: up or self.headline(i).commented
+            self.outline, lambda: False, lambda up, i: up or me.headline(i).commented
         )
 
     @classmethod
@@ -219,19 +227,7 @@ def headline_records(document: Document, file: str) -> list[dict[str, object]]:
     """Return one dict per headline with the keys and order of the Emacs oracle."""
     records: list[dict[str, object]] = []
     for entry in document.entries:
-        headline = document.headline(entry.index)
-        records.append(
-            {
-                "file": file,
-                "level": headline.level,
-                "raw": headline.raw,
-                "todo": headline.todo,
-                "priority": headline.priority,
-                "commented": headline.commented,
-                "archived": headline.archived,
-                "tags": list(headline.tags),
-                "byte": entry.begin,
-                "line": entry.line,
-            }
-        )
+        # The oracle's keys between file and byte are the Headline's fields, in order.
+        fields = asdict(document.headline(entry.index))
+        records.append({"file": file, **fields, "byte": entry.begin, "line": entry.line})
     return records

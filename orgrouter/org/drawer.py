@@ -66,22 +66,16 @@ def _split_property(data: bytes, pos: int, end: int) -> tuple[bytes, int, int, i
     rest = match.end()
     if len(run) < 2 or not run.endswith(b":") or (rest < end and data[rest] not in b" \t"):
         return None
-    value_begin, value_end = rest, end
-    while value_begin < value_end and data[value_begin] in b" \t":
-        value_begin += 1
-    while value_end > value_begin and data[value_end - 1] in b" \t":
-        value_end -= 1
-    if value_begin == value_end:
-        value_begin = value_end = rest
-    return run[:-1], rest, value_begin, value_end
+    after = data[rest:end]
+    value = after.strip(b" \t")
+    value_begin = rest + len(after) - len(after.lstrip(b" \t")) if value else rest
+    return run[:-1], rest, value_begin, value_begin + len(value)
 
 
 def _indent(data: bytes, pos: int, end: int) -> bytes:
     """Return the blanks that start the line ``data[pos:end]``."""
-    stop = pos
-    while stop < end and data[stop] in b" \t":
-        stop += 1
-    return data[pos:stop]
+    line = data[pos:end]
+    return line[: len(line) - len(line.lstrip(b" \t"))]
 
 
 class Planning(NamedTuple):

@@ -271,12 +271,11 @@ class ElementParser(ListParser):
         begin_line = self.contents[index]
         if kind == "SRC":
             src = SRC_BEGIN_RE.match(begin_line)
-            language = src.group(1) if src else None
-            switches = src.group(2).strip() if src and src.group(2) else None
-            parameters = (src.group(3).strip() or None) if src else None
+            assert src is not None  # "#+BEGIN_SRC" then a blank or nothing: the rest is optional
+            parameters = src.group(3).strip() or None
             props = {
-                "language": language,
-                "switches": switches,
+                "language": src.group(1),
+                "switches": (src.group(2) or "").strip() or None,
                 "parameters": parameters,
                 "header-args": [list(pair) for pair in parse_header_args(parameters or "")],
             }

@@ -70,22 +70,15 @@ def _find_tags(line: str, start: int) -> tuple[int, list[str]] | None:
     """Return (title end, tags) when ``line[start:]`` ends in a tag group."""
     # Org searches "[ \t]+\(:[[:alnum:]_@#%:]+:\)[ \t]*$" forward from the title
     # start; the leftmost match begins at the whitespace run before the last word.
-    end = len(line)
-    while end > start and line[end - 1] in " \t":
-        end -= 1
+    end = start + len(line[start:].rstrip(" \t"))
     if end - start < 4 or line[end - 1] != ":":
         return None
-    first = end - 1
-    while first > start and line[first - 1] not in " \t":
-        first -= 1
-    if first == start or end - first < 3 or line[first] != ":":
+    first = max(line.rfind(" ", start, end - 1), line.rfind("\t", start, end - 1)) + 1
+    if first <= start or end - first < 3 or line[first] != ":":
         return None
     if not all(is_tag_char(char) for char in line[first:end]):
         return None
-    blank = first
-    while blank > start and line[blank - 1] in " \t":
-        blank -= 1
-    return blank, split_tags(line[first:end])
+    return start + len(line[start:first].rstrip(" \t")), split_tags(line[first:end])
 
 
 def line_tags(line: str, todo: TodoKeywords = DEFAULT_TODO) -> list[str]:
@@ -116,19 +109,14 @@ def parse_headline(line: str, todo: TodoKeywords = DEFAULT_TODO) -> Headline:
     level = pos = length - len(line.lstrip("*"))
     if level == 0 or pos >= length or line[pos] != " ":
         raise ValueError(f"not a headline line: {line[:40]!r}")
-    while pos < length and line[pos] in " \t":
-        pos += 1
+    pos = length - len(line[pos:].lstrip(" \t"))
     keyword = todo.match(line, pos)
     if keyword is not None:
-        pos += len(keyword) + 1
-        while pos < length and line[pos] in " \t":
-            pos += 1
+        pos = length - len(line[pos + len(keyword) + 1 :].lstrip(" \t"))
     priority = None
     if line.startswith("[#", pos) and pos + 3 < length and line[pos + 3] == "]":
         priority = line[pos + 2]
-        pos += 4
-        while pos < length and line[pos] in " \t":
-            pos += 1
+        pos = length - len(line[pos + 4 :].lstrip(" \t"))
     commented = line.startswith(COMMENT_WORD, pos)
     if commented:
         pos += len(COMMENT_WORD)

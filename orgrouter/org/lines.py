@@ -9,6 +9,7 @@ back; everything else asks it.
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate
 
 
 class Offsets:
@@ -80,24 +81,16 @@ class Lines:
         self.end = len(text) if end is None else end
         self.first_line = first_line
         self.offsets = Offsets(text, begin, byte_begin)
-        starts: list[int] = []
-        contents: list[str] = []
-        byte_starts: list[int] = []
-        pos = begin
-        while pos < self.end:
-            newline = text.find("\n", pos, self.end)
-            stop = self.end if newline < 0 else newline
-            following = self.end if newline < 0 else newline + 1
-            content = text[pos:stop]
-            if crlf and content.endswith("\r") and newline >= 0:
-                content = content[:-1]
-            starts.append(pos)
-            contents.append(content)
-            byte_starts.append(self.offsets.byte(pos))
-            pos = following
-        self.starts = starts
+        contents = text[begin : self.end].split("\n")
+        ended = contents[-1] == ""
+        if ended:
+            contents.pop()  # a final LF ends the last line and starts none
+        self.starts = [*accumulate((len(line) + 1 for line in contents), initial=begin)][:-1]
+        if crlf:  # the CR before a LF is part of the line end (a last line without one keeps it)
+            with_lf = len(contents) if ended else len(contents) - 1
+            contents = [c.removesuffix("\r") if i < with_lf else c for i, c in enumerate(contents)]
         self.contents = contents
-        self.byte_starts = byte_starts
+        self.byte_starts = [self.offsets.byte(start) for start in self.starts]
         self.byte_end = self.offsets.byte(self.end)
 
     def slice(self, begin: int, end: int) -> str:

@@ -21,7 +21,7 @@ from orgrouter.refine.gate import require_completed, require_write_mode
 from orgrouter.refine.panel import model_candidates
 from orgrouter.refine.replay import actual_intents
 from orgrouter.refine.store import Run
-from orgrouter.refine.validate import MAX_EDITS, section_end
+from orgrouter.refine.validate import MAX_EDITS, anchor_section
 from orgrouter.refine.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -91,8 +91,8 @@ def offline_candidate(ws: Workspace, run: Run) -> Candidate | None:
     edits: list[Edit] = []
     for skill in ranked[:MAX_EDITS]:
         anchor = f"[skills.{skill}]"
-        section = _section(content, anchor.encode())
-        found = None if section is None else _VERBS_KEY.search(section)
+        section = anchor_section(content, anchor.encode())
+        found = None if isinstance(section, str) else _VERBS_KEY.search(content[slice(*section)])
         if found is None:
             continue
         before = found.group(0).decode()
@@ -106,15 +106,6 @@ def offline_candidate(ws: Workspace, run: Run) -> Candidate | None:
     return Candidate(
         tuple(edits), proposer="offline", rationale=f"teach the decomposer verbs ({taught})"
     )
-
-
-def _section(content: bytes, anchor: bytes) -> bytes | None:
-    """Return the section after ``anchor`` (as an edit anchor sees it), if it is unique."""
-    at = content.find(anchor)
-    if at < 0 or content.find(anchor, at + 1) >= 0:
-        return None
-    start = at + len(anchor)
-    return content[start : section_end(content, start)]
 
 
 def _failing_cases(ws: Workspace, run: Run) -> list[Case]:

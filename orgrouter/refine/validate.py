@@ -9,6 +9,7 @@ written against text that is no longer there).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ TOO_MANY = "too_many_edits"
 TOO_LARGE = "too_large"
 STALE = "stale"
 TOO_MUCH_GROWTH = "too_much_growth"
+_SECTION_START = re.compile(rb"\n[\[*]")
 
 
 @dataclass(frozen=True)
@@ -63,22 +65,26 @@ def locate(content: bytes, edit: Edit) -> tuple[int, int] | str:
     """Return the byte span ``edit`` rewrites in ``content``, or why it is stale."""
     start, stop = 0, len(content)
     if edit.anchor is not None:
-        anchor = edit.anchor.encode()
-        found = _occurrences(content, anchor, 0, stop)
-        if found != 1:
-            return _stale_detail("anchor", found)
-        start = content.find(anchor) + len(anchor)
-        stop = section_end(content, start)
+        section = anchor_section(content, edit.anchor.encode())
+        if isinstance(section, str):
+            return section
+        start, stop = section
     if edit.op == "append" and edit.before == "":
         return (stop, stop)
     before = edit.before.encode()
-    found = _occurrences(content, before, start, stop)
-    if found != 1:
-        return _stale_detail("before", found)
-    begin = content.find(before, start, stop)
-    if edit.op == "replace":
-        return (begin, begin + len(before))
-    return (begin + len(before), begin + len(before))
+    begin = _find_once(content, before, "before", start, stop)
+    if isinstance(begin, str):
+        return begin
+    end = begin + len(before)
+    return (begin, end) if edit.op == "replace" else (end, end)
+
+
+def anchor_section(content: bytes, anchor: bytes) -> tuple[int, int] | str:
+    """Return the span of the section after ``anchor`` (which must occur once), or why not."""
+    at = _find_once(content, anchor, "anchor", 0, len(content))
+    if isinstance(at, str):
+        return at
+    return at + len(anchor), section_end(content, at + len(anchor))
 
 
 def apply_edit(content: bytes, edit: Edit) -> bytes | str:
@@ -182,34 +188,20 @@ def _static_reason(
     return None
 
 
-def _occurrences(content: bytes, needle: bytes, start: int, stop: int) -> int:
-    """Count ``needle`` in ``content[start:stop]`` (overlaps included), up to 2."""
-    count = 0
+def _find_once(content: bytes, needle: bytes, what: str, start: int, stop: int) -> int | str:
+    """Return where ``needle`` is in ``content[start:stop]`` if it occurs once (overlaps
+    count), else how ``what`` (``before``/``anchor``) failed to match exactly once."""
     at = content.find(needle, start, stop)
-    while at >= 0:
-        count += 1
-        if count > 1:
-            break  # only "none", "once" and "more than once" matter
-        at = content.find(needle, at + 1, stop)
-    return count
+    if at < 0:
+        return f"`{what}` is not in the file (stale)"
+    if content.find(needle, at + 1, stop) >= 0:
+        return f"`{what}` occurs more than once in the file (ambiguous)"
+    return at
 
 
 def section_end(content: bytes, start: int) -> int:
     """Return where the section holding ``start`` ends: the next table or headline line."""
     # Rules files are TOML tables (a section ends at the next `[table]` line) and Org
     # skill notes (it ends at the next headline); either way, the start of that line.
-    at = start
-    while True:
-        at = content.find(b"\n", at)
-        if at < 0 or at + 1 >= len(content):
-            return len(content)
-        if content[at + 1 : at + 2] in (b"[", b"*"):
-            return at + 1
-        at += 1
-
-
-def _stale_detail(what: str, found: int) -> str:
-    """Say how a ``before``/``anchor`` failed to match exactly once."""
-    if found == 0:
-        return f"`{what}` is not in the file (stale)"
-    return f"`{what}` occurs more than once in the file (ambiguous)"
+    found = _SECTION_START.search(content, start)
+    return len(content) if found is None else found.start() + 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,9 +91,11 @@ def run_route(
             report.file_scanned(cached=scanned.status == "cached")
             requests = learning.take(scanned) if learning is not None else None
             if scanned.status in ("skipped", "failed", "candidate"):
-                if scanned.snapshot is not None and held + scanned.snapshot.size > KEEP_BYTES:
-                    scanned, requests = scanned._replace(snapshot=None), None
-                held += scanned.snapshot.size if scanned.snapshot is not None else 0
+                # A snapshot holds the bytes and their text: both count.
+                size = _held(scanned.snapshot)
+                if held + size > KEEP_BYTES:
+                    scanned, requests, size = scanned._replace(snapshot=None), None, 0
+                held += size
                 kept.append((scanned, requests))
         bar.close()
         if learning is not None and learning.lookup is not None:
@@ -132,7 +135,12 @@ def run_route(
             state.close()
 
 
-KEEP_BYTES = 4 << 20  # of the candidates' bytes kept from scan to routing
+KEEP_BYTES = 4 << 20  # of the candidates' snapshots kept from scan to routing
+
+
+def _held(snapshot: Snapshot | None) -> int:
+    """Return the memory a kept snapshot holds: its bytes and its decoded text."""
+    return 0 if snapshot is None else len(snapshot.data) + sys.getsizeof(snapshot.text)
 
 
 class _Learning:

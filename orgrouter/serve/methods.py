@@ -230,15 +230,10 @@ def _text_or_items(params: Params) -> tuple[str, list[str]]:
 
 def _rules(settings: Settings, path: str | None) -> tuple[Any, Any, tuple[str, ...]]:
     """Return the configuration, routing tables and agent names for a note at ``path``."""
-    from orgrouter.address import address_names
-    from orgrouter.route.rules import configured_rules
-    from orgrouter.skills.registry import configured_targets
+    from orgrouter.commands.classify import loaded_rules
 
     loaded = settings.load(path)
-    base = loaded.directory or settings.start_of(path)
-    targets = configured_targets(loaded.config, base_dir=loaded.directory)
-    rules = configured_rules(loaded.config.rules.dir, base=base, targets=targets)
-    return loaded.config, rules, address_names(loaded.config.agent.name, ())
+    return loaded.config, *loaded_rules(loaded, loaded.directory or settings.start_of(path))
 
 
 METHODS: dict[str, Method] = {

@@ -141,3 +141,19 @@ def test_a_run_that_is_not_cold_never_learns_its_searches(
     code, _out, err = _route(tmp_path)
     assert code == 0, err
     assert "[[file:n00.org::*Note 0 garden]" in (tmp_path / "b.org").read_text()
+
+
+def test_the_memory_budget_counts_a_kept_snapshot_s_text_beside_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A snapshot holds the bytes and their decoded text: a budget of bytes alone let
+    # 200 candidates of 1 MB hold twice KEEP_BYTES (67 MB peak RSS, the old code 58).
+    note = "* @agent tag this as work\n" + "some words of the body\n" * 40
+    for name in ("a.org", "b.org", "c.org"):
+        (tmp_path / name).write_text(note)
+    monkeypatch.setattr(runner, "KEEP_BYTES", 2 * len(note) + len(note) // 2)
+    reads = _reads(monkeypatch)
+    assert _route(tmp_path, "--dry-run")[0] == 0
+    # a.org is kept (bytes and text: twice its size); b.org and c.org are read again.
+    counts = {name: sum(r.endswith(name) for r in reads) for name in ("a.org", "b.org", "c.org")}
+    assert counts == {"a.org": 1, "b.org": 2, "c.org": 2}

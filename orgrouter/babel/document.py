@@ -222,8 +222,5 @@ def _drawer_properties(drawer: PropertyDrawer) -> LocalValues:
 
 def _babel_commented(line: str, commented: bool) -> bool:
     """Return org-in-commented-heading-p for one headline (COMMENT then space or end)."""
-    if not commented:
-        return False
-    at = line.find("COMMENT")
-    rest = line[at + len("COMMENT") :]
-    return rest == "" or rest.startswith(" ")
+    rest = line[line.find("COMMENT") + len("COMMENT") :]
+    return commented and rest[:1] in ("", " ")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from orgrouter import records
@@ -103,10 +103,7 @@ class TangleReport(Report):
                 {k: v for k, v in vars(t).items() if v != "" and k not in ("path", "sha256")}
                 for t in self.targets
             ],
-            "skipped": [
-                {"source": s, "line": b.line, "reason": b.reason, "detail": b.detail}
-                for s, b in self.blocks_skipped
-            ],
+            "skipped": [{"source": s, **asdict(b)} for s, b in self.blocks_skipped],
             "not_evaluated": noted(self.not_evaluated),
             "warnings": noted(self.warnings),
             "failed": [message for _path, message in self.failed],

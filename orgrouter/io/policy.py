@@ -6,9 +6,9 @@ the note it sits in (through write-back) and, beyond that, only what this module
 allows. Every skill that writes another file (tangle targets, archive and refile
 files) asks it first::
 
-    from orgrouter.io.policy import Allowed, Forbidden, NeedsApproval, check_routed_write
+    from orgrouter.io.policy import Allowed, Forbidden, NeedsApproval, WritePolicy
 
-    verdict = check_routed_write(root, note, target, record=record)
+    verdict = WritePolicy(root, record=record).check(note, target)
     if isinstance(verdict, Forbidden):      # never, approved or not: say why, write nothing
         ...
     elif isinstance(verdict, NeedsApproval):  # ask (orgrouter.route.binding), write nothing
@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -170,17 +170,9 @@ class WritePolicy:
         return Allowed("orgrouter wrote it from this note and it is unchanged since")
 
 
-def check_routed_write(
-    root: Path,
-    note: Path,
-    target: Path,
-    *,
-    record: Ownership | None = None,
-    protected: Sequence[Path] | None = None,
-) -> Verdict:
+def check_routed_write(root: Path, note: Path, target: Path) -> Verdict:
     """Return whether a routed request in ``note`` under ``root`` may write ``target``."""
-    own = tuple(protected) if protected is not None else protected_paths(os.environ)
-    return WritePolicy(root, (), own, record).check(note, target)
+    return WritePolicy(root).check(note, target)
 
 
 def _same_file(path: Path, note: Path) -> bool:

@@ -338,6 +338,7 @@ def _commit_move(
     (``skipped``: it waits for a later run; ``failed``).
     """
     from orgrouter.route.journal import Planned, commit_move
+    from orgrouter.skills.search import Lookup
 
     path = snapshot.path
     if router.state is None:
@@ -359,6 +360,9 @@ def _commit_move(
         return "failed", error.message
     if not outcome.retry:  # a failed request beside the move waits out its window
         cache.settle(path, hashlib.sha256(outcome.data).hexdigest(), waiting=outcome.deferred)
+    for memo in router.state.run_memo.values():  # the scan's answers predate the move
+        if isinstance(memo, Lookup):
+            memo.notes_moved()
     for other in [] if report.quiet else outcome.writes:
         report.emit(f"moved into {other.path}")
     return None

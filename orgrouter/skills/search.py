@@ -226,6 +226,10 @@ class Lookup:
             ahead, self.ahead = self.ahead, None
             self.ready = {key: ahead.answer(key, MAX_HITS) for key in ahead.queries}
 
+    def notes_moved(self) -> None:
+        """Drop the answers learned from the scan: a move of this run changed the notes."""
+        self.ready.clear()  # a later search reads the notes as they are now
+
     def query(self, words: list[str], limit: int) -> tuple[list[IndexHit], int]:
         """Return up to ``limit`` best headlines holding every word, and how many do."""
         from orgrouter.searchscan import plain_tokens, scan_search

@@ -143,6 +143,30 @@ def test_a_run_that_is_not_cold_never_learns_its_searches(
     assert "[[file:n00.org::*Note 0 garden]" in (tmp_path / "b.org").read_text()
 
 
+def test_a_search_routed_after_a_move_of_the_run_links_where_the_headline_is_now(
+    tmp_path: Path,
+) -> None:
+    # --force reads every note, so its searches are learned from the scan; a move made
+    # before the search's turn changed the notes since (the learned answer is stale).
+    (tmp_path / "a-src.org").write_text(
+        "* Move me budget\nthe budget\n** @agent refile this to z-target.org under Website\n"
+    )
+    target = tmp_path / "z-target.org"
+    target.write_text(
+        "* Website\n* Budget target\nbudget\n** @agent find notes about budget and link them here\n"
+    )
+    assert _route(tmp_path)[0] == 0
+    source = tmp_path / "a-src.org"
+    source.write_text(source.read_text().replace("WAITING Approve:", "APPROVED Approve:"))
+    code, _out, err = _route(tmp_path, "--force")
+    assert code == 0, err
+    assert "moved into" in err
+    assert "Move me budget" not in source.read_text().split("\n", 1)[0]
+    answer = target.read_text()
+    assert "[[file:z-target.org::*Move me budget]" in answer
+    assert "[[file:a-src.org::*Move me budget]" not in answer
+
+
 def test_the_memory_budget_counts_a_kept_snapshot_s_text_beside_its_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orgrouter.io.policy import Allowed, Forbidden, NeedsApproval, check_routed_write
+from orgrouter.io.policy import Allowed, Forbidden, NeedsApproval, WritePolicy
 
 
 class Record:
@@ -36,7 +36,7 @@ def tree(tmp_path: Path) -> tuple[Path, Path]:
 
 def check(root: Path, note: Path, target: Path | str, record: Record | None = None,
           ) -> Allowed | NeedsApproval | Forbidden:  # fmt: skip
-    return check_routed_write(root, note, note.parent / target, record=record, protected=())
+    return WritePolicy(root, (), (), record).check(note, note.parent / target)
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_a_git_directory_of_any_name_is_forbidden(tree: tuple[Path, Path]) -> No
 def test_orgrouter_state_and_user_config_are_forbidden(tree: tuple[Path, Path]) -> None:
     root, note = tree
     state = note.parent / "state"
-    verdict = check_routed_write(root, note, state / "x.sqlite3", protected=(state,))
+    verdict = WritePolicy(root, (), (state,)).check(note, state / "x.sqlite3")
     assert isinstance(verdict, Forbidden)
 
 

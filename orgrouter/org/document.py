@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Iterable
-from dataclasses import asdict
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -228,6 +227,6 @@ def headline_records(document: Document, file: str) -> list[dict[str, object]]:
     records: list[dict[str, object]] = []
     for entry in document.entries:
         # The oracle's keys between file and byte are the Headline's fields, in order.
-        fields = asdict(document.headline(entry.index))
+        fields = document.headline(entry.index)._asdict()
         records.append({"file": file, **fields, "byte": entry.begin, "line": entry.line})
     return records

@@ -19,9 +19,12 @@ of the line end when it visits a CRLF file; ``newline=b"\\r\\n"`` chooses the la
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from orgrouter.org.scan import HeadlineLine
+
+if TYPE_CHECKING:
+    from orgrouter.org.outline import OutlineEntry
 
 # Characters with whitespace syntax in org-mode's syntax table (Emacs 28.2), as UTF-8:
 # Emacs's \S- excludes exactly these, so a key may not contain them.
@@ -124,7 +127,7 @@ class PropertyDrawer(NamedTuple):
 class Head(NamedTuple):
     """What sits between a headline line and its body."""
 
-    headline: HeadlineLine
+    headline: HeadlineLine | OutlineEntry
     planning: Planning | None
     drawer: PropertyDrawer | None
     body_begin: int  # first byte after the headline, planning line and drawer
@@ -194,7 +197,9 @@ def property_drawer(data: bytes, begin: int, line: int, newline: bytes) -> Prope
     return None
 
 
-def locate_head(data: bytes, headline: HeadlineLine, *, newline: bytes = b"\n") -> Head:
+def locate_head(
+    data: bytes, headline: HeadlineLine | OutlineEntry, *, newline: bytes = b"\n"
+) -> Head:
     """Find the planning line, property drawer and body start of ``headline``."""
     pos = headline.end
     line = headline.line + 1

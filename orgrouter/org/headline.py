@@ -15,8 +15,8 @@ Differences from orgparse that matter (Emacs is the reference):
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords
 
@@ -54,8 +54,7 @@ def split_tags(text: str) -> list[str]:
     return pieces
 
 
-@dataclass(frozen=True, slots=True)
-class Headline:
+class Headline(NamedTuple):
     """The parts of one headline line (Org's `headline' element, title as raw text)."""
 
     level: int  # number of stars (not Org's :level, which #+STARTUP: odd halves)
@@ -64,7 +63,7 @@ class Headline:
     priority: str | None = None
     commented: bool = False
     archived: bool = False
-    tags: list[str] = field(default_factory=list)  # own tags only, in order
+    tags: list[str] = []  # noqa: RUF012 -- own tags only, in order; never changed in place
 
 
 def _find_tags(line: str, start: int) -> tuple[int, list[str]] | None:

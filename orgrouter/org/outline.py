@@ -13,12 +13,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from orgrouter.org.scan import HeadlineLine, headline_at, iter_headline_lines
-from orgrouter.records import field, record, replace
+from orgrouter.records import field, record
 
 T = TypeVar("T")
 # A headline line below the first line: literal "\n" first, so a search jumps from
@@ -26,16 +25,19 @@ T = TypeVar("T")
 _NEXT_HEADLINE = re.compile(rb"\n(\*+) ")
 
 
-@dataclass(frozen=True, slots=True)
-class OutlineEntry(HeadlineLine):
-    """A headline line with its place in the outline: its index, subtree and parent."""
+class OutlineEntry(NamedTuple):
+    """A headline line (``HeadlineLine``'s fields) with its place in the outline."""
 
-    index: int  # position in Outline.entries
+    begin: int
+    end: int
+    level: int
+    line: int
+    index: int  # type: ignore[assignment]  # position in Outline.entries (not tuple.index)
     subtree_end: int  # first byte after the subtree (next headline of level <= this)
     parent: int | None  # index of the parent headline, None at top level
 
 
-def subtree_end(data: bytes, headline: HeadlineLine) -> int:
+def subtree_end(data: bytes, headline: HeadlineLine | OutlineEntry) -> int:
     """Return where ``headline``'s subtree ends: the next headline of its level or above."""
     if headline.end >= len(data) or data[headline.end - 1] != 0x0A:
         return len(data)
@@ -98,7 +100,7 @@ class Outline:
         partial = [e for e in outline.entries if not inside(e.begin, subtrees)]
         ends = _subtree_ends(data, partial)
         outline.entries = [
-            replace(entry, subtree_end=ends[entry.begin])
+            entry._replace(subtree_end=ends[entry.begin])
             if entry.begin in ends
             else entry
             for entry in outline.entries
@@ -254,7 +256,7 @@ def _subtree_ends(data: bytes, lines: list[OutlineEntry]) -> dict[int, int]:
     the bytes are read once, however many ``lines`` there are and however they nest.
     """
     ends: dict[int, int] = {}
-    stack: list[HeadlineLine] = []
+    stack: list[OutlineEntry] = []
     scanned = 0  # no headline starting in data[:scanned] closes one on the stack
 
     def close(limit: int) -> None:

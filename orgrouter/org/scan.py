@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 HEADLINE_RE = re.compile(rb"^(\*+) ", re.MULTILINE)
 # The same rule for decoded text, where offsets count characters.
@@ -22,8 +22,7 @@ BOM = b"\xef\xbb\xbf"
 _STARS = re.compile(rb"(\*+) ")  # a headline's stars, matched at a line start
 
 
-@dataclass(frozen=True, slots=True)
-class HeadlineLine:
+class HeadlineLine(NamedTuple):
     """Where one headline line sits in the file's bytes."""
 
     begin: int  # byte offset of the first star

@@ -106,12 +106,5 @@ def skippable(content: str) -> bool:
 
 def indent_of(content: str) -> int:
     """Return the column of the first non-blank character (tabs to multiples of 8)."""
-    column = 0
-    for char in content:
-        if char == " ":
-            column += 1
-        elif char == "\t":
-            column = (column // 8 + 1) * 8
-        else:
-            break
-    return column
+    indent = content[: len(content) - len(content.lstrip(BLANK))]
+    return len(indent.expandtabs(8))

@@ -175,9 +175,25 @@ def test_the_memory_budget_counts_a_kept_snapshot_s_text_beside_its_bytes(
     note = "* @agent tag this as work\n" + "some words of the body\n" * 40
     for name in ("a.org", "b.org", "c.org"):
         (tmp_path / name).write_text(note)
-    monkeypatch.setattr(runner, "KEEP_BYTES", 2 * len(note) + len(note) // 2)
+    room = 2 * len(note) + len(note) // 2 + runner.REQUEST_BYTES  # a's bytes, text, request
+    monkeypatch.setattr(runner, "KEEP_BYTES", room)
     reads = _reads(monkeypatch)
     assert _route(tmp_path, "--dry-run")[0] == 0
     # a.org is kept (bytes and text: twice its size); b.org and c.org are read again.
+    counts = {name: sum(r.endswith(name) for r in reads) for name in ("a.org", "b.org", "c.org")}
+    assert counts == {"a.org": 1, "b.org": 2, "c.org": 2}
+
+
+def test_the_memory_budget_counts_the_requests_a_kept_candidate_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its requests (and their headlines) outweigh a note's bytes: 150 notes of 16 KB with
+    # 400 requests each, all kept, peaked at 160 MB of RSS (the old code 33 MB).
+    note = "".join(f"* Task {n}\n** @agent tag this as work\n" for n in range(50))
+    for name in ("a.org", "b.org", "c.org"):
+        (tmp_path / name).write_text(note)
+    monkeypatch.setattr(runner, "KEEP_BYTES", 75 * runner.REQUEST_BYTES)  # room for 50
+    reads = _reads(monkeypatch)
+    assert _route(tmp_path, "--dry-run")[0] == 0
     counts = {name: sum(r.endswith(name) for r in reads) for name in ("a.org", "b.org", "c.org")}
     assert counts == {"a.org": 1, "b.org": 2, "c.org": 2}

@@ -27,6 +27,7 @@ class Progress:
         self.total = total
         self.stream = sys.stderr if stream is None else stream
         self.done = 0
+        self.verb = "scanning"
         self.enabled = total >= MIN_FILES and _is_tty(self.stream) if enabled is None else enabled
         self._last_draw = 0.0
         self._drawn = False
@@ -41,11 +42,16 @@ class Progress:
             self._last_draw = now
             self._draw()
 
+    def restart(self, total: int, verb: str) -> None:
+        """Count ``total`` steps of a run's next phase from 0, shown as ``verb``."""
+        self.close()
+        self.total, self.done, self.verb = total, 0, verb
+
     def render(self, width: int) -> str:
         """Return the bar as one line of at most ``width`` characters."""
         total = max(self.total, 1)
         fraction = min(self.done / total, 1.0)
-        counts = f" {self.done}/{self.total} scanning"
+        counts = f" {self.done}/{self.total} {self.verb}"
         room = max(width - len(counts) - 2, 0)
         filled = int(room * fraction)
         bar = "[" + "#" * filled + "-" * (room - filled) + "]"

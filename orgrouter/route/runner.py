@@ -96,11 +96,13 @@ def run_route(
                     scanned, requests, size = scanned._replace(snapshot=None), None, 0
                 held += size
                 kept.append((scanned, requests))
-        bar.close()
         if learning is not None and learning.lookup is not None:
             learning.lookup.scanned_all()
+        # The routing is the slow phase with a model: the bar goes on over the candidates.
+        bar.restart(sum(scanned.status == "candidate" for scanned, _ in kept), "routing")
         for scanned, requests in kept:
             if scanned.status == "candidate":
+                bar.advance()
                 now = _current(scanned, prefilter, cache)
                 scanned, requests = now, requests if now is scanned else None
             if scanned.status == "skipped":
@@ -113,6 +115,7 @@ def run_route(
                 before = report.as_counts()
                 route_file(scanned.snapshot, router, report, options, cache, requests)
                 log.emit("file_routed", path=os.fspath(scanned.path), **_delta(before, report))
+        bar.close()
         # The skills' load warnings, once (none unless a file was routed).
         for warning in router.warnings:
             report.emit(warning)
@@ -169,7 +172,11 @@ class _Learning:
 
         snapshot, requests = scanned.snapshot, None
         if snapshot is not None and not self.off:
-            searches, requests = self.router.plan(snapshot.data, snapshot.path, snapshot.newline)
+            try:
+                data, path, newline = snapshot.data, snapshot.path, snapshot.newline
+                searches, requests = self.router.plan(data, path, newline)
+            except Exception:  # a fault here is the route's to report, for this file only
+                searches, requests = [], None
             for words in searches:
                 if self.lookup is None:
                     state, root = self.router.state, self.router.root

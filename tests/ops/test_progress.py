@@ -42,3 +42,13 @@ def test_render_widths() -> None:
     assert bar.render(30) == "[###------------] 1/4 scanning"
     assert len(bar.render(30)) == 30
     assert bar.render(5) == "[] 1/"
+
+
+def test_a_restarted_bar_counts_the_next_phase() -> None:
+    tty = FakeTTY()
+    with progress_for(MIN_FILES, quiet=False, stream=tty) as bar:
+        bar.advance(MIN_FILES)
+        bar.restart(3, "routing")
+        bar.advance()
+        assert bar.render(30).endswith(" 1/3 routing")
+    assert tty.getvalue().endswith("\r\x1b[K")

@@ -55,6 +55,7 @@ def test_a_terminal_sees_a_bar_erased_before_every_message(tmp_path: Path) -> No
     _tree(root)
     out = _route(root, tty=True)
     assert f"/{MIN_FILES + 11} scanning" in out
+    assert " 1/1 routing" in out  # then the slow phase, over the one candidate
     lines = out.replace("\r\n", "\n").split("\n")
     # Every message starts on a clean line: the bar is erased (CR, clear to EOL) first.
     routed = next(line for line in lines if "routed " in line and "req.org" in line)

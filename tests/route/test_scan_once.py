@@ -197,3 +197,21 @@ def test_the_memory_budget_counts_the_requests_a_kept_candidate_holds(
     assert _route(tmp_path, "--dry-run")[0] == 0
     counts = {name: sum(r.endswith(name) for r in reads) for name in ("a.org", "b.org", "c.org")}
     assert counts == {"a.org": 1, "b.org": 2, "c.org": 2}
+
+
+def test_a_fault_while_learning_a_notes_searches_leaves_the_note_to_its_route(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Learning runs outside route_file's one-bad-file guard: a bug there must cost the
+    # run its shortcut (a second read), never the run or the note's routing.
+    root = tmp_path / "notes"
+    root.mkdir()
+    _tree(root, "a-first.org")
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("a bug in plan")
+
+    monkeypatch.setattr(Router, "plan", broken)
+    code, _out, err = _route(root)
+    assert code == 0, err
+    assert "- [[file:n01.org::*Note 1 budget review]" in (root / "a-first.org").read_text()

@@ -167,21 +167,29 @@ def test_a_search_routed_after_a_move_of_the_run_links_where_the_headline_is_now
     assert "[[file:a-src.org::*Move me budget]" not in answer
 
 
+def _reads_under_budget(
+    root: Path, monkeypatch: pytest.MonkeyPatch, note: str, budget: int
+) -> list[int]:
+    """Dry-run a.org, b.org and c.org, each holding ``note``, with KEEP_BYTES at ``budget``;
+    return how many times each was read (1: kept from its scan, 2: read again in its turn)."""
+    names = ("a.org", "b.org", "c.org")
+    for name in names:
+        (root / name).write_text(note)
+    monkeypatch.setattr(runner, "KEEP_BYTES", budget)
+    reads = _reads(monkeypatch)
+    assert _route(root, "--dry-run")[0] == 0
+    return [sum(r.endswith(name) for r in reads) for name in names]
+
+
 def test_the_memory_budget_counts_a_kept_snapshot_s_text_beside_its_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A snapshot holds the bytes and their decoded text: a budget of bytes alone let
     # 200 candidates of 1 MB hold twice KEEP_BYTES (67 MB peak RSS, the old code 58).
     note = "* @agent tag this as work\n" + "some words of the body\n" * 40
-    for name in ("a.org", "b.org", "c.org"):
-        (tmp_path / name).write_text(note)
     room = 2 * len(note) + len(note) // 2 + runner.REQUEST_BYTES  # a's bytes, text, request
-    monkeypatch.setattr(runner, "KEEP_BYTES", room)
-    reads = _reads(monkeypatch)
-    assert _route(tmp_path, "--dry-run")[0] == 0
     # a.org is kept (bytes and text: twice its size); b.org and c.org are read again.
-    counts = {name: sum(r.endswith(name) for r in reads) for name in ("a.org", "b.org", "c.org")}
-    assert counts == {"a.org": 1, "b.org": 2, "c.org": 2}
+    assert _reads_under_budget(tmp_path, monkeypatch, note, room) == [1, 2, 2]
 
 
 def test_the_memory_budget_counts_the_requests_a_kept_candidate_holds(
@@ -190,13 +198,8 @@ def test_the_memory_budget_counts_the_requests_a_kept_candidate_holds(
     # Its requests (and their headlines) outweigh a note's bytes: 150 notes of 16 KB with
     # 400 requests each, all kept, peaked at 160 MB of RSS (the old code 33 MB).
     note = "".join(f"* Task {n}\n** @agent tag this as work\n" for n in range(50))
-    for name in ("a.org", "b.org", "c.org"):
-        (tmp_path / name).write_text(note)
-    monkeypatch.setattr(runner, "KEEP_BYTES", 75 * runner.REQUEST_BYTES)  # room for 50
-    reads = _reads(monkeypatch)
-    assert _route(tmp_path, "--dry-run")[0] == 0
-    counts = {name: sum(r.endswith(name) for r in reads) for name in ("a.org", "b.org", "c.org")}
-    assert counts == {"a.org": 1, "b.org": 2, "c.org": 2}
+    room = 75 * runner.REQUEST_BYTES  # room for a.org's 50 requests, not for b.org's too
+    assert _reads_under_budget(tmp_path, monkeypatch, note, room) == [1, 2, 2]
 
 
 def test_a_fault_while_learning_a_notes_searches_leaves_the_note_to_its_route(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,10 +12,14 @@ import pytest
 from route_cli import run_cli
 
 from orgrouter import scancache
+from orgrouter.config import Config
+from orgrouter.errors import StateError
 from orgrouter.io import text
+from orgrouter.report import Report
 from orgrouter.route import runner
-from orgrouter.route.router import Router
+from orgrouter.route.router import Router, RunOptions
 from orgrouter.skills.search import Lookup
+from orgrouter.writemode import WriteMode
 
 NOW = ("--now", "2026-12-01T09:00:00")
 
@@ -218,3 +223,30 @@ def test_a_fault_while_learning_a_notes_searches_leaves_the_note_to_its_route(
     code, _out, err = _route(root)
     assert code == 0, err
     assert "- [[file:n01.org::*Note 1 budget review]" in (root / "a-first.org").read_text()
+
+
+def test_a_run_collects_garbage_less_often_and_gives_the_threshold_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _tree(tmp_path, "a-first.org")
+    seen: list[int] = []
+    real = scancache.scan_one
+
+    def scan_one(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_threshold()[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scancache, "scan_one", scan_one)
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        assert _route(tmp_path, "--dry-run")[0] == 0
+        assert gc.get_threshold() == (700, 10, 10)
+        (tmp_path / "a-dir").mkdir()  # the state database cannot open: the run fails
+        options = RunOptions(mode=WriteMode.DRY_RUN, state_path=tmp_path / "a-dir")
+        with pytest.raises(StateError):
+            runner.run_route([tmp_path], Config(), Report(), options)
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*before)
+    assert seen and set(seen) == {runner.GC_YOUNG}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hashlib import sha256 as sha256
@@ -21,6 +21,7 @@ else:  # hashlib loads OpenSSL (2% of a --stdin run) to hash a few KB; random.py
         from hashlib import sha256 as sha256
 
 from orgrouter.errors import ConflictError, InputError
+from orgrouter.records import NamedTuple
 
 BOM = b"\xef\xbb\xbf"
 LF = b"\n"

@@ -19,11 +19,11 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from orgrouter.errors import ConflictError, InputError
 from orgrouter.io.text import DEFAULT_MAX_BYTES, Snapshot, decode_org, read_stable, snapshot_of
 from orgrouter.prefilter import Prefilter
+from orgrouter.records import NamedTuple
 from orgrouter.state import StateDB
 
 SCHEMA = "scan_cache"

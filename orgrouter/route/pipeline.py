@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from orgrouter.address import address_offsets
 from orgrouter.config import AgentConfig
@@ -22,7 +22,7 @@ from orgrouter.org.document import Document
 from orgrouter.org.edit import Splice
 from orgrouter.org.scan import BOM
 from orgrouter.org.settings import InBufferSettings
-from orgrouter.records import field, record, replace
+from orgrouter.records import NamedTuple, field, record, replace
 from orgrouter.route import kernel
 from orgrouter.route.binding import DIGEST_KEY, withdraw
 from orgrouter.route.context import RouteEnv, request_context

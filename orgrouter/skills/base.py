@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from orgrouter.config import Config
-from orgrouter.records import field, record, replace
+from orgrouter.records import NamedTuple, field, record, replace
 
 if TYPE_CHECKING:
     from orgrouter.neuro.backend import NeuroBackend

@@ -8,8 +8,9 @@ gate. (``orgrouter ask`` answers directly: it has no rate-limit window to spend.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from orgrouter.records import NamedTuple
 from orgrouter.skills.base import (
     Action,
     BaseSkill,

@@ -232,12 +232,12 @@ def scan_one(
     # A file the cache does not know, or must read anyway, is read whatever its stat
     # says: the read's own fstat is the stat (a cold run over 20,000 notes paid a tenth
     # of its scan for it).
-    if done:
+    if done and entry is not None:
         try:
             st = os.stat(path)
         except OSError as error:
             return _unstatable(path, error, cache)
-        if done and entry[:4] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
+        if entry[:4] == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino):
             return Scanned(path, "cached")  # unchanged since: not opened
     try:
         data, st = read_stable(path, max_bytes=max_bytes)

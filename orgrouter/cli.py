@@ -84,12 +84,23 @@ def _click_main(args: list[str]) -> int:
     return code if isinstance(code, int) else 0
 
 
-_FLAGS = {"-q": "quiet", "--quiet": "quiet", "--stdin": "use_stdin"}
+_FLAGS = {
+    "-q": "quiet",
+    "--quiet": "quiet",
+    "--stdin": "use_stdin",
+    # The write modes: the benchmark's and a user's first look (--dry-run) also start fast.
+    "--dry-run": "dry_run",
+    "--check": "check",
+    "--diff": "show_diff",
+    "--json": "as_json",
+    "--force": "force",
+}
 _VALUED = {"--state": "state_path", "--file-name": "file_name"}
 
 
 def _fast_route(args: list[str]) -> int | None:
-    """Run ``route`` with only -q, --stdin, --state, --file-name and PATHs, without click.
+    """Run ``route`` with only -q, the write modes, --force, --stdin, --state, --file-name
+    and PATHs, without click.
 
     These are the forms run most often (cron, an editor's filter), and click's import
     is a sixth of such a run. Anything else, or any argument click would question (a

@@ -20,12 +20,12 @@ import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from orgrouter.address import file_agent_lines
 from orgrouter.config import BACKENDS, Config, NeuroConfig
 from orgrouter.errors import ConfigError
-from orgrouter.records import field, fields, record, replace
+from orgrouter.records import NamedTuple, field, fields, record, replace
 from orgrouter.tomlwhere import did_you_mean, key_line, nearest
 from orgrouter.xdg import user_config_path as user_config_path
 

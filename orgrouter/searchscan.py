@@ -29,12 +29,13 @@ from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, TypeAlias
+from typing import TypeAlias
 
 from orgrouter.address import ANY_ADDRESS_RE
 from orgrouter.errors import OrgRouterError
 from orgrouter.org.headline import parse_headline
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords
+from orgrouter.records import NamedTuple
 from orgrouter.searchindex import (
     BODY_CHARS,
     NEXT_HEADLINE,

@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from orgrouter.org.scan import HEADLINE_TEXT_RE
+from orgrouter.records import NamedTuple
 
 if TYPE_CHECKING:
     from orgrouter.org.syntax import ClosingLines

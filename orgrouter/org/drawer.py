@@ -19,9 +19,10 @@ of the line end when it visits a CRLF file; ``newline=b"\\r\\n"`` chooses the la
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from orgrouter.org.scan import HeadlineLine
+from orgrouter.records import NamedTuple
 
 if TYPE_CHECKING:
     from orgrouter.org.outline import OutlineEntry

@@ -26,13 +26,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from itertools import accumulate
-from typing import NamedTuple
 
 from orgrouter.org.drawer import Head, line_span, locate_head
 from orgrouter.org.escape import escape_plain, escape_safe, safe_line, strip_controls
 from orgrouter.org.lines import Offsets
 from orgrouter.org.outline import Outline, content_end
-from orgrouter.records import field, record
+from orgrouter.records import NamedTuple, field, record
 
 # org-property-format "%-10s %s" and org-tags-column -77: what Org itself writes.
 PROPERTY_KEY_WIDTH = 10

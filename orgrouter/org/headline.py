@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
-from typing import NamedTuple
 
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords
+from orgrouter.records import NamedTuple
 
 ARCHIVE_TAG = "ARCHIVE"  # `org-archive-tag'
 COMMENT_WORD = "COMMENT"  # `org-comment-string'

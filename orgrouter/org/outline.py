@@ -14,10 +14,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, TypeVar
 
 from orgrouter.org.scan import HeadlineLine, headline_at, iter_headline_lines
-from orgrouter.records import field, record
+from orgrouter.records import NamedTuple, field, record
 
 T = TypeVar("T")
 # A headline line below the first line: literal "\n" first, so a search jumps from

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
+
+from orgrouter.records import NamedTuple
 
 HEADLINE_RE = re.compile(rb"^(\*+) ", re.MULTILINE)
 # The same rule for decoded text, where offsets count characters.

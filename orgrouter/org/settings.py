@@ -13,13 +13,12 @@ import re
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from orgrouter.io.text import CR, LF, detect_newline
 from orgrouter.org.blockspans import parsed_block_spans
 from orgrouter.org.headline import split_tags
 from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords, parse_sequence
-from orgrouter.records import field, record
+from orgrouter.records import NamedTuple, field, record
 
 MAX_SETUP_BYTES = 16 * 1024 * 1024  # far beyond any real setup file
 MAX_SETUP_DEPTH = 32  # setup files including setup files; keeps recursion shallow

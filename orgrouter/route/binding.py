@@ -27,10 +27,11 @@ Without a state database (a library caller) only the drawer's digest is checked.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from orgrouter.config import AgentConfig
 from orgrouter.io.text import sha256
+from orgrouter.records import NamedTuple
 from orgrouter.route.results import APPROVAL_KEY
 from orgrouter.skills.base import Context, Result
 

@@ -18,9 +18,10 @@ Each group runs after the one before; the clauses of one group are independent.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from orgrouter.errors import OrgRouterError
+from orgrouter.records import NamedTuple
 
 Span = tuple[int, int]
 Terminal = tuple[str, int, int]

@@ -16,9 +16,10 @@ itself, with that effect, and the guardian leaves its intents to it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from orgrouter.config import AgentConfig
+from orgrouter.records import NamedTuple
 from orgrouter.route.binding import (
     APPROVED_DIGEST,
     APPROVED_FLAG,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
-from orgrouter.records import field, record
+from orgrouter.records import NamedTuple, field, record
 
 FAILED_TEXT = "Router failed to classify."
 # The keys of an intent's ``decompose --json`` object, in their contract order.

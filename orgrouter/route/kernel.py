@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from orgrouter.errors import LockedError, OrgRouterError
-from orgrouter.records import field, record
+from orgrouter.records import NamedTuple, field, record
 from orgrouter.skills.base import (
     Context,
     Emit,

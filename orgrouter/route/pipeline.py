@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orgrouter.address import address_offsets
 from orgrouter.config import AgentConfig
@@ -22,7 +22,7 @@ from orgrouter.org.document import Document
 from orgrouter.org.edit import Splice
 from orgrouter.org.scan import BOM
 from orgrouter.org.settings import InBufferSettings
-from orgrouter.records import field, record, replace
+from orgrouter.records import NamedTuple, field, record, replace
 from orgrouter.route import kernel
 from orgrouter.route.binding import DIGEST_KEY, withdraw
 from orgrouter.route.context import RouteEnv, request_context
@@ -40,6 +40,9 @@ from orgrouter.route.writeback import (
     tag_problem,
 )
 from orgrouter.skills.base import Heading, Result, Sensor, Stimulus, StimulusType
+
+if TYPE_CHECKING:
+    from orgrouter.route.gate import GateResult
 
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
 # Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"
@@ -111,7 +114,13 @@ class DocumentOutcome:
         return sum(1 for r in self.requests if r.status not in ("unchanged", "deferred"))
 
 
-Found = tuple[Document, list[FoundRequest]]  # a document and its requests (requests_in)
+class Found(NamedTuple):
+    """A document and its requests (``requests_in``), with what the run's gate said of them."""
+
+    document: Document
+    requests: list[FoundRequest]
+    # The gate's verdicts ``Router.plan`` reached, by the request's headline index.
+    gates: dict[int, GateResult]
 
 
 def route_document(
@@ -128,7 +137,7 @@ def route_document(
     """
     if newline == CR:
         return _route_mac(data, path, env)
-    document, found = requests or requests_in(data, path, env, newline)
+    document, found, gates = requests or requests_in(data, path, env, newline)
     lines = frozenset(request.line for request in found)  # once, not once per request
     outlines: dict[int, tuple[Heading, ...]] = {}  # by scope: siblings share their parent's
     plans: list[RequestPlan] = []
@@ -138,7 +147,10 @@ def route_document(
         if env.within is not None and not env.within[0] <= request.entry.begin < env.within[1]:
             continue
         try:
-            plan, report, why = _route_request(document, request, found, env, lines, outlines)
+            verdict = gates.get(request.index)
+            plan, report, why = _route_request(
+                document, request, found, env, lines, outlines, verdict
+            )
         except RunTimeSpent as spent:
             # Nothing is written, not even the hash: the request is still due next run.
             plan, why = None, "retry"
@@ -174,7 +186,7 @@ def requests_in(data: bytes, path: str | None, env: RouteEnv, newline: bytes = L
     # settings, so skip decoding and scanning the whole file to find none.
     settings = None if _has_setting_line(data) else InBufferSettings()
     document = Document.around(data, offsets, path, newline=newline, settings=settings)
-    return document, find_requests(document, names, offsets)
+    return Found(document, find_requests(document, names, offsets), {})
 
 
 def _route_mac(data: bytes, path: str | None, env: RouteEnv) -> DocumentOutcome:
@@ -215,8 +227,12 @@ def _route_request(
     env: RouteEnv,
     lines: frozenset[int],
     outlines: dict[int, tuple[Heading, ...]],
+    verdict: GateResult | None = None,
 ) -> tuple[RequestPlan | None, RequestReport, str]:
-    """Route one request (or act on its approvals); return its plan, report and ``_later``."""
+    """Route one request (or act on its approvals); return its plan, report and ``_later``.
+
+    ``verdict``: the gate's on this request, if the run reached it already.
+    """
     written = written_results(document, request)
     report = _report(document, request, "unchanged")
     answered = request.recorded(HASH_KEY) == request.hash
@@ -230,6 +246,8 @@ def _route_request(
         # scan cache must not settle the file, or the retry never comes.
         return plan, report, "retry" if request.recorded(STATUS_KEY) == "error" else later
     ctx = request_context(document, request, found, written, env, lines, outlines)
+    if verdict is not None:
+        ctx.classified = (request.instruction, request.items, verdict)
     payload: dict[str, Any] = {"sensor": Sensor.USER_COMMAND.value, "text": request.instruction}
     if request.items:
         payload["items"] = list(request.items)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cached_property
-from typing import NamedTuple
 
 from orgrouter.address import address_offsets, address_re
 from orgrouter.io.text import sha256
@@ -23,7 +22,7 @@ from orgrouter.marks import RESULT_KEY
 from orgrouter.org.blockspans import written_block_spans
 from orgrouter.org.document import Document, OutlineEntry
 from orgrouter.org.drawer import Head
-from orgrouter.records import record
+from orgrouter.records import NamedTuple, record
 
 HASH_KEY = "ORGROUTER_HASH"
 STATUS_KEY = "ORGROUTER_STATUS"

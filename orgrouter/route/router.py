@@ -20,10 +20,13 @@ from orgrouter.writemode import WriteMode
 
 if TYPE_CHECKING:
     from orgrouter.neuro.backend import NeuroBackend
+    from orgrouter.route.gate import GateResult
     from orgrouter.route.pipeline import DocumentOutcome, Found, RequestReport, RouteEnv
     from orgrouter.route.request import FoundRequest
+    from orgrouter.route.rules import Rules
 
     Planned = tuple[list[list[str]], Found | None]  # Router.plan: search words, requests
+    Searched = tuple[list[list[str]], GateResult]  # a request's search words, gate verdict
 
 
 @record
@@ -56,7 +59,8 @@ class Router:
         self._budget: Any = None
         self.warnings: list[str] = []
         self.pending: set[str] = set()  # files an interrupted move still holds (journal.py)
-        self._searches: dict[tuple[str, tuple[str, ...], str | None], list[list[str]]] = {}
+        # plan's gate verdicts and search words, by what they depend on that a run varies
+        self._searches: dict[tuple[str, tuple[str, ...], str | None], Searched] = {}
 
     def env(self, file_agent: str | None) -> RouteEnv:
         """Return the route environment, loading skills and limiter on first use."""
@@ -141,10 +145,11 @@ class Router:
     def plan(self, data: bytes, path: str | None, newline: bytes) -> Planned:
         """Return the words each search that routing this document asks will look for.
 
-        Its requests as the route finds them (given back to ``route``), read as the gate
-        reads them: a run learns the words while it scans, so its text passes need no
-        second read of the notes. A request a model decomposes, or one a skill answers
-        otherwise, may ask other words: those are read for then (``skills/search``).
+        Its requests as the route finds them (given back to ``route``), with the gate's
+        verdict on each: a run learns the words while it scans, so its text passes need
+        no second read of the notes, and its route classifies no request again. A
+        request a model decomposes, or one a skill answers otherwise, may ask other
+        words: those are read for then (``skills/search``).
         """
         from orgrouter.configload import agent_keyword_in_bytes
         from orgrouter.route.pipeline import requests_in
@@ -159,32 +164,34 @@ class Router:
             return [], None  # routing the file says so, in its turn
         words: list[list[str]] = []
         found = requests_in(data, path, env, newline)
-        for request in found[1]:  # those the route will run (or more: they cost a pass)
+        limit = self.config.limits.instruction_chars
+        for request in found.requests:  # those the route will run (or more: they cost a pass)
             if request.recorded(HASH_KEY) == request.hash and not env.force:
                 continue  # answered
             if self.config.neuro_for(request.agent).backend != "rules":
                 continue  # a model decomposes it
+            if len(request.instruction) > limit or env.rules is None:
+                continue  # answered without the gate (pipeline._too_long)
             key = (request.instruction, request.items, file_agent)
             if key not in self._searches:
-                self._searches[key] = self._searched(request, env)
-            words += self._searches[key]
+                self._searches[key] = self._searched(request, env, env.rules)
+            searched, found.gates[request.index] = self._searches[key]
+            words += searched
         return words, found
 
-    def _searched(self, request: FoundRequest, env: RouteEnv) -> list[list[str]]:
-        """Return the words of the searches the gate lets ``request`` delegate."""
+    def _searched(self, request: FoundRequest, env: RouteEnv, rules: Rules) -> Searched:
+        """Return the gate's verdict on ``request``, and the words of the searches it lets run."""
         from orgrouter.route.gate import REJECTED, classify
         from orgrouter.skills.search import query_words
 
-        if env.rules is None:
-            return []
         gate = classify(
             request.instruction,
-            env.rules,
+            rules,
             config=self.config.sensor_gate,
             items=request.items or None,
             selves=env.selves(),
         )
         if gate.clarify or (gate.guardian_decision == REJECTED and gate.bypass is None):
-            return []
+            return [], gate
         intents = gate.decomposition.intents
-        return [query_words(i.object or i.text) for i in intents if i.skill == "search"]
+        return [query_words(i.object or i.text) for i in intents if i.skill == "search"], gate

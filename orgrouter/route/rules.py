@@ -13,9 +13,10 @@ from collections.abc import Callable, Collection, Mapping
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from orgrouter.errors import ConfigError
+from orgrouter.records import NamedTuple
 from orgrouter.tomlwhere import did_you_mean, line_of
 
 TABLES = ("verbs.toml", "intents.toml", "domains.toml", "risk.toml", "chains.toml", "personas.toml")

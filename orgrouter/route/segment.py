@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import NamedTuple
 
 from orgrouter.org.blockspans import parsed_block_spans
+from orgrouter.records import NamedTuple
 from orgrouter.route.intent import Head
 from orgrouter.route.lexicon import NOT_A_WORD, PARTICLE_WINDOW, fuzzy, match, verb_at
 from orgrouter.route.rules import Rules

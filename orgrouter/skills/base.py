@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from orgrouter.config import Config
-from orgrouter.records import field, record, replace
+from orgrouter.records import NamedTuple, field, record, replace
 
 if TYPE_CHECKING:
     from orgrouter.neuro.backend import NeuroBackend
@@ -213,6 +213,9 @@ class Context:
     dry_run: bool = False
     # The backend of another agent (a delegation to @NAME); None: only ``backend``.
     backend_for: Callable[[str], NeuroBackend | None] | None = None
+    # The gate's verdict on the request, reached already by this run (``Router.plan``),
+    # with the text and items it was reached on: the router classifies nothing twice.
+    classified: tuple[str, tuple[str, ...], GateResult] | None = None
 
     def for_stimulus(self, stimulus: Stimulus) -> Context:
         """Return the context for ``stimulus``: a delegation to @NAME gets NAME's model."""

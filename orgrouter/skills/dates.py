@@ -34,8 +34,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
-from typing import NamedTuple
 
+from orgrouter.records import NamedTuple
 from orgrouter.skills.datewords import (
     ADVERBS,
     CLOCK_UNITS,

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from orgrouter.org.document import Document
+from orgrouter.records import NamedTuple
 
 _DRAWER_LINE = re.compile(r"^[ \t]*:[\w-]+:[ \t]*$")
 _SKIP_LINE = re.compile(

@@ -14,8 +14,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from orgrouter.records import NamedTuple
 from orgrouter.skills.base import Heading
 from orgrouter.skills.orgtext import Item, Prose, read_prose, tables
 from orgrouter.skills.wording import WS, stem, word_set

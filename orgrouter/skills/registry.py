@@ -13,10 +13,10 @@ import importlib.util
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from orgrouter.errors import ConfigError, OrgRouterError
-from orgrouter.records import field, record
+from orgrouter.records import NamedTuple, field, record
 from orgrouter.skills.lazy import LazySkill
 
 if TYPE_CHECKING:  # the facts below are read by the rules loader, which needs neither

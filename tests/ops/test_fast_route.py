@@ -45,6 +45,13 @@ def notes(env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ["route", "-q", "-q", "notes"],
         ["route", "--state"],  # click: requires an argument
         ["route", "--quiet", "--state=s.db", "notes"],
+        ["route", "--dry-run", "--state", "s.db", "notes"],
+        ["route", "--json", "-q", "--state", "s.db", "notes"],
+        ["route", "--check", "--diff", "notes/a.org"],  # exit 1, the diff printed
+        ["route", "--check", "--dry-run", "notes"],  # usage error from route itself
+        ["route", "--diff", "--json", "notes"],
+        ["route", "--force", "-q", "notes"],
+        ["route", "--dry-run", "--dry-run", "notes"],
     ],
 )
 def test_fast_and_click_route_agree(
@@ -66,10 +73,11 @@ def test_fast_and_click_route_agree(
 def test_the_fast_path_takes_the_common_forms_and_leaves_the_rest(notes: Path) -> None:
     (notes / "a.org").write_text("* Nothing to do\n")
     assert cli._fast_route(["route", "-q", "--state", "s.db", "notes"]) == 0
+    assert cli._fast_route(["route", "--dry-run", "-q", "notes"]) == 0
     for argv in (
         ["route", "-v", "notes"],
-        ["route", "--dry-run", "notes"],
-        ["route", "missing.org"],
+        ["route", "--now", "2026-11-30T09:00", "notes"],
+        ["route", "--dry-run", "missing.org"],
         ["route", "--state", "adir", "notes"],
         ["route", "--state", "--stdin"],
         ["route", "--stdin", "--stdin"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import typing
 from typing import Any, ClassVar
 
 import pytest
@@ -71,3 +72,63 @@ def test_a_record_does_what_the_same_dataclass_does(frozen: bool) -> None:
     dataclass, record = pair(frozen)
     assert facts(record) == facts(dataclass)
     assert records.fields(record(1)) == ("x", "y", "tags", "note", "seen")
+
+
+def tuple_pair() -> tuple[type, type]:
+    """Return one class declared as a typing.NamedTuple and as a records.NamedTuple."""
+    made = []
+    for base in (typing.NamedTuple, records.NamedTuple):
+
+        class Span(base):  # type: ignore[valid-type,misc]
+            """A span with a required, a defaulted field, a method and a property."""
+
+            begin: int
+            end: Span | None = None
+            label: str = "x"
+
+            def width(self) -> int:
+                return 1
+
+            @property
+            def empty(self) -> bool:
+                return self.begin == 0
+
+        made.append(Span)
+    return made[0], made[1]
+
+
+def tuple_facts(cls: Any) -> list[object]:
+    """Return what a named tuple class does, as comparable values."""
+    one, two = cls(1), cls(0, None, "y")
+    return [
+        repr(one), repr(two), one == (1, None, "x"), two == cls(0, label="y"),
+        cls._fields, cls._field_defaults, cls.__doc__, cls.__module__, cls.__qualname__,
+        one._replace(label="z"), one._asdict(), cls._make([4, None, "w"]),
+        one.width(), one.empty, two.empty, tuple.__new__ is not cls.__new__,
+        list(cls.__annotations__), cls.__bases__, hash(one) == hash((1, None, "x")),
+        outcome(lambda: cls()), outcome(lambda: cls(1, 2, 3, 4)), outcome(lambda: cls(1, z=1)),
+        outcome(lambda: setattr(one, "begin", 2)),
+    ]  # fmt: skip
+
+
+def test_a_named_tuple_does_what_typings_does() -> None:
+    typed, ours = tuple_pair()
+    assert tuple_facts(ours) == tuple_facts(typed)
+    # The one difference: the annotations stay as their text (no ForwardRef compiled).
+    assert ours.__annotations__ == {"begin": "int", "end": "Span | None", "label": "str"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a: int = 1\n    b: int",  # a field without a default after one with
+        "a: int\n    def _replace(self): pass",  # a namedtuple attribute overwritten
+    ],
+)
+def test_a_named_tuple_refuses_what_typings_refuses(body: str) -> None:
+    refused = []
+    for base in (typing.NamedTuple, records.NamedTuple):
+        with pytest.raises((TypeError, AttributeError)) as error:
+            exec(f"class Bad(base):\n    {body}\n", {"base": base})
+        refused.append(error.type)
+    assert refused[0] is refused[1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,10 +12,14 @@ import pytest
 from route_cli import run_cli
 
 from orgrouter import scancache
+from orgrouter.config import Config
+from orgrouter.errors import StateError
 from orgrouter.io import text
+from orgrouter.report import Report
 from orgrouter.route import runner
-from orgrouter.route.router import Router
+from orgrouter.route.router import Router, RunOptions
 from orgrouter.skills.search import Lookup
+from orgrouter.writemode import WriteMode
 
 NOW = ("--now", "2026-12-01T09:00:00")
 
@@ -181,15 +186,16 @@ def _reads_under_budget(
     return [sum(r.endswith(name) for r in reads) for name in names]
 
 
-def test_the_memory_budget_counts_a_kept_snapshot_s_text_beside_its_bytes(
+def test_the_memory_budget_counts_a_kept_snapshot_s_bytes_which_is_all_it_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A snapshot holds the bytes and their decoded text: a budget of bytes alone let
-    # 200 candidates of 1 MB hold twice KEEP_BYTES (67 MB peak RSS, the old code 58).
+    # A snapshot holds its bytes only (their text is decoded when asked for): two notes
+    # fit in room for twice their bytes and requests, the third is read again.
     note = "* @agent tag this as work\n" + "some words of the body\n" * 40
-    room = 2 * len(note) + len(note) // 2 + runner.REQUEST_BYTES  # a's bytes, text, request
-    # a.org is kept (bytes and text: twice its size); b.org and c.org are read again.
-    assert _reads_under_budget(tmp_path, monkeypatch, note, room) == [1, 2, 2]
+    room = 2 * (len(note) + runner.REQUEST_BYTES) + len(note) // 2
+    assert _reads_under_budget(tmp_path, monkeypatch, note, room) == [1, 1, 2]
+    snapshot = text.read_org_file(tmp_path / "a.org")
+    assert "text" not in snapshot._fields and snapshot.text == note
 
 
 def test_the_memory_budget_counts_the_requests_a_kept_candidate_holds(
@@ -218,3 +224,30 @@ def test_a_fault_while_learning_a_notes_searches_leaves_the_note_to_its_route(
     code, _out, err = _route(root)
     assert code == 0, err
     assert "- [[file:n01.org::*Note 1 budget review]" in (root / "a-first.org").read_text()
+
+
+def test_a_run_collects_garbage_less_often_and_gives_the_threshold_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _tree(tmp_path, "a-first.org")
+    seen: list[int] = []
+    real = scancache.scan_one
+
+    def scan_one(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_threshold()[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scancache, "scan_one", scan_one)
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        assert _route(tmp_path, "--dry-run")[0] == 0
+        assert gc.get_threshold() == (700, 10, 10)
+        (tmp_path / "a-dir").mkdir()  # the state database cannot open: the run fails
+        options = RunOptions(mode=WriteMode.DRY_RUN, state_path=tmp_path / "a-dir")
+        with pytest.raises(StateError):
+            runner.run_route([tmp_path], Config(), Report(), options)
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*before)
+    assert seen and set(seen) == {runner.GC_YOUNG}

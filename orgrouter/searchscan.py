@@ -566,16 +566,17 @@ def _title_end(head: str, todo: TodoKeywords) -> int:
     comes before them (else Org may read them as the title); otherwise the line's end.
     """
     stripped = head.rstrip(" \t")
-    if not stripped.endswith(":"):
+    if stripped[-1:] != ":":
         return len(head)
     first = max(stripped.rfind(" "), stripped.rfind("\t")) + 1
-    group = stripped[first:]
-    if len(group) < 3 or not group.startswith(":") or not _TAG_CHARS.fullmatch(group):
+    if len(stripped) - first < 3 or stripped[first] != ":":
         return len(head)
-    before = stripped[:first]
-    words = before.lstrip("*").split()
-    if any(w not in todo.keywords and not w.startswith(("[#", "COMMENT")) for w in words):
-        return len(before.rstrip(" \t"))
+    if not _TAG_CHARS.fullmatch(stripped, first):
+        return len(head)
+    before = stripped[:first].rstrip(" \t")
+    for word in before.lstrip("*").split():
+        if word not in todo.keywords and not word.startswith(("[#", "COMMENT")):
+            return len(before)
     return len(head)
 
 

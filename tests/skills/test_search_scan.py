@@ -238,6 +238,7 @@ PIECES = [
     "scheduled: budget", "#+caption: budget", "#+TODO: plan | done", "#+FILETAGS: :@personal:",
     "x " * 1100 + "budget", "budget " + "y " * 990, "*  budget", "*\tbudget", "** ", "*",
     "budgetary budget_x Budget-review", "* Review budget\t:a:", "@personal budget", "",
+    "* TODO :@home:", "** DONE budget :@phone:", "* [#B] :@x:budget:", "* NEXT Budget :a@b:",
 ]
 
 

@@ -11,13 +11,10 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from orgrouter.commands import echo
 from orgrouter.errors import EXIT_FAILED, EXIT_USAGE, OrgRouterError
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 
 def __getattr__(name: str) -> Any:
@@ -33,35 +30,6 @@ def main(argv: list[str] | None = None) -> None:
     """Run the CLI and exit with the code the outcome calls for."""
     args = sys.argv[1:] if argv is None else argv
     verbose = "-v" in args or "--verbose" in args
-    patterns = _regex_file(args)
-    if patterns is not None:
-        from orgrouter.diskcache import preload, store
-
-        loaded = preload(patterns)  # before any module of the command compiles its own
-    try:
-        _run(args, verbose)
-    finally:
-        if patterns is not None:
-            store(patterns, loaded)
-
-
-def _regex_file(args: list[str]) -> Path | None:
-    """Return the file of compiled patterns for a route ``args`` asks for (diskcache).
-
-    Only ``route`` keeps one, in the directory of the routing tables' cache once a run
-    has made it (other commands, and a run refused at once, leave the state alone); a
-    filter run keeps its own.
-    """
-    if next((arg for arg in args if not arg.startswith("-")), "") != "route":
-        return None
-    from orgrouter.diskcache import regex_file
-    from orgrouter.xdg import cache_dir
-
-    return regex_file(cache_dir(os.environ), "route-stdin" if "--stdin" in args else "route")
-
-
-def _run(args: list[str], verbose: bool) -> None:
-    """Run ``args`` and exit with the code the outcome calls for."""
     try:
         code = _fast_route(args)
         if code is None:
@@ -170,9 +138,16 @@ def _fast_route(args: list[str]) -> int | None:
                 return 0
         if "use_stdin" in params:  # an editor's filter: one document, then exit
             gc.disable()  # collecting while the route path loads was 1.6% of its run
-        from orgrouter.commands.route_run import run
+        # The patterns the last such route compiled (diskcache), beside the tables' cache;
+        # not before the cron run's check above, which compiles few of them.
+        from orgrouter.diskcache import kept_patterns, regex_file
+        from orgrouter.xdg import cache_dir
 
-        return run(tuple(paths), **params)
+        kind = "route-stdin" if "use_stdin" in params else "route"
+        with kept_patterns(regex_file(cache_dir(os.environ), kind)):
+            from orgrouter.commands.route_run import run
+
+            return run(tuple(paths), **params)
     except (EOFError, KeyboardInterrupt):  # as click's main has them: a blank line, aborted
         echo("", err=True)
         echo("orgrouter: aborted", err=True)

@@ -26,6 +26,7 @@ import marshal
 import os
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,16 @@ def regex_file(directory: Path, command: str) -> Path:
     """Return the file of ``command``'s compiled patterns under ``directory``."""
     made = sha256(f"{sys.version}\0{_sre.MAGIC}".encode()).hexdigest()[:16]
     return directory / f"regex-{command}-{made}.marshal"
+
+
+@contextlib.contextmanager
+def kept_patterns(path: Path) -> Iterator[None]:
+    """Run the body with ``path``'s patterns preloaded; then store what it compiled anew."""
+    loaded = preload(path)
+    try:
+        yield
+    finally:
+        store(path, loaded)
 
 
 def preload(path: Path) -> dict[Key, Program]:

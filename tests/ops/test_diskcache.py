@@ -81,7 +81,8 @@ def test_a_stdin_route_answers_the_same_with_its_patterns_stored(tmp_path: Path)
     note = b"#+TITLE: t\n* @agent create a todo to renew the passport\n#+begin_src sh\n#+end_src\n"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ORGROUTER_")}
     env |= {"XDG_STATE_HOME": str(tmp_path / "s"), "XDG_CONFIG_HOME": str(tmp_path)}
-    command = [sys.executable, "-m", "orgrouter", "route", "--stdin", "--now", "2026-03-01T10:00"]
+    env["ORGROUTER_NOW"] = "2026-03-01T10:00"  # not --now: the filter's own form, as Emacs runs it
+    command = [sys.executable, "-m", "orgrouter", "route", "--stdin"]
     outputs = [
         subprocess.run(command, input=note, capture_output=True, env=env, check=True).stdout
         for _run in range(3)  # compiled; tables' patterns stored; all from the file

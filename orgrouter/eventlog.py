@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import time
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -53,7 +52,7 @@ PATH_FIELDS, MAX_PATH = frozenset({"path", "root", "file"}), 4096
 
 def new_run_id() -> str:
     """Return a fresh id for a run (time-ordered prefix, random suffix)."""
-    return f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{os.urandom(4).hex()}"  # uuid: +2 ms of imports
 
 
 def _check(event: str, fields: dict[str, Value]) -> None:

@@ -93,17 +93,24 @@ else:
         return wrap if cls is None else wrap(cls)
 
     def _init(self, *args, **kwargs):
-        positional = iter(args)
+        # One pass over the fields, positional arguments by index: construction is
+        # most of what a record costs (some 10,000 are made routing 400 requests).
+        given, at = len(args), 0
         for name, default, factory, init in self._record_fields:
-            value = next(positional, _MISSING) if init else _MISSING
-            if value is _MISSING:
-                value = kwargs.pop(name) if init and name in kwargs else default
-                value = factory() if value is _MISSING and factory is not _MISSING else value
-                if value is _MISSING and init:
-                    raise TypeError(f"{type(self).__name__}() is missing the field {name!r}")
-            if value is not _MISSING:
-                object.__setattr__(self, name, value)
-        if kwargs or next(positional, _MISSING) is not _MISSING:
+            if init and at < given:
+                value, at = args[at], at + 1
+            elif init and kwargs and name in kwargs:
+                value = kwargs.pop(name)
+            elif default is not _MISSING:
+                value = default
+            elif factory is not _MISSING:
+                value = factory()
+            elif init:
+                raise TypeError(f"{type(self).__name__}() is missing the field {name!r}")
+            else:
+                continue
+            object.__setattr__(self, name, value)
+        if kwargs or at < given:
             raise TypeError(f"{type(self).__name__}() got unexpected arguments {kwargs or args}")
         if hasattr(self, "__post_init__"):
             self.__post_init__()

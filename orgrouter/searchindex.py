@@ -73,7 +73,7 @@ RESULT_MARK = f":{RESULT_KEY}:"
 _HEADLINE = re.compile(r"^(\*+) ((?:.*[^ \t\r\n])?)[ \t\r]*$", re.MULTILINE)
 # Where the headlines after the first line start: a literal first lets the regex engine
 # skip ahead at memchr speed, where "^\*" is tried at every character.
-_NEXT_HEADLINE = re.compile(r"\n\*+ ")
+NEXT_HEADLINE = re.compile(r"\n\*+ ")
 # Lines of a section that are structure, not text: drawers, planning, keywords, blocks.
 # Matched from the newline before each (a section's text starts with one), so that the
 # engine skips from newline to newline instead of trying "^" at every character.
@@ -298,7 +298,7 @@ class Section:
 def headline_starts(text: str) -> list[int]:
     """Return the offsets of the headline lines of ``text`` (``^\\*+ ``)."""
     starts = [0] if text.startswith("*") and _HEADLINE.match(text) else []
-    starts += [found.start() + 1 for found in _NEXT_HEADLINE.finditer(text)]
+    starts += [found.start() + 1 for found in NEXT_HEADLINE.finditer(text)]
     return starts
 
 
@@ -332,10 +332,10 @@ def file_prelude(
 def prelude_marks(privacy_tags: Collection[str]) -> tuple[re.Pattern[str], tuple[str, ...]]:
     """Return what, in its case-folded text, gives a note a prelude: a pattern, and words.
 
-    A note holding neither has the default one: ``DEFAULT_TODO``, no privacy tag
-    written in it, no result mark (``file_prelude`` need not read it).
+    A note holding neither has the default one: ``DEFAULT_TODO``, no file tags, and no
+    privacy tag in a tag group (``:tag:``, the only place one can hide a headline).
     """
-    return _SETTING_WORD, (RESULT_MARK.lower(), *(tag.casefold() for tag in privacy_tags))
+    return _SETTING_WORD, tuple(f":{tag.casefold()}:" for tag in privacy_tags)
 
 
 def sections(

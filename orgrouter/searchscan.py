@@ -38,13 +38,14 @@ from orgrouter.org.todo import DEFAULT_TODO, TodoKeywords
 from orgrouter.records import NamedTuple
 from orgrouter.searchindex import (
     BODY_CHARS,
+    NEXT_HEADLINE,
     NOT_TEXT,
+    RESULT_MARK,
     SNIPPET_TOKENS,
     TITLE_WEIGHT,
     IndexHit,
     Section,
     file_prelude,
-    headline_starts,
     prelude_marks,
     sections,
 )
@@ -156,13 +157,24 @@ def _text_of(read: Callable[[str], str], path: str) -> str | None:
 class _Query(NamedTuple):
     patterns: list[re.Pattern[str]]
     holding: list[int]  # occurrences of each token: BM25's document counts, nearly
-    found: list[tuple[str, str, Hits]]  # each note's hits; the best are read again
+    found: list[_Found]  # each batch's hits; the best are read again
 
 
-class _Batch(list[tuple[str, str]]):
+class _Found(NamedTuple):
+    """The hits of a batch of notes: offsets are the batch's, as ``bounds`` joins the notes."""
+
+    paths: list[str]
+    bounds: list[int]  # where each note starts (and the end): its offsets, less that
+    hits: Hits
+
+
+class _Batch:
     """Plain ASCII notes, searched as one string, and their size."""
 
-    size = 0
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        self.texts: list[str] = []
+        self.size = 0
 
 
 class TextPass:
@@ -207,42 +219,43 @@ class TextPass:
         self.offered += 1
         if self.queries:
             path = self.files[self.offered - 1]
-            self._take(path, text, [*self.queries.values()], self.batch, True)
+            self._take(path, text, self.queries.values(), self.batch, True)
 
     def _take(
-        self, path: str, text: str | None, queries: list[_Query], batch: _Batch, count: bool
+        self, path: str, text: str | None, queries: Iterable[_Query], batch: _Batch, count: bool
     ) -> None:
         """Search one note for ``queries`` (ASCII: in ``batch``); ``count`` it in the stats."""
         if text is None:
             self.unreadable += count
             return
-        folded = text if text.isascii() else fold(text)
-        if count:
-            self.stats.add(folded)
         if text.isascii():  # most notes: folding is lower-casing, offsets stay put
-            batch.append((path, text))
+            if count:
+                self.stats.add(text)
+            batch.paths.append(path)
+            batch.texts.append(text)
             batch.size += len(text)
             if batch.size >= _BATCH_CHARS:
                 self._search(batch, queries)
-        else:
-            for query in queries:
-                hits = _by_rows(text, folded, path, query.patterns, self.tags, query.holding)
-                query.found.extend([(path, str(path), hits)] if hits else [])
+            return
+        folded = fold(text)
+        if count:
+            self.stats.add(folded)
+        for query in queries:
+            hits = _by_rows(text, folded, path, query.patterns, self.tags, query.holding)
+            query.found.extend([_Found([path], [0, len(text)], hits)] if hits else [])
 
     def _search(self, batch: _Batch, queries: Iterable[_Query]) -> None:
         """Search the notes of ``batch`` for each of ``queries``, and empty it."""
         for query in queries:
-            query.found.extend(
-                _batch_hits(batch, query.patterns, self.tags, self.marks, query.holding)
-            )
-        batch.clear()
-        batch.size = 0
+            found = _batch_hits(batch, query.patterns, self.tags, self.marks, query.holding)
+            query.found.extend([found] if found.hits else [])
+        batch.paths, batch.texts, batch.size = [], [], 0
 
     def answer(self, tokens: Sequence[str], limit: int = 25) -> Answer:
         """Return the answer to a learned query, once every note of ``files`` was given."""
         self._search(self.batch, self.queries.values())
         query = self.queries[tuple(tokens)]
-        best = heapq.nsmallest(limit, _scored(query.found, self.stats, query.holding))
+        best = _best(query.found, self.stats, query.holding, limit)
         shown = []
         for _score, _key, start, path in best:
             try:  # the index's row of the headline at ``start`` (None: gone since)
@@ -253,14 +266,18 @@ class TextPass:
             if row is not None:
                 snippet = _snippet(row.body, query.patterns)
                 shown.append(IndexHit(Path(path), row.line, row.title, snippet))
-        total = sum(len(hits) for _path, _key, hits in query.found) // (2 + 2 * len(tokens))
+        total = sum(len(found.hits) for found in query.found) // (2 + 2 * len(tokens))
         return Answer(shown, total - (len(best) - len(shown)), self.unreadable)
 
 
-def _scored(
-    found: list[tuple[str, str, Hits]], stats: _Stats, holding: list[int]
-) -> Iterator[tuple[float, str, int, str]]:
-    """Yield (minus FTS5's bm25 score, path, offset, path) for every hit: best first sorts."""
+def _best(
+    found: list[_Found], stats: _Stats, holding: list[int], limit: int
+) -> list[tuple[float, str, int, str]]:
+    """Return the ``limit`` best hits as (minus FTS5's bm25 score, path, offset, path), best first.
+
+    Every hit is scored, a column of the batch's array at a time; only hits scoring at
+    least the ``limit``-th best score are given their path and offset, to break ties.
+    """
     rows = stats.rows()
     idfs = []
     for held in holding:
@@ -268,123 +285,260 @@ def _scored(
         idfs.append(math.log(ratio) if ratio > 1 else 1e-6)
     base, slope = K1 * (1 - B), K1 * B / stats.mean()
     stride = 2 + 2 * len(idfs)
-    for path, key, hits in found:
-        for at in range(0, len(hits), stride):
-            damp = base + slope * hits[at + 1]
-            score = 0.0
-            for n, idf in enumerate(idfs):
-                weight = TITLE_WEIGHT * hits[at + 2 + 2 * n] + hits[at + 3 + 2 * n]
-                score += idf * weight * (K1 + 1) / (weight + damp)
-            yield -score, key, hits[at], path
+    scores: list[list[float]] = []
+    for batch in found:
+        hits = batch.hits
+        damps = [base + slope * length for length in hits[1::stride]]
+        score = [0.0] * len(damps)
+        for n, idf in enumerate(idfs):
+            titles, texts = hits[2 + 2 * n :: stride], hits[3 + 2 * n :: stride]
+            weights = [TITLE_WEIGHT * t + b for t, b in zip(titles, texts, strict=True)]
+            # As FTS5 sums a term's share: idf * weight * (k1 + 1) / (weight + damp).
+            score = [
+                s + idf * w * (K1 + 1) / (w + d)
+                for s, w, d in zip(score, weights, damps, strict=True)
+            ]
+        scores.append([-s for s in score])
+    every = itertools.chain.from_iterable(scores)
+    worst = heapq.nsmallest(limit, every)[-1:] if limit > 0 else []
+    kept = []
+    for batch, score in zip(found, scores, strict=True):
+        for at, s in enumerate(score):
+            if worst and s <= worst[0]:
+                start = batch.hits[at * stride]
+                note = bisect.bisect_right(batch.bounds, start) - 1
+                path = batch.paths[note]
+                kept.append((s, str(path), start - batch.bounds[note], path))
+    return heapq.nsmallest(limit, kept)
+
+
+# The stars and blank of a headline line, after its newline.
+_STARS = re.compile(r"\*+ ")
+_RESULT = RESULT_MARK.lower()
 
 
 def _batch_hits(
-    batch: list[tuple[str, str]],
+    batch: _Batch,
     patterns: list[re.Pattern[str]],
     privacy_tags: Collection[str],
     marks: tuple[re.Pattern[str], tuple[str, ...]],
     holding: list[int],
-) -> list[tuple[str, str, Hits]]:
-    """Return (path, key, hits) of each ASCII note of ``batch`` that holds a hit.
+) -> _Found:
+    """Return the hits of the ASCII notes of ``batch``.
 
-    The notes are joined by newlines, so each regex runs once over the batch: the words
-    (counted in ``holding``), the headlines, ``marks``. A note with no mark is plain
-    (default TODO keywords, no privacy tag, no result): its sections go by the words'
-    offsets. Others, and sections longer than the index keeps, go by the index's rows.
+    The notes are joined by newlines, so each word's regex runs once over the batch
+    (its matches counted in ``holding``). Only the sections holding the rarest word are
+    looked at (``_around``), and only their notes for a mark (``prelude_marks``): a note
+    holding one is read with its TODO keywords, or by the index's rows when a privacy
+    tag may be written in it; so are sections longer than the index keeps.
     """
-    if not batch:
-        return []
-    big = "\n" + "\n".join(text for _path, text in batch) + "\n"
-    bounds = list(itertools.accumulate((len(text) + 1 for _path, text in batch), initial=1))
+    texts, paths, hits = batch.texts, batch.paths, array("i")
+    if not texts:
+        return _Found(paths, [], hits)
+    big = "\n" + "\n".join(texts) + "\n"
+    bounds = list(itertools.accumulate([len(text) + 1 for text in texts], initial=1))
     folded = big.lower()
-    hits: dict[int, Hits] = {}
-    todo_of: dict[int, TodoKeywords | None] = {}  # of the marked notes; None: by the rows
-    for j in _marked(folded, bounds, *marks):
-        path, text = batch[j]
-        ftext = folded[bounds[j] : bounds[j + 1] - 1]
-        prelude = file_prelude(text, privacy_tags, path, ftext)
-        todo_of[j] = None if prelude is None or prelude[1] or prelude[2] else prelude[0]
-        if prelude is not None and todo_of[j] is None:
-            hits[j] = _by_rows(text, ftext, path, patterns, privacy_tags)
-    heads = [*headline_starts(big), len(big)]  # and the end: each start has a next
-    width = len(patterns)
-    # Per section: [its end, where its headline line ends, its note, then for each token
-    # its occurrences in that line and in the section's text].
-    held: dict[int, list[int]] = {}
+    found_at = []
     for n, pattern in enumerate(patterns):
-        line_end, is_text = -1, False  # the line of the last word in a body, and its kind
-        for match in pattern.finditer(folded):
-            holding[n] += 1
-            at = match.start()
-            index = bisect.bisect_right(heads, at) - 1
-            if index < 0:
-                continue
-            entry = held.get(index)
-            if entry is None:
-                start = heads[index]
-                j = bisect.bisect_right(bounds, start) - 1
-                end = min(heads[index + 1], bounds[j + 1] - 1)
-                entry = held[index] = [end, big.find("\n", start), j] + [0] * 2 * width
-            if at >= entry[0]:
-                continue  # before the first headline of its note: in no section
-            if at < entry[1]:
-                entry[3 + 2 * n] += 1
-                continue
-            # A drawer, planning or keyword line is not text to the index (its
-            # NOT_TEXT); only a line starting with a blank or one of ":SDC#" can be.
-            # Each line is looked at once, not once per word: a megabyte line holding
-            # the word a hundred thousand times would be quadratic.
-            if at > line_end:
-                line = big.rfind("\n", 0, at)
-                line_end = big.find("\n", at)
-                is_text = big[line + 1] not in _STRUCTURE_FIRST or not NOT_TEXT.match(big, line)
-            if is_text:
-                entry[4 + 2 * n] += 1
+        found_at.append([match.start() for match in pattern.finditer(folded)])
+        holding[n] += len(found_at[-1])
+    if not all(found_at):
+        return _Found(paths, bounds, hits)
+    width = len(patterns)
+    rare = min(range(width), key=lambda n: len(found_at[n]))
+    held, *counted = _around(big, folded, bounds, found_at[rare])
+    columns: list[list[int]] = []  # each word's occurrences in the headline line, in the text
+    for n in range(width):
+        if n == rare:
+            columns += counted
+        else:
+            columns += [[0] * len(held), [0] * len(held)]
+            _count_in(big, folded, found_at[n], held, *columns[-2:])
+    in_lines = [map(max, columns[n], columns[n + 1]) for n in range(0, 2 * width, 2)]
+    every = in_lines[0] if width == 1 else map(min, *in_lines)  # each word somewhere
+    in_texts = columns[1] if width == 1 else map(min, *columns[1::2])  # each in the text
+    setting, words = marks
     long: dict[int, list[int]] = {}
-    for index, entry in held.items():
-        end, head_end, j = entry[:3]
-        todo = todo_of.get(j, DEFAULT_TODO)
-        in_head, in_body = entry[3::2], entry[4::2]
-        if todo is None or not all(map(max, in_head, in_body)):
+    last, todo = -1, None
+    for (start, end, head_end, note), counts, in_all, in_text in zip(
+        held, zip(*columns, strict=True), every, in_texts, strict=True
+    ):
+        if not in_all:
             continue
-        start = heads[index]
+        if note != last:  # a note holding a mark (most hold none) is read for its prelude
+            last, at = note, bounds[note]
+            stop = at + len(texts[note])
+            todo, marked = DEFAULT_TODO, setting.search(folded, at, stop) is not None
+            for word in words:
+                marked = marked or folded.find(word, at, stop) >= 0
+            if marked:
+                text, path = texts[note], paths[note]
+                todo = _note_todo(text, folded, at, path, privacy_tags, patterns, hits)
+        if todo is None:
+            continue
         if end - head_end > BODY_CHARS:
-            long.setdefault(j, []).append(start - bounds[j])  # the index keeps its first
-            continue  # BODY_CHARS: cut as it cuts
-        # The title is parsed out only where it decides: an address in it (a request,
-        # never indexed), or a word found in no other place of the section. Elsewhere a
-        # word in the line ranks as a title word, in a tag too.
-        in_title = in_head
-        head = big[start:head_end].rstrip("\r")  # a CRLF note's CR is no part of it
-        maybe_request = "@" in head and ANY_ADDRESS_RE.search(head, 0, _title_end(head, todo))
-        if maybe_request or not all(in_body):
-            title = parse_headline(head, todo).raw
-            if maybe_request and ANY_ADDRESS_RE.search(title):
+            long.setdefault(note, []).append(start - bounds[note])  # the index keeps its
+            continue  # first BODY_CHARS: cut as it cuts
+        if _RESULT in folded[head_end:end]:
+            continue  # orgrouter's own result: never indexed
+        head = big[start:head_end]
+        if not in_text or ("@" in head and ANY_ADDRESS_RE.search(head)):  # the title decides
+            titled = _titled(head, todo, patterns, counts, bool(in_text))
+            if titled is None:
                 continue
-            in_title = [len(pattern.findall(title.lower())) for pattern in patterns]
-            if not all(map(max, in_title, in_body)):
-                continue
-        found = hits.setdefault(j, array("i"))
-        found.extend((start - bounds[j], end - start))
-        found.extend(itertools.chain.from_iterable(zip(in_title, in_body, strict=True)))
-    for j, near in long.items():
-        path, text = batch[j]
-        rows = _row_hits(text, text, path, near, patterns, privacy_tags)
-        hits.setdefault(j, array("i")).extend(itertools.chain.from_iterable(rows))
-    return [(batch[j][0], str(batch[j][0]), found) for j, found in hits.items() if found]
+            counts = titled
+        hits.extend((start, end - start))
+        hits.extend(counts)
+    for note, near in long.items():
+        text, at = texts[note], bounds[note]
+        for row in _row_hits(text, text, paths[note], near, patterns, privacy_tags):
+            hits.extend((row[0] + at, *row[1:]))
+    return _Found(paths, bounds, hits)
 
 
-def _marked(
-    folded: str, bounds: list[int], pattern: re.Pattern[str], words: Sequence[str]
-) -> list[int]:
-    """Return the notes (indices into ``bounds``) holding ``pattern`` or one of ``words``."""
-    starts = [m.start() for m in pattern.finditer(folded)]
-    for word in words:  # str.find: the regex engine stops at every ":" of one like ":x:"
-        at = folded.find(word)
-        while at >= 0:
-            starts.append(at)
-            at = folded.find(word, at + 1)
-    return sorted({bisect.bisect_right(bounds, at) - 1 for at in starts})
+_Held: TypeAlias = "list[tuple[int, int, int, int]]"
+
+
+def _around(
+    big: str, folded: str, bounds: list[int], found_at: list[int]
+) -> tuple[_Held, list[int], list[int]]:
+    """Return the sections holding the matches ``found_at`` of a word in a batch.
+
+    Each as (its start, its end, where its headline line ends, its note), and the
+    word's occurrences in that line and in the section's text. A match before its
+    note's first headline is in no section. Each section is found from its first
+    match: back to the headline before it, on to the next.
+    """
+    held: _Held = []
+    in_head: list[int] = []
+    in_text: list[int] = []
+    note = note_start = note_end = sec_end = head_end = last = -1
+    is_text = False
+    for at in found_at:
+        if at < sec_end:  # in the section of the last match
+            if last < 0:
+                continue
+            if at < head_end:
+                in_head[-1] += 1
+                continue
+            if folded.find("\n", last, at) >= 0:  # another line than the last match's
+                is_text = _is_text(big, folded.rfind("\n", last, at))
+            last = at
+            in_text[-1] += is_text
+            continue
+        if at >= note_end:
+            note = bisect.bisect_right(bounds, at) - 1
+            note_start, note_end = bounds[note] - 1, bounds[note + 1] - 1  # their newlines
+        # The headline before the match, in its note ("\n*" may start a line of bold).
+        line = folded.rfind("\n*", note_start, at)
+        while line >= 0 and not _STARS.match(folded, line + 1):
+            line = folded.rfind("\n*", note_start, line)
+        after = NEXT_HEADLINE.search(folded, at, note_end)
+        sec_end = note_end if after is None else after.start() + 1
+        if line < 0:  # before the note's first headline
+            last = -1
+            continue
+        last, head_end = at, folded.find("\n", line + 1)
+        held.append((line + 1, sec_end, head_end, note))
+        if at < head_end:
+            in_head.append(1)
+            in_text.append(0)
+            continue
+        is_text = _is_text(big, folded.rfind("\n", head_end, at))
+        in_head.append(0)
+        in_text.append(is_text)
+    return held, in_head, in_text
+
+
+def _count_in(
+    big: str,
+    folded: str,
+    found_at: list[int],
+    held: _Held,
+    in_head: list[int],
+    in_text: list[int],
+) -> None:
+    """Count a word's matches ``found_at`` in the sections ``held``, headline or text."""
+    starts = [start for start, _end, _head_end, _note in held]
+    last, is_text = 0, False  # the last match in a section's text, and its line's kind
+    for at in found_at:
+        i = bisect.bisect_right(starts, at) - 1
+        if i < 0 or at >= held[i][1]:
+            continue
+        if at < held[i][2]:
+            in_head[i] += 1
+            continue
+        if folded.find("\n", last, at) >= 0:  # another line than the last match's
+            is_text = _is_text(big, folded.rfind("\n", last, at))
+        last = at
+        in_text[i] += is_text
+
+
+def _is_text(big: str, line: int) -> bool:
+    """Return whether the line after the newline at ``line`` is a section's text to the index.
+
+    A drawer, planning or keyword line is not (``NOT_TEXT``); only a line starting with
+    a blank or one of ":SDC#" can be one. Each line is looked at once, not once per
+    word (from the last match on): a megabyte line holding the word a hundred thousand
+    times would be quadratic.
+    """
+    return big[line + 1] not in _STRUCTURE_FIRST or not NOT_TEXT.match(big, line)
+
+
+def _titled(
+    head: str,
+    todo: TodoKeywords,
+    patterns: list[re.Pattern[str]],
+    counts: tuple[int, ...],
+    in_text: bool,
+) -> tuple[int, ...] | None:
+    """Return a section's counts with its title parsed out of its headline line ``head``.
+
+    The title is parsed out only where it decides: an address in it (a request, never
+    indexed: None), or a word found in the line but not in the text. Elsewhere a word
+    in the line ranks as a title word, in a tag too. None: a word is in neither.
+    """
+    head = head.rstrip("\r")  # a CRLF note's CR is no part of it
+    maybe_request = "@" in head and ANY_ADDRESS_RE.search(head, 0, _title_end(head, todo))
+    if not maybe_request and in_text:
+        return counts
+    title = parse_headline(head, todo).raw
+    if maybe_request and ANY_ADDRESS_RE.search(title):
+        return None
+    folded_title = title.lower()
+    titled: list[int] = []
+    for n, pattern in enumerate(patterns):
+        in_title = len(pattern.findall(folded_title))
+        if not in_title and not counts[2 * n + 1]:
+            return None
+        titled += (in_title, counts[2 * n + 1])
+    return tuple(titled)
+
+
+def _note_todo(
+    text: str,
+    folded: str,
+    start: int,
+    path: str,
+    privacy_tags: Collection[str],
+    patterns: list[re.Pattern[str]],
+    hits: Hits,
+) -> TodoKeywords | None:
+    """Return the TODO keywords of a marked note's sections, ``text`` at ``start`` of a batch.
+
+    None: its sections are not taken one by one, the note being private whole, or
+    maybe holding a privacy tag: then its hits, by the index's rows, go to ``hits``.
+    """
+    ftext = folded[start : start + len(text)]
+    prelude = file_prelude(text, privacy_tags, path, ftext)
+    if prelude is not None and not prelude[1]:
+        return prelude[0]
+    if prelude is not None:
+        found = _by_rows(text, ftext, path, patterns, privacy_tags)
+        for at in range(0, len(found), 2 + 2 * len(patterns)):
+            found[at] += start
+        hits.extend(found)
+    return None
 
 
 def _by_rows(
@@ -412,16 +566,17 @@ def _title_end(head: str, todo: TodoKeywords) -> int:
     comes before them (else Org may read them as the title); otherwise the line's end.
     """
     stripped = head.rstrip(" \t")
-    if not stripped.endswith(":"):
+    if stripped[-1:] != ":":
         return len(head)
     first = max(stripped.rfind(" "), stripped.rfind("\t")) + 1
-    group = stripped[first:]
-    if len(group) < 3 or not group.startswith(":") or not _TAG_CHARS.fullmatch(group):
+    if len(stripped) - first < 3 or stripped[first] != ":":
         return len(head)
-    before = stripped[:first]
-    words = before.lstrip("*").split()
-    if any(w not in todo.keywords and not w.startswith(("[#", "COMMENT")) for w in words):
-        return len(before.rstrip(" \t"))
+    if not _TAG_CHARS.fullmatch(stripped, first):
+        return len(head)
+    before = stripped[:first].rstrip(" \t")
+    for word in before.lstrip("*").split():
+        if word not in todo.keywords and not word.startswith(("[#", "COMMENT")):
+            return len(before)
     return len(head)
 
 

@@ -141,12 +141,13 @@ class WritePolicy:
             hidden = _hidden_part(path, root)
             if hidden is not None:
                 return f"{hidden!r} is hidden (a dot file or directory: .git, .ssh, ...)"
+        # Each of orgrouter's own paths as written and where it leads, worked out once.
+        owns = {form for own in self.protected for form in (Path(os.path.abspath(own)), _real(own))}
         for path in (written, real):
             if path.name.casefold() == PROJECT_FILE:  # case-insensitive file systems too
                 return f"{PROJECT_FILE} is orgrouter's configuration"
-            for own in self.protected:
-                if _inside(path, Path(os.path.abspath(own))) or _inside(path, _real(own)):
-                    return "orgrouter's own configuration or state"
+            if any(_inside(path, own) for own in owns):
+                return "orgrouter's own configuration or state"
         git_dir = _git_dir_above(real)
         if git_dir is not None:
             return f"inside a git directory ({git_dir.name})"
@@ -188,7 +189,14 @@ def _real(path: Path) -> Path:
 
 
 def _inside(path: Path, directory: Path) -> bool:
-    return path == directory or directory in path.parents
+    # Both absolute and normalised: a prefix of whole components is a parent (as
+    # ``directory in path.parents``, without making a Path of each parent).
+    inner, outer = str(path), str(directory)
+    if inner == outer:
+        return True
+    if inner.startswith("//") or outer.startswith("//"):  # POSIX's other root: as pathlib
+        return directory in path.parents
+    return inner.startswith(outer.rstrip(os.sep) + os.sep)
 
 
 def _hidden_part(path: Path, root: Path) -> str | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,14 +150,14 @@ REQUEST_BYTES = 2 << 10  # what a request found holds, its headlines too (1.7 KB
 
 
 def _held(snapshot: Snapshot | None, requests: Found | None) -> int:
-    """Return the memory a kept candidate holds: its bytes, their text, its requests.
+    """Return the memory a kept candidate holds: its bytes and its requests.
 
     The requests count: 150 notes of 16 KB with 400 requests each held 127 MB.
     """
     if snapshot is None:
         return 0
     found = 0 if requests is None else len(requests[1]) * REQUEST_BYTES
-    return len(snapshot.data) + sys.getsizeof(snapshot.text) + found
+    return len(snapshot.data) + found
 
 
 class _Learning:

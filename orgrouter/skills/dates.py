@@ -506,6 +506,28 @@ _Parser._day_rules = (
 )
 
 
+# What every reading of a date holds (a day needs a number, date or Org token, or a
+# word naming a day, month, unit or holiday; a time a clock token, a number after "at",
+# or a clock word; a repeater a unit, weekday, part of day or adverb): text without
+# one of them holds no date. tests/skills/test_dates.py holds the grammar to it.
+_ANCHOR_KINDS = frozenset(("stamp", "iso", "slash", "clock", "hour", "ordinal", "number", "org"))
+_ANCHOR_WORDS = frozenset(
+    (
+        *MONTH,
+        *WEEKDAY,
+        *(name + "s" for name in WEEKDAY),  # "on sundays"
+        *DAY_WORDS,
+        *(words[-1] for words, _ in DAY_PHRASES),
+        *(words[-1] for words, _ in HOLIDAYS),
+        *PARTS,
+        *UNITS,
+        *CLOCK_UNITS,
+        *ADVERBS,
+        *("noon", "midday", "midi", "mittag", "midnight", "eow", "eom", "eoy", "weekend"),
+    )
+)
+
+
 def find_date(text: str, now: date | datetime) -> Found | None:
     """Return the first date phrase of ``text``, read relative to ``now``, or None.
 
@@ -518,6 +540,13 @@ def find_date(text: str, now: date | datetime) -> Found | None:
         if typed is not None:
             return typed
     tokens = tokenize(text)
+    if not any(t.kind in _ANCHOR_KINDS or t.low in _ANCHOR_WORDS for t in tokens):
+        return None  # most text: no phrase to try at each of its tokens
+    return _first_phrase(tokens, when)
+
+
+def _first_phrase(tokens: list[Token], when: datetime) -> Found | None:
+    """Return the first date phrase of ``tokens`` (the grammar tried at every token)."""
     parser = _Parser(tokens, when)
     for at in range(len(tokens)):
         if at and tokens[at - 1].low in LEADS:

@@ -346,6 +346,7 @@ def org_link(hit: Hit, here: Path) -> str:
     return f"[[{target}][{description}]]"
 
 
+@functools.lru_cache(maxsize=4096)  # a run's searches link the same folders from each other
 def _relative_dir(folder: str, here: str) -> str:
     """Return ``folder`` relative to ``here``, a separator after ('' for ``here``).
 

@@ -370,3 +370,21 @@ def test_a_hard_link_made_while_the_temp_file_is_written(
     assert "has 2 hard links" in str(outcome.error)
     assert path.read_bytes() == twin.read_bytes() == b"* a\n"
     assert _temps(tmp_path) == []
+
+
+def test_the_check_before_a_write_hashes_the_file_in_pieces(tmp_path: Path) -> None:
+    # A note's bytes are held twice while it is written (as read, and the new ones):
+    # reading it whole a third time to hash it took a 60 MB note's route to 258 MB.
+    import tracemalloc
+
+    note = _file(tmp_path / "big.org", b"* Heading\n" + b"a line of the body\n" * 300_000)
+    snapshot = read_org_file(note)
+    new = snapshot.data + b"* Added\n"
+    tracemalloc.start()
+    try:
+        outcome = write_snapshot(snapshot, new)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert outcome.status is Status.WRITTEN and note.read_bytes() == new
+    assert peak < len(new) // 4  # the file was 5.7 MB

@@ -206,3 +206,30 @@ def test_cache_keys_are_abspath_without_its_cost(
             assert _key(Path(name)) == os.path.abspath(Path(name)), name
     monkeypatch.chdir("/")
     assert _key("x.org") == os.path.abspath("x.org") == "/x.org"
+
+
+def test_a_candidate_read_again_with_its_stat_unchanged_is_not_hashed_or_filtered_again(
+    tree: list[Path],
+) -> None:
+    cache = ScanCache(None, PREFILTER.signature)
+    first = scan_files(tree, PREFILTER, cache)
+    asked: list[bytes] = []
+
+    class Counting(Prefilter):
+        def matches(self, data: bytes) -> bool:
+            asked.append(data)
+            return super().matches(data)
+
+    counting = Counting(PREFILTER.addresses, PREFILTER.answer_keywords)
+    again = scan_files(tree[1:], counting, cache)
+    assert asked == [] and again == first[1:]  # the same snapshots, the hash as read
+    assert [s.snapshot.sha256 for s in again if s.snapshot] == [_sha(p) for p in tree[1:]]
+    # Edited (its stat moved, its size too): hashed and filtered as any read.
+    write(tree[1], b"* @agent summarize this\nbody\n", OLD_NS + 1)
+    edited = scan_one(tree[1], counting, cache)
+    assert asked and edited.snapshot is not None and edited.snapshot.sha256 == _sha(tree[1])
+    # Racy (written within RACY_NS of its read): its entry's mtime matches nothing.
+    racy = write(tree[0].parent / "racy.org", b"* @agent hi\n", time.time_ns())
+    scan_one(racy, PREFILTER, cache)
+    asked.clear()
+    assert scan_one(racy, counting, cache).status == "candidate" and asked

@@ -186,15 +186,16 @@ def _reads_under_budget(
     return [sum(r.endswith(name) for r in reads) for name in names]
 
 
-def test_the_memory_budget_counts_a_kept_snapshot_s_text_beside_its_bytes(
+def test_the_memory_budget_counts_a_kept_snapshot_s_bytes_which_is_all_it_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A snapshot holds the bytes and their decoded text: a budget of bytes alone let
-    # 200 candidates of 1 MB hold twice KEEP_BYTES (67 MB peak RSS, the old code 58).
+    # A snapshot holds its bytes only (their text is decoded when asked for): two notes
+    # fit in room for twice their bytes and requests, the third is read again.
     note = "* @agent tag this as work\n" + "some words of the body\n" * 40
-    room = 2 * len(note) + len(note) // 2 + runner.REQUEST_BYTES  # a's bytes, text, request
-    # a.org is kept (bytes and text: twice its size); b.org and c.org are read again.
-    assert _reads_under_budget(tmp_path, monkeypatch, note, room) == [1, 2, 2]
+    room = 2 * (len(note) + runner.REQUEST_BYTES) + len(note) // 2
+    assert _reads_under_budget(tmp_path, monkeypatch, note, room) == [1, 1, 2]
+    snapshot = text.read_org_file(tmp_path / "a.org")
+    assert "text" not in snapshot._fields and snapshot.text == note
 
 
 def test_the_memory_budget_counts_the_requests_a_kept_candidate_holds(

@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from orgrouter.io.policy import Allowed, Forbidden, NeedsApproval, WritePolicy
+from orgrouter.io.policy import Allowed, Forbidden, NeedsApproval, WritePolicy, _inside
 
 
 class Record:
@@ -146,3 +148,17 @@ def test_a_symlinked_note_keeps_its_own_directory(tree: tuple[Path, Path]) -> No
     assert isinstance(check(root, link, "new.el"), Allowed)
     assert isinstance(check(root, link, "../../synced/new.el"), NeedsApproval)
     assert isinstance(check(root, link, "../../synced/real.org"), Forbidden)  # the note
+
+
+_PARTS = st.sampled_from(["", "a", "ab", "b", ".", "..", "a.b"])
+
+
+@given(
+    st.lists(_PARTS, max_size=4), st.lists(_PARTS, max_size=4), st.sampled_from(["/", "//"])
+)
+def test_inside_is_pathlib_s_parent_relation(inner: list[str], outer: list[str], root: str) -> None:
+    # The policy's paths are absolute and normalised (abspath, realpath) before the test.
+    path = Path(os.path.normpath(root + "/".join(inner)))
+    for directory in (Path(os.path.normpath(root + "/".join(outer))), Path("/"), path, path.parent):
+        expected = path == directory or directory in path.parents
+        assert _inside(path, directory) is expected, (path, directory)

@@ -7,6 +7,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orgrouter.skills.dates import find_date, strip_date
 
@@ -188,3 +190,60 @@ def test_month_days_is_the_calendar_s_answer_in_every_month() -> None:
     for year in (*range(1, 2500), 9999):
         for month in range(1, 13):
             assert month_days(year, month) == calendar.monthrange(year, month)[1], (year, month)
+
+
+def _grammar_words() -> list[str]:
+    """Return every word the date grammar compares a token with (its source's literals too)."""
+    import re
+
+    from orgrouter.skills import dates, datewords
+
+    source = Path(dates.__file__).read_text(encoding="utf-8")
+    literals = re.findall(r"\"([^\W\d_][\w']*)\"", source)
+    tables = [
+        *datewords.WEEKDAY, *datewords.MONTH, *datewords.COUNTS, *datewords.ORDINALS,
+        *datewords.CLOCK_UNITS, *datewords.UNITS, *datewords.DAY_WORDS, *datewords.PARTS,
+        *datewords.LEADS, *datewords.ADVERBS,
+        *(w for words, _ in (*datewords.DAY_PHRASES, *datewords.HOLIDAYS) for w in words),
+    ]  # fmt: skip
+    return sorted({*literals, *tables, *(w + "s" for w in datewords.WEEKDAY)})
+
+
+# The words that join a phrase, often: random text of them and the tables' words.
+_JOINING = ["every", "each", "other", "in", "within", "a", "an", "the", "this", "next", "of",
+            "at", "on", "from", "now", "starting", "end", "few", "couple", "no", "later", "than"]
+_TOKENS = st.sampled_from(
+    [*_JOINING * 8, *_grammar_words(), "3", "12", "2027", "3pm", "19:30", "12th", "2026-12-08",
+     "12/10", "+2w", "-", ",", ".", "to", "passport", "renew", "zz"]
+)  # fmt: skip
+# One short phrase per way the grammar reads a date or a time, each with one anchor.
+_ONE_ANCHOR = [
+    "in a fortnight", "every week", "in an hour", "daily", "on sundays", "at noon", "tonight",
+    "this morning", "the weekend", "eod", "close of business", "christmas", "new year", "eow",
+    "tomorrow", "friday", "dec 10", "the 12th", "+2w", "2026-12-08", "12/10", "3pm", "19:30",
+    "at 8", "the first monday of january", "end of the month", "in two days", "every evening",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", _ONE_ANCHOR)
+def test_each_way_of_reading_a_date_is_found_past_the_anchor_test(text: str) -> None:
+    from orgrouter.skills.dates import _first_phrase
+    from orgrouter.skills.datewords import tokenize
+
+    found = _first_phrase(tokenize(text), NOW)
+    assert found is not None and find_date(text, NOW) == found
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_TOKENS, max_size=7))
+def test_text_without_an_anchor_word_or_token_holds_no_date(words: list[str]) -> None:
+    # find_date tries the grammar only on text with an anchor: the long way must agree.
+    from orgrouter.skills.dates import _ANCHOR_KINDS, _ANCHOR_WORDS, _first_phrase
+    from orgrouter.skills.datewords import tokenize
+
+    text = " ".join(words)
+    tokens = tokenize(text)
+    found = _first_phrase(tokens, NOW)
+    assert find_date(text, NOW) == found
+    if found is not None:
+        assert any(t.kind in _ANCHOR_KINDS or t.low in _ANCHOR_WORDS for t in tokens), text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import gc
 import random
 import sqlite3
 import sys
@@ -9,6 +11,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orgrouter import searchindex, searchscan
 from orgrouter.io.text import read_org_text
@@ -215,9 +219,71 @@ def test_a_text_pass_holds_a_hit_in_a_few_bytes_an_int() -> None:
         text_pass.offer(note)
         text_pass.offer(note)
         text_pass._search(text_pass.batch, text_pass.queries.values())
+        gc.collect()  # and empties the free lists: what the pass holds, not the interpreter
         held = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    ints = sum(len(hits) for _path, _key, hits in text_pass.queries[("budget",)].found)
+    ints = sum(len(found.hits) for found in text_pass.queries[("budget",)].found)
     assert ints == 2 * 4_000 * 4  # offset, length, the word in the title and in the text
     assert held < ints * 6  # 8-byte ints held 8.3 an int; the notes' text is the caller's
+
+
+# Lines putting the words where the index treats them specially (see TRICKY), as pieces.
+PIECES = [
+    "* Budget", "** TODO budget review", "*** DONE Plan :budget:", "* Meeting :work:@personal:",
+    "* Home :@PERSONAL:", "** Kid", "** @agent find budget", "* mail bob@agent.org budget",
+    "* [#A] COMMENT budget @later", "* plan budget", "* done", "*bold* budget", "budget",
+    "  budget and review", "review", ":PROPERTIES:", ":budget: 12", ":END:",
+    ":ORGROUTER_RESULT: a/1", "SCHEDULED: <2026-01-01> budget", "  DEADLINE: budget",
+    "scheduled: budget", "#+caption: budget", "#+TODO: plan | done", "#+FILETAGS: :@personal:",
+    "x " * 1100 + "budget", "budget " + "y " * 990, "*  budget", "*\tbudget", "** ", "*",
+    "budgetary budget_x Budget-review", "* Review budget\t:a:", "@personal budget", "",
+    "* TODO :@home:", "** DONE budget :@phone:", "* [#B] :@x:budget:", "* NEXT Budget :a@b:",
+]
+
+
+TAGS = ("@Personal",)  # as configured; the notes write it in any case
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    notes=st.lists(
+        st.tuples(st.lists(st.sampled_from(PIECES), max_size=14), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=4,
+    ),
+    words=st.sampled_from([["budget"], ["budget", "review"], ["review"], ["plan", "budget"]]),
+)
+def test_a_batch_holds_the_hits_of_the_index_rows(
+    notes: list[tuple[list[str], bool, bool]], words: list[str]
+) -> None:
+    texts = []
+    for lines, crlf, final in notes:
+        newline = "\r\n" if crlf else "\n"
+        texts.append(newline.join(lines) + (newline if final and lines else ""))
+    text_pass = searchscan.TextPass([], read_org_text, TAGS)
+    text_pass.learn(words)
+    patterns = text_pass.queries[tuple(words)].patterns
+    batch = searchscan._Batch()
+    batch.paths, batch.texts = [f"n{j}.org" for j in range(len(texts))], texts
+    holding = [0] * len(words)
+    found = searchscan._batch_hits(batch, patterns, TAGS, text_pass.marks, holding)
+    stride = 2 + 2 * len(words)
+    got = {}
+    for at in range(0, len(found.hits), stride):
+        note = bisect.bisect_right(found.bounds, found.hits[at]) - 1
+        counts = found.hits[at + 2 : at + stride]
+        got[note, found.hits[at] - found.bounds[note]] = list(counts)
+    expected = {}
+    for j, text in enumerate(texts):
+        for row in searchindex.sections(text, TAGS, batch.paths[j]):
+            counts = searchscan._counts(row, patterns)
+            if counts is not None:
+                expected[j, row.start] = counts
+    assert got.keys() == expected.keys()
+    for key, counts in expected.items():
+        for n, (in_title, in_body) in enumerate(counts):
+            assert got[key][2 * n + 1] == in_body, key
+            # A word in the line ranks as a title word; the title is parsed where it decides.
+            assert in_body or got[key][2 * n] == in_title, key
+    assert holding == [sum(len(p.findall(t.lower())) for t in texts) for p in patterns]

@@ -19,7 +19,13 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from orgrouter.address import address_bytes_re, address_names, file_agent_lines, follows_word
+from orgrouter.address import (
+    FILE_AGENT_LITERAL_RE,
+    address_bytes_re,
+    address_names,
+    file_agent_lines,
+    follows_word,
+)
 from orgrouter.config import Config
 
 WAITING_KEYWORD = "WAITING"
@@ -97,6 +103,8 @@ class Prefilter:
 
     def _file_agent_matches(self, data: bytes) -> bool:
         """Match addresses to the names a file gives itself with ``#+ORGROUTER_AGENT:``."""
+        if FILE_AGENT_LITERAL_RE.search(data) is None:  # most notes: no generator made
+            return False
         # Any first word may be a name (configload says which is valid, and fails the
         # file otherwise): a superset of the names the file gives itself.
         words = [value.split(maxsplit=1)[0] for _, value in file_agent_lines(data) if value]

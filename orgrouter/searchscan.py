@@ -275,8 +275,9 @@ def _best(
 ) -> list[tuple[float, str, int, str]]:
     """Return the ``limit`` best hits as (minus FTS5's bm25 score, path, offset, path), best first.
 
-    Every hit is scored, a column of the batch's array at a time; only hits scoring at
-    least the ``limit``-th best score are given their path and offset, to break ties.
+    Each batch's hits are scored a column of its array at a time; only those scoring at
+    least its ``limit``-th best are given their path and offset, to break ties. Scores
+    are held for one batch at a time: a word in 1.3 million headlines is as many floats.
     """
     rows = stats.rows()
     idfs = []
@@ -285,8 +286,8 @@ def _best(
         idfs.append(math.log(ratio) if ratio > 1 else 1e-6)
     base, slope = K1 * (1 - B), K1 * B / stats.mean()
     stride = 2 + 2 * len(idfs)
-    scores: list[list[float]] = []
-    for batch in found:
+    best: list[tuple[float, str, int, str]] = []
+    for batch in found if limit > 0 else []:
         hits = batch.hits
         damps = [base + slope * length for length in hits[1::stride]]
         score = [0.0] * len(damps)
@@ -298,18 +299,16 @@ def _best(
                 s + idf * w * (K1 + 1) / (w + d)
                 for s, w, d in zip(score, weights, damps, strict=True)
             ]
-        scores.append([-s for s in score])
-    every = itertools.chain.from_iterable(scores)
-    worst = heapq.nsmallest(limit, every)[-1:] if limit > 0 else []
-    kept = []
-    for batch, score in zip(found, scores, strict=True):
+        score = [-s for s in score]
+        worst = heapq.nsmallest(limit, score)[-1]
         for at, s in enumerate(score):
-            if worst and s <= worst[0]:
-                start = batch.hits[at * stride]
+            if s <= worst:
+                start = hits[at * stride]
                 note = bisect.bisect_right(batch.bounds, start) - 1
                 path = batch.paths[note]
-                kept.append((s, str(path), start - batch.bounds[note], path))
-    return heapq.nsmallest(limit, kept)
+                best.append((s, str(path), start - batch.bounds[note], path))
+        best = heapq.nsmallest(limit, best)
+    return best
 
 
 # The stars and blank of a headline line, after its newline.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import math
 import random
 import sqlite3
 import sys
@@ -287,3 +288,42 @@ def test_a_batch_holds_the_hits_of_the_index_rows(
             # A word in the line ranks as a title word; the title is parsed where it decides.
             assert in_body or got[key][2 * n] == in_title, key
     assert holding == [sum(len(p.findall(t.lower())) for t in texts) for p in patterns]
+
+
+@pytest.mark.parametrize("batch", [1, 300, 1 << 20])
+def test_the_best_hits_are_the_best_of_every_hit_scored_one_by_one(
+    tmp_path: Path, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searchscan, "_BATCH_CHARS", batch)
+    files = _notes(tmp_path, 7)
+    for n in range(6):  # the same note under other names: equal scores, ties broken by path
+        (tmp_path / f"copy{n}.org").write_text("* Budget plan\nthe budget and the plan\n")
+    files = sorted(tmp_path.glob("*.org"))
+    text_pass = searchscan.TextPass(files, read_org_text, PRIVATE)
+    for words in (["budget"], ["plan", "budget"]):
+        text_pass.learn(words)
+    for path in files:
+        text_pass.offer(read_org_text(path))
+    text_pass._search(text_pass.batch, text_pass.queries.values())
+    k1, b = searchscan.K1, searchscan.B
+    for words in (["budget"], ["plan", "budget"]):
+        query = text_pass.queries[tuple(words)]
+        stats, stride = text_pass.stats, 2 + 2 * len(words)
+        rows, slope = stats.rows(), k1 * b / stats.mean()
+        idfs = [max(math.log((rows - h + 0.5) / (h + 0.5)), 1e-6) for h in query.holding]
+        every = []  # the long way: each hit scored by itself, as FTS5's bm25 sums it
+        for found in query.found:
+            for at in range(0, len(found.hits), stride):
+                row = found.hits[at : at + stride]
+                damp = k1 * (1 - b) + slope * row[1]
+                score = 0.0
+                for n, idf in enumerate(idfs):
+                    weight = searchindex.TITLE_WEIGHT * row[2 + 2 * n] + row[3 + 2 * n]
+                    score += idf * weight * (k1 + 1) / (weight + damp)
+                note = bisect.bisect_right(found.bounds, row[0]) - 1
+                path = found.paths[note]
+                every.append((-score, str(path), row[0] - found.bounds[note], path))
+        assert len(every) > 12
+        for limit in (1, 3, 10, len(every), len(every) + 5):
+            best = searchscan._best(query.found, stats, query.holding, limit)
+            assert best == sorted(every)[:limit], limit

@@ -138,9 +138,16 @@ def _fast_route(args: list[str]) -> int | None:
                 return 0
         if "use_stdin" in params:  # an editor's filter: one document, then exit
             gc.disable()  # collecting while the route path loads was 1.6% of its run
-        from orgrouter.commands.route_run import run
+        # The patterns the last such route compiled (diskcache), beside the tables' cache;
+        # not before the cron run's check above, which compiles few of them.
+        from orgrouter.diskcache import kept_patterns, regex_file
+        from orgrouter.xdg import cache_dir
 
-        return run(tuple(paths), **params)
+        kind = "route-stdin" if "use_stdin" in params else "route"
+        with kept_patterns(regex_file(cache_dir(os.environ), kind)):
+            from orgrouter.commands.route_run import run
+
+            return run(tuple(paths), **params)
     except (EOFError, KeyboardInterrupt):  # as click's main has them: a blank line, aborted
         echo("", err=True)
         echo("orgrouter: aborted", err=True)

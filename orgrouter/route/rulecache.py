@@ -7,21 +7,21 @@ everything it was built from: each table's source and text and this code. A tabl
 edited, a ``rules.dir`` added or an upgrade of orgrouter gives another name, so a
 stale entry is never read. An entry starts with a hash of its name and data, checked
 before ``marshal`` (which trusts its input) sees a byte: an entry corrupted, truncated
-or moved from another name is rebuilt, as is an unreadable one; a cache that cannot be
-written is only slower.
+or moved from another name is rebuilt, as is an unreadable one (``diskcache``); a
+cache that cannot be written is only slower.
 """
 
 from __future__ import annotations
 
 import contextlib
 import marshal
-import os
 import re
 import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orgrouter.diskcache import keep, read_sealed, write_sealed
 from orgrouter.io.text import sha256
 from orgrouter.route.rules import Persona, Rules, build_rules, read_tables, rules_path
 
@@ -53,18 +53,14 @@ def cached_rules(
         path = directory / f"rules-{cache_key(tables, targets)}.marshal"
     except OSError:  # an install without the loader's source: nothing to key an entry by
         return build_rules(tables, targets)
+    payload = read_sealed(path, MAX_ENTRY)
     try:
-        # Not blocking: a FIFO in an entry's place reads as empty instead of hanging.
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-            data = handle.read(MAX_ENTRY)
-        if data[:32] != _seal(path, data[32:]):
-            raise ValueError("not an entry written under this name")
-        return _thaw(marshal.loads(data[32:]))
-    except (OSError, ValueError, EOFError, TypeError, KeyError, re.error):
-        pass  # absent, unreadable or not ours: build it again
+        if payload is not None:
+            return _thaw(marshal.loads(payload))
+    except (ValueError, EOFError, TypeError, KeyError, re.error):
+        pass  # not ours after all: build it again
     rules = build_rules(tables, targets)
-    payload = marshal.dumps(_freeze(rules._asdict()))
-    _store(path, _seal(path, payload) + payload)
+    write_sealed(path, marshal.dumps(_freeze(rules._asdict())))
     _prune(directory)
     return rules
 
@@ -79,23 +75,6 @@ def cache_key(tables: Mapping[str, _Table], targets: Collection[str] | None = No
         for part in (name, table.source, table.text):
             digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return digest.hexdigest()[:32]
-
-
-def _seal(path: Path, payload: bytes) -> bytes:
-    """Return the hash an entry at ``path`` holding ``payload`` starts with."""
-    return sha256(path.name.encode() + b"\0" + payload).digest()
-
-
-def _store(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (a temp file beside it), or not at all."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_bytes(data)
-        os.replace(temp, path)
-    except OSError:
-        with contextlib.suppress(OSError):  # the directory may be what failed
-            temp.unlink(missing_ok=True)
 
 
 def _prune(directory: Path) -> None:
@@ -197,7 +176,7 @@ class _LazyPattern:
         if name.startswith("__") or name in self.__slots__:  # copy, pickle: not a pattern's
             raise AttributeError(name)
         if self._compiled is None:
-            self._compiled = re.compile(*self._source)
+            self._compiled = keep(re.compile(*self._source))  # the tables': worth storing
         return getattr(self._compiled, name)
 
     def __eq__(self, other: object) -> bool:  # as re.Pattern's: same source, same flags

@@ -95,18 +95,18 @@ def _memo(ctx: Context | None) -> dict[str, object]:
 def resolve_file(words: str, source: Path, ctx: Context) -> Path:
     """Return the file ``words`` names (relative to the note, then the notes root)."""
     root = ctx.notes_root
-    files = org_files(root, ctx)
     if _NEXT_WEEK.match(words):
-        return _next_week_file(ctx.now, files)
+        return _next_week_file(ctx.now, org_files(root, ctx))
     named = _FILE.match(words)
-    if named is not None:
-        name = named.group("file")
-        for base in (source.parent, root):
-            if base is None:
-                continue
-            candidate = Path(os.path.abspath(base / os.path.expanduser(name)))
-            if candidate.is_file():
-                return candidate
+    name = named.group("file") if named is not None else None
+    for base in (source.parent, root):
+        if name is None or base is None:
+            continue
+        candidate = Path(os.path.abspath(base / os.path.expanduser(name)))
+        if candidate.is_file():
+            return candidate  # named as it is: no walk of the notes root
+    files = org_files(root, ctx)
+    if name is not None:
         wanted = Path(name).name.casefold()
         # Once per run and name: ten refiles to one missing file look through the paths once.
         memo, key = _memo(ctx), f"refile:named:{root}:{wanted}"

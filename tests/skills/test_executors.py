@@ -162,6 +162,21 @@ def test_a_file_named_anywhere_in_the_tree_is_found_by_its_casefolded_name_once(
     assert "- x/dup.org\n- y/dup.org\n" in text and ".h/" not in text
 
 
+def test_a_file_named_as_it_is_is_found_without_walking_the_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orgrouter.skills import refile
+
+    walks: list[object] = []
+    real = refile.org_files
+    monkeypatch.setattr(refile, "org_files", lambda *args: walks.append(args) or real(*args))
+    files = {"a.org": "* X\n** @agent refile this to projects.org\n", "projects.org": "* P\n"}
+    notes = _notes(tmp_path, files)
+    _route(tmp_path, notes)
+    assert "- X (line 1) -> projects.org (at the end, level 1)" in (notes / "a.org").read_text()
+    assert walks == []  # a name that is not there still walks them once (the tests above)
+
+
 def test_a_locked_target_defers_the_whole_move(tmp_path: Path) -> None:
     files = {
         "a.org": "* Task\nT.\n** @agent refile this to b.org\n",

@@ -147,7 +147,7 @@ def route_document(
         if env.within is not None and not env.within[0] <= request.entry.begin < env.within[1]:
             continue
         try:
-            verdict = gates.get(request.index)
+            verdict = gates.pop(request.index, None)  # taken: held no longer than needed
             plan, report, why = _route_request(
                 document, request, found, env, lines, outlines, verdict
             )

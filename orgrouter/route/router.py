@@ -8,6 +8,7 @@ runs (``route/runner.py``) and ``--stdin`` (``route/filter.py``) both route thro
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     Planned = tuple[list[list[str]], Found | None]  # Router.plan: search words, requests
     Searched = tuple[list[list[str]], GateResult]  # a request's search words, gate verdict
+    Memo = tuple[list[list[str]], weakref.ref[GateResult]]
 
 
 @record
@@ -59,8 +61,9 @@ class Router:
         self._budget: Any = None
         self.warnings: list[str] = []
         self.pending: set[str] = set()  # files an interrupted move still holds (journal.py)
-        # plan's gate verdicts and search words, by what they depend on that a run varies
-        self._searches: dict[tuple[str, tuple[str, ...], str | None], Searched] = {}
+        # plan's search words and gate verdicts, by what they depend on that a run varies;
+        # a verdict only while a kept note holds it (thousands of requests are not kept)
+        self._searches: dict[tuple[str, tuple[str, ...], str | None], Memo] = {}
 
     def env(self, file_agent: str | None) -> RouteEnv:
         """Return the route environment, loading skills and limiter on first use."""
@@ -173,9 +176,12 @@ class Router:
             if len(request.instruction) > limit or env.rules is None:
                 continue  # answered without the gate (pipeline._too_long)
             key = (request.instruction, request.items, file_agent)
-            if key not in self._searches:
-                self._searches[key] = self._searched(request, env, env.rules)
-            searched, found.gates[request.index] = self._searches[key]
+            searched, held = self._searches.get(key) or ([], None)
+            gate = held() if held is not None else None
+            if gate is None:  # not asked yet, or every note that held its verdict is done
+                searched, gate = self._searched(request, env, env.rules)
+                self._searches[key] = (searched, weakref.ref(gate))
+            found.gates[request.index] = gate
             words += searched
         return words, found
 

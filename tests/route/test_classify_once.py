@@ -123,3 +123,25 @@ def test_the_router_decides_again_where_a_rate_window_counts_the_spawns(tmp_path
     decided = _proposal(ctx, text).gate
     assert decided is not known and decided == gate.classify(text, rules)
     state.close()
+
+
+def test_the_router_keeps_a_verdict_only_while_a_note_s_requests_hold_it(tmp_path: Path) -> None:
+    import gc
+
+    from orgrouter.route.router import RunOptions
+    from orgrouter.writemode import WriteMode
+
+    router = Router(Config(), RunOptions(mode=WriteMode.DRY_RUN), tmp_path, None)
+    same = b"* @agent summarize this section\nSome text.\n"
+    _, first = router.plan(same, str(tmp_path / "a.org"), b"\n")
+    _, second = router.plan(same, str(tmp_path / "b.org"), b"\n")
+    assert first is not None and second is not None
+    assert first.gates[0] is second.gates[0]  # requests alike share the one verdict
+    for n in range(20):  # past the run's memory budget a candidate's requests are let go
+        router.plan(b"* @agent tag this as work %d\n" % n, str(tmp_path / f"{n}.org"), b"\n")
+    gc.collect()
+    alive = [held() for _, held in router._searches.values()]
+    assert len(alive) == 21 and [gate for gate in alive if gate is not None] == [first.gates[0]]
+    del first, second, alive
+    gc.collect()
+    assert all(held() is None for _, held in router._searches.values())

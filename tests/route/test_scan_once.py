@@ -190,9 +190,10 @@ def test_the_memory_budget_counts_a_kept_snapshot_s_bytes_which_is_all_it_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A snapshot holds its bytes only (their text is decoded when asked for): two notes
-    # fit in room for twice their bytes and requests, the third is read again.
+    # fit in room for twice their bytes and requests (and the gate's verdict on each),
+    # the third is read again.
     note = "* @agent tag this as work\n" + "some words of the body\n" * 40
-    room = 2 * (len(note) + runner.REQUEST_BYTES) + len(note) // 2
+    room = 2 * (len(note) + 2 * runner.REQUEST_BYTES) + len(note) // 2
     assert _reads_under_budget(tmp_path, monkeypatch, note, room) == [1, 1, 2]
     snapshot = text.read_org_file(tmp_path / "a.org")
     assert "text" not in snapshot._fields and snapshot.text == note
@@ -251,3 +252,13 @@ def test_a_run_collects_garbage_less_often_and_gives_the_threshold_back(
     finally:
         gc.set_threshold(*before)
     assert seen and set(seen) == {runner.GC_YOUNG}
+
+
+def test_the_memory_budget_counts_the_gate_s_verdict_on_each_kept_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each request's verdict is kept with it for the route (1.8 KB each); requests alike
+    # share one, so the budget that keeps a.org above holds no note of 50 different ones.
+    note = "".join(f"* Task {n}\n** @agent tag this as work {n}\n" for n in range(50))
+    room = 75 * runner.REQUEST_BYTES
+    assert _reads_under_budget(tmp_path, monkeypatch, note, room) == [2, 2, 2]

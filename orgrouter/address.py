@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
+from orgrouter.org.scan import BOM
+
 DEFAULT_ADDRESS = "agent"
 _BEFORE = r"(?<![\w.])"
 # An address to anyone: a request to some agent, whoever it is.
@@ -85,6 +87,31 @@ def address_offsets(data: bytes, names: Iterable[str]) -> list[int]:
     """Return where an address may start in ``data`` (a superset, on any line)."""
     pattern = address_bytes_re(tuple(names))
     return [m.start() for m in pattern.finditer(data) if not follows_word(data, m.start())]
+
+
+# A route's one pass over a note's keyword lines: ``#+ORGROUTER_AGENT:`` (group 1), or a
+# setting a route must read the note's settings for (TODO keywords, tags, a setup file,
+# a STARTUP that may say odd: results' levels follow it). The literal "#+" first, so the
+# engine jumps from "#" to "#" (two such passes were 57 M instructions on 5 MB).
+_KEYWORD_RE = re.compile(
+    rb"#\+(?:(ORGROUTER_AGENT):|(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):|STARTUP:[^\n]*odd)",
+    re.IGNORECASE,
+)
+
+
+def keyword_lines(data: bytes) -> tuple[list[tuple[int, bytes]], bool]:
+    """Return :func:`file_agent_lines`' answer and whether a line starts with a setting."""
+    agents: list[tuple[int, bytes]] = []
+    setting = False
+    for match in _KEYWORD_RE.finditer(data):
+        line_start = data.rfind(b"\n", 0, match.start()) + 1
+        before = data[line_start : match.start()]
+        if match.group(1) is None:
+            # Emacs drops a BOM, so a first line after one counts (a #+FILETAGS there too).
+            setting = setting or not before.removeprefix(BOM).strip(b" \t")
+        elif not before.strip(b" \t") and (line := _FILE_AGENT_RE.match(data, line_start)):
+            agents.append((line_start, line.group(1)))
+    return agents, setting
 
 
 def file_agent_lines(data: bytes) -> Iterator[tuple[int, bytes]]:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from orgrouter.address import file_agent_lines
+from orgrouter.address import file_agent_lines, keyword_lines
 from orgrouter.config import BACKENDS, Config, NeuroConfig
 from orgrouter.errors import ConfigError
 from orgrouter.records import NamedTuple, field, fields, record, replace
@@ -484,8 +484,24 @@ def _keyword_error(loaded: LoadedConfig, key: str, message: str) -> ConfigError:
 
 def agent_keyword_in_bytes(data: bytes, path: str | os.PathLike[str] | None = None) -> str | None:
     """Return the last ``#+ORGROUTER_AGENT:`` name in an Org file's bytes (no parse)."""
+    return _agent_in(data, file_agent_lines(data), path)
+
+
+def keywords_in_bytes(
+    data: bytes, path: str | os.PathLike[str] | None = None
+) -> tuple[str | None, bool]:
+    """Return ``agent_keyword_in_bytes``'s answer, and whether a routing setting line is
+    in ``data`` (``pipeline.requests_in`` reads the settings then), from one pass."""
+    agents, setting = keyword_lines(data)
+    return _agent_in(data, agents, path), setting
+
+
+def _agent_in(
+    data: bytes, lines: Iterable[tuple[int, bytes]], path: str | os.PathLike[str] | None
+) -> str | None:
+    """Return the last valid name of the keyword ``lines`` of ``data``; raise on a bad one."""
     found: str | None = None
-    for offset, value in file_agent_lines(data):
+    for offset, value in lines:
         line = data.count(b"\n", 0, offset) + 1
         found = _agent_name(value.decode("utf-8", "replace"), path, line)
     return found

@@ -498,12 +498,16 @@ def _titled(
     in the line ranks as a title word, in a tag too. None: a word is in neither.
     """
     head = head.rstrip("\r")  # a CRLF note's CR is no part of it
-    maybe_request = "@" in head and ANY_ADDRESS_RE.search(head, 0, _title_end(head, todo))
+    end = _title_end(head, todo)
+    maybe_request = "@" in head and ANY_ADDRESS_RE.search(head, 0, end)
     if not maybe_request and in_text:
         return counts
-    title = parse_headline(head, todo).raw
-    if maybe_request and ANY_ADDRESS_RE.search(title):
-        return None
+    if not maybe_request and _ends_title(head, end, todo, patterns):
+        title = head[:end]  # the words past its stars are the title's
+    else:
+        title = parse_headline(head, todo).raw
+        if maybe_request and ANY_ADDRESS_RE.search(title):
+            return None
     folded_title = title.lower()
     titled: list[int] = []
     for n, pattern in enumerate(patterns):
@@ -512,6 +516,21 @@ def _titled(
             return None
         titled += (in_title, counts[2 * n + 1])
     return tuple(titled)
+
+
+def _ends_title(head: str, end: int, todo: TodoKeywords, patterns: list[re.Pattern[str]]) -> bool:
+    """Return whether the words ``patterns`` match in ``head[:end]`` are all in its title.
+
+    So they are where no priority cookie or COMMENT comes first, ``end`` is where the
+    title ends (``_title_end``: before tags, or no tag group ends the line), and no word
+    is part of a TODO keyword: then parsing the title out (7 us) would count the same.
+    """
+    if "[#" in head or "COMMENT" in head:
+        return False
+    if end == len(head) and head.rstrip(" \t").endswith(":"):
+        return False  # a tag group Org may read as the title
+    keywords = " ".join(todo.keywords).lower()
+    return not any(pattern.search(keywords) for pattern in patterns)
 
 
 def _note_todo(

@@ -34,6 +34,7 @@ __all__ = [
     "Block",
     "line_at",
     "line_text",
+    "outside_written_blocks",
     "parsed_block_spans",
     "written_block_spans",
 ]
@@ -135,13 +136,16 @@ _WRITTEN_BEGIN = re.compile(
 )
 
 
-def written_block_spans(data: bytes) -> Iterator[tuple[int, int]]:
+def written_block_spans(data: bytes, start: int = 0) -> Iterator[tuple[int, int]]:
     """Yield each block's span as written: its begin line's start to past ``#+end_KIND``.
 
     The same spans, in the same order, as ``^[ \\t]*#\\+begin_(KIND)\\b.*?^[ \\t]*#\\+end_\\1\\b``
     (multi-line, dot-all, ignoring case) finds: a begin without an end is no block.
+    ``start``: a line start :func:`outside_written_blocks` proved outside every block;
+    the blocks after it are the same as from the text's start (nothing before an outside
+    point decides what comes after it), so those before it are not walked.
     """
-    position = 0
+    position = start
     unclosed: set[bytes] = set()  # kinds with no end line after some point: none later
     while True:
         begin = _WRITTEN_BEGIN.search(data, position)
@@ -185,3 +189,55 @@ def _written_end(data: bytes, pattern: re.Pattern[bytes], after: int) -> int | N
 def _written_end_re(kind: bytes) -> re.Pattern[bytes]:
     """Return the pattern of ``#+end_KIND`` (the end of one kind of block, as written)."""
     return re.compile(rb"#\+end_" + re.escape(kind) + rb"\b", re.IGNORECASE)
+
+
+# A begin or end line's keyword, of any lesser kind (which, and whether it starts its
+# line, are read from the match).
+_WRITTEN_TOKEN = re.compile(
+    rb"#\+(begin|end)_(" + "|".join(k.lower() for k in LESSER_BLOCKS).encode() + rb")\b",
+    re.IGNORECASE,
+)
+PROOF_WINDOW = 1 << 16  # bytes before the position read token by token
+
+
+def outside_written_blocks(data: bytes, position: int) -> bool:
+    """Return True only if the line start ``position`` is inside no block as written.
+
+    A proof backwards, for a request near the end of a large note, where walking every
+    block before it in file order took most of finding it (5 MB: 3,800 blocks, 61 M
+    instructions). ``position`` is inside a block of kind K only if a begin line of K
+    precedes it with no end line of K between: so, for every kind, either its last line
+    before ``position`` (in the window read) is an end line, or no begin line of it comes
+    before the window (one search). False means not proved: walk the blocks.
+    """
+    low = data.rfind(b"\n", 0, position - PROOF_WINDOW) + 1 if position > PROOF_WINDOW else 0
+    last: dict[bytes, bool] = {}  # kind -> its last line in the window is a begin line
+    for match in _WRITTEN_TOKEN.finditer(data, low, position):
+        if _starts_line(data, match.start()):
+            last[match.group(2).lower()] = match.group(1).lower() == b"begin"
+    if any(last.values()):
+        return False  # a block may be open here (or its begin sits in another block)
+    unread = frozenset(k.lower().encode() for k in LESSER_BLOCKS if k.lower().encode() not in last)
+    if not unread or low == 0:
+        return True
+    pattern, at = _written_begins(unread), 0
+    while (begin := pattern.search(data, at, low)) is not None:
+        if _starts_line(data, begin.start()):
+            return False
+        at = begin.end()
+    return True
+
+
+def _starts_line(data: bytes, at: int) -> bool:
+    """Return whether only blanks come before ``at`` on its line."""
+    if at == 0 or data[at - 1] == 0x0A:
+        return True
+    return not data[data.rfind(b"\n", 0, at) + 1 : at].strip(b" \t")
+
+
+@lru_cache(maxsize=32)
+def _written_begins(kinds: frozenset[bytes]) -> re.Pattern[bytes]:
+    """Return the pattern of a begin keyword of one of ``kinds`` (kept between runs)."""
+    from orgrouter.diskcache import keep
+
+    return keep(re.compile(rb"#\+begin_(?:" + b"|".join(sorted(kinds)) + rb")\b", re.IGNORECASE))

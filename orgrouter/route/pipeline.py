@@ -130,14 +130,16 @@ def route_document(
     *,
     newline: bytes = b"\n",
     requests: Found | None = None,
+    setting_line: bool | None = None,
 ) -> DocumentOutcome:
     """Return ``data`` with every request in it routed, and a report per request.
 
-    ``requests``: ``requests_in``'s answer for these bytes, if already asked.
+    ``requests``: ``requests_in``'s answer for these bytes, if already asked;
+    ``setting_line``: whether a routing setting line is in them, if already known.
     """
     if newline == CR:
-        return _route_mac(data, path, env)
-    document, found, gates = requests or requests_in(data, path, env, newline)
+        return _route_mac(data, path, env, setting_line)
+    document, found, gates = requests or requests_in(data, path, env, newline, setting_line)
     lines = frozenset(request.line for request in found)  # once, not once per request
     outlines: dict[int, tuple[Heading, ...]] = {}  # by scope: siblings share their parent's
     plans: list[RequestPlan] = []
@@ -176,26 +178,39 @@ def route_document(
     return DocumentOutcome(moved, reports, deferred, writes, stages, retry)
 
 
-def requests_in(data: bytes, path: str | None, env: RouteEnv, newline: bytes = LF) -> Found:
-    """Return the document of ``data`` (LF or CRLF lines) and the requests in it."""
+def requests_in(
+    data: bytes,
+    path: str | None,
+    env: RouteEnv,
+    newline: bytes = LF,
+    setting_line: bool | None = None,
+) -> Found:
+    """Return the document of ``data`` (LF or CRLF lines) and the requests in it.
+
+    ``setting_line``: ``configload.keywords_in_bytes``'s answer, if the caller asked it.
+    """
     names = env.names()
     # Only the addressed headlines' subtrees and ancestors: a note of thousands of
     # headlines with one request is not indexed whole.
     offsets = address_offsets(data, names)
     # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
     # settings, so skip decoding and scanning the whole file to find none.
-    settings = None if _has_setting_line(data) else InBufferSettings()
+    if setting_line is None:
+        setting_line = _has_setting_line(data)
+    settings = None if setting_line else InBufferSettings()
     document = Document.around(data, offsets, path, newline=newline, settings=settings)
     return Found(document, find_requests(document, names, offsets), {})
 
 
-def _route_mac(data: bytes, path: str | None, env: RouteEnv) -> DocumentOutcome:
+def _route_mac(
+    data: bytes, path: str | None, env: RouteEnv, setting_line: bool | None
+) -> DocumentOutcome:
     """Route a CR-only note (Emacs visits it with mac EOL) in its own line ends."""
     # CR and LF are one byte each, so the note's LF view has the same offsets: route
     # it, then give every line end back as a CR. The user's bytes (no LF among them)
     # come back exactly, and each line written ends as theirs do (inserted text holds
     # no CR: control characters are stripped from it).
-    routed = route_document(data.replace(CR, LF), path, env, newline=LF)
+    routed = route_document(data.replace(CR, LF), path, env, newline=LF, setting_line=setting_line)
     stages = [
         [Splice(s.begin, s.end, s.text.replace(LF, CR)) for s in stage] for stage in routed.stages
     ]

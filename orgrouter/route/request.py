@@ -13,13 +13,13 @@ drawer) never does, nor one in a ``COMMENT`` subtree, which Org treats as commen
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 
 from orgrouter.address import address_offsets, address_re
 from orgrouter.io.text import sha256
 from orgrouter.marks import RESULT_KEY
-from orgrouter.org.blockspans import written_block_spans
+from orgrouter.org.blockspans import outside_written_blocks, written_block_spans
 from orgrouter.org.document import Document, OutlineEntry
 from orgrouter.org.drawer import Head
 from orgrouter.records import NamedTuple, record
@@ -175,11 +175,17 @@ class _Blocks:
     """The blocks of a document as written, found in file order only as far as asked."""
 
     def __init__(self, data: bytes) -> None:
-        self.spans = written_block_spans(data)
+        self.data = data
+        self.spans: Iterator[tuple[int, int]] | None = None  # walked from where proved
         self.span = (0, 0)  # the first block not wholly before the last position asked
 
     def holds(self, position: int) -> bool:
         """Return whether ``position`` (asked in increasing order) is strictly inside a block."""
+        if self.spans is None:  # the first asked: proved outside, nothing before is walked
+            start = position if outside_written_blocks(self.data, position) else 0
+            self.spans = written_block_spans(self.data, start)
+            if start:
+                return False
         while self.span[1] <= position:
             self.span = next(self.spans, (position + 1, position + 1))  # none left: never
         return self.span[0] < position < self.span[1]

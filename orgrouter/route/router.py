@@ -133,17 +133,19 @@ class Router:
         self, data: bytes, path: str | None, newline: bytes, requests: Found | None = None
     ) -> DocumentOutcome:
         """Route one document's bytes (``requests``: what ``plan`` found in them)."""
-        from orgrouter.configload import agent_keyword_in_bytes
+        from orgrouter.configload import keywords_in_bytes
         from orgrouter.route.pipeline import route_document
 
         # A CR-only note's lines end at each CR (Emacs visits it with mac EOL).
         lines = data.replace(b"\r", b"\n") if newline == b"\r" else data
         try:
-            file_agent = agent_keyword_in_bytes(lines, path)
+            file_agent, setting = keywords_in_bytes(lines, path)  # one pass for both
         except ConfigError as error:  # a bad keyword in one note fails that note only
             raise InputError(error.message, path=error.path, line=error.line) from None
         env = self.env(file_agent)
-        return route_document(data, path, env, newline=newline, requests=requests)
+        return route_document(
+            data, path, env, newline=newline, requests=requests, setting_line=setting
+        )
 
     def plan(self, data: bytes, path: str | None, newline: bytes) -> Planned:
         """Return the words each search that routing this document asks will look for.

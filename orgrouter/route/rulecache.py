@@ -5,7 +5,7 @@ from Emacs pays it on each call). The result is plain data apart from its regula
 expressions and personas, so it is kept as a ``marshal`` file named by a hash of
 everything it was built from: each table's source and text and this code. A table
 edited, a ``rules.dir`` added or an upgrade of orgrouter gives another name, so a
-stale entry is never read. An entry starts with a hash of its name and data, checked
+stale entry is never read. An entry starts with a checksum of its name and data, checked
 before ``marshal`` (which trusts its input) sees a byte: an entry corrupted, truncated
 or moved from another name is rebuilt, as is an unreadable one (``diskcache``); a
 cache that cannot be written is only slower.

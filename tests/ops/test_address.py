@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orgrouter.address import (
     ANY_ADDRESS_RE,
@@ -12,7 +14,9 @@ from orgrouter.address import (
     address_re,
     file_agent_lines,
     follows_word,
+    keyword_lines,
 )
+from orgrouter.route.pipeline import _has_setting_line
 
 
 def test_names_are_lower_case_without_the_at_and_agent_comes_first() -> None:
@@ -55,3 +59,18 @@ def test_any_address_and_the_file_agent_keyword() -> None:
     data = b"#+TITLE: t\n  #+orgrouter_agent:  @Bob  \r\ntext #+ORGROUTER_AGENT: no\n"
     assert list(file_agent_lines(data)) == [(11, b"@Bob")]
     assert list(file_agent_lines(b"#+TITLE: t\n")) == []
+
+
+KEYWORD_PIECES = (
+    b"#+ORGROUTER_AGENT: bob", b"#+orgrouter_agent:", b"#+ORGROUTER_AGENT:  @Hal  \r",
+    b"#+TODO: A | B", b"#+seq_todo:", b"#+FILETAGS: :x:", b"#+SETUPFILE: s.org",
+    b"#+STARTUP: oddeven", b"#+STARTUP: overview", b"#+startup: odd", b"#+TITLE: t",
+    b"\xef\xbb\xbf", b"\n", b"  ", b"\t", b"x ", b"* @agent go", b"#+", b"odd",
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(KEYWORD_PIECES), max_size=25))
+def test_one_keyword_pass_answers_as_the_two_it_replaces(pieces: list[bytes]) -> None:
+    data = b"".join(pieces)
+    assert keyword_lines(data) == (list(file_agent_lines(data)), _has_setting_line(data))

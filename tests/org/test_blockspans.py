@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from orgrouter.org import blockspans
 from orgrouter.org.blockspans import Block, parsed_block_spans, written_block_spans
 
 # The pattern written_block_spans stands for (and replaced, being three times slower).
@@ -194,3 +195,36 @@ def test_blocks_as_org_parses() -> None:
     assert [b.end for b in parsed_block_spans("#+begin_src\r\n#+end_src \r\nx")] == [25]
     assert parsed_block_spans("\\begin{x}\n\\end{x}\n") == []
     assert parsed_block_spans("\\begin{x}\n\\end{x}\n", latex=True)[0].lesser
+
+
+PROOF_PIECES = (
+    *PIECES, b"#+begin_comment", b"#+END_COMMENT", b"#+begin_export html", b"#+end_export"
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(PROOF_PIECES), max_size=40), st.sampled_from([8, 24, 1 << 16]))
+def test_a_position_proved_outside_is_outside_and_the_walk_from_it_agrees(
+    pieces: list[bytes], window: int
+) -> None:
+    data = b"".join(pieces)
+    found = spans(data)
+    starts = [0, *(i + 1 for i, byte in enumerate(data) if byte == 0x0A)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blockspans, "PROOF_WINDOW", window)  # the window's edge, often
+        for at in starts:
+            if blockspans.outside_written_blocks(data, at):
+                assert not any(begin < at < end for begin, end in found), (at, data)
+                assert list(written_block_spans(data, at)) == [s for s in found if s[0] >= at]
+
+
+def test_a_request_after_many_closed_blocks_is_proved_outside() -> None:
+    block = b"* x\n#+begin_src sh\necho\n#+end_src\n  #+BEGIN_EXAMPLE\nx\n  #+end_example\n"
+    data = block * 5000 + b"* @agent go\n"
+    assert blockspans.outside_written_blocks(data, len(data) - 12)
+    opened = data + b"#+begin_src\n* @agent x\n"
+    assert not blockspans.outside_written_blocks(opened, len(data) + 12)
+    # A begin line of a kind the window does not show, before it: not proved (the walk
+    # decides; this verse is never closed, so it is no block).
+    verse = b"#+begin_verse\n" + data
+    assert not blockspans.outside_written_blocks(verse, len(verse) - 12)

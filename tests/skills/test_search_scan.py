@@ -12,7 +12,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from orgrouter import searchindex, searchscan
@@ -53,6 +53,8 @@ TRICKY = {
     "cut.org": "* Cut\n" + "x " * 996 + " kernels\n",
     "before.org": "budget before any headline\n* Kernel\n",
     "custom.org": "#+TODO: plan | done\n* plan budget\n* done\nbudget\n* plan :budget:\n",
+    # Words in the headline line, out of the title: tags, a priority cookie, COMMENT.
+    "titles.org": "* :budget:\n* [#A] a budget\n** COMMENTARY budget\n* TODO :budget:\n",
 }
 
 
@@ -240,6 +242,8 @@ PIECES = [
     "x " * 1100 + "budget", "budget " + "y " * 990, "*  budget", "*\tbudget", "** ", "*",
     "budgetary budget_x Budget-review", "* Review budget\t:a:", "@personal budget", "",
     "* TODO :@home:", "** DONE budget :@phone:", "* [#B] :@x:budget:", "* NEXT Budget :a@b:",
+    "* COMMENTARY budget", "* COMMENT Budget todo", "** [#A] a budget", "* TODO todo budget",
+    "* TODO\tbudget", "* Budget :x:y", "* done budget done", "* :budget:", "* TODO :budget:",
 ]
 
 
@@ -247,13 +251,18 @@ TAGS = ("@Personal",)  # as configured; the notes write it in any case
 
 
 @settings(max_examples=300, deadline=None)
+@example(notes=[(["** [#A] a budget", "* TODO :budget:", "* :budget:"], False, True)], words=["a"])
+@example(notes=[(["* COMMENTARY budget", "* plan budget"], True, False)], words=["commentary"])
 @given(
     notes=st.lists(
         st.tuples(st.lists(st.sampled_from(PIECES), max_size=14), st.booleans(), st.booleans()),
         min_size=1,
         max_size=4,
     ),
-    words=st.sampled_from([["budget"], ["budget", "review"], ["review"], ["plan", "budget"]]),
+    words=st.sampled_from(
+        [["budget"], ["budget", "review"], ["review"], ["plan", "budget"], ["todo"], ["done"],
+         ["a", "budget"], ["commentary"], ["comment"]]
+    ),
 )
 def test_a_batch_holds_the_hits_of_the_index_rows(
     notes: list[tuple[list[str], bool, bool]], words: list[str]

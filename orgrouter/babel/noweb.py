@@ -213,7 +213,8 @@ def references(body: str) -> Iterator[tuple[int, int, int]]:
     The references are those of Org's ``\\(.*?\\)\\(<<\\([^ \\t\\n]\\(?:.*?[^
     \\t\\n]\\)?\\)>>\\)`` replaced across the body: the first ``<<`` on a line
     (after the last reference) that a ``>>`` closes later on the line, the name
-    between them neither starting nor ending with a blank; the prefix is the text
+    between them neither starting nor ending with a blank (the shortest of two
+    characters or more, else one); the prefix is the text
     before it on its line, after the last reference. That pattern, run by a
     backtracking matcher, re-read the rest of the line from every place on it and
     every ``<<``: cubic, minutes for a line of 2,000 ``<``. Here each line is read
@@ -230,11 +231,13 @@ def references(body: str) -> Iterator[tuple[int, int, int]]:
             done = line_begin
             while at >= 0 and closers:
                 first = body[at + 2] if at + 2 < line_end else " "
-                i = bisect.bisect_left(closers, at + 3)
-                if i == len(closers):
+                # The name's optional tail is greedy: a closer after a name of two or
+                # more characters wins over one right after its first ("<<a>>>": "a>").
+                i = bisect.bisect_left(closers, at + 4)
+                if i == len(closers) and (not i or closers[i - 1] != at + 3):
                     break  # no later ">>": no reference starts further on this line
                 if first not in " \t":
-                    end = closers[i] + 2
+                    end = (closers[i] if i < len(closers) else at + 3) + 2
                     yield done, at, end
                     done = end
                     at = body.find("<<", end, line_end)

@@ -85,3 +85,26 @@ def test_the_fast_path_takes_the_common_forms_and_leaves_the_rest(notes: Path) -
         ["parse", "notes/a.org"],
     ):
         assert cli._fast_route(argv) is None, argv
+
+
+@pytest.mark.parametrize("mode", ["--json", "--diff", "--dry-run"])
+def test_a_reader_gone_ends_the_run_as_click_does(mode: str, notes: Path) -> None:
+    """``route --json notes | head -1``: the pipe closes before the output is written."""
+    import os
+    import subprocess
+
+    for name in ("a.org", "b.org"):
+        (notes / name).write_text(NOTE)
+    runs = []
+    for fast in ("", "c._fast_route = lambda args: None;"):
+        read, write = os.pipe()
+        os.close(read)  # the reader is gone: the first write fails with EPIPE
+        script = f"import sys, orgrouter.cli as c; {fast} sys.argv[0] = 'orgrouter'; c.main()"
+        done = subprocess.run(
+            [sys.executable, "-c", script, "route", mode, "--state", "s.db", "notes"],
+            stdout=write, stderr=subprocess.PIPE, check=False,
+        )  # fmt: skip
+        os.close(write)
+        runs.append((done.returncode, done.stderr.decode()))
+    assert runs[0] == runs[1]
+    assert "Exception ignored" not in runs[0][1]

@@ -52,6 +52,21 @@ def notes(env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ["route", "--diff", "--json", "notes"],
         ["route", "--force", "-q", "notes"],
         ["route", "--dry-run", "--dry-run", "notes"],
+        ["route", "--", "notes"],
+        ["route", "notes", "--"],
+        ["route", "--dry-run", "--", "--json"],  # a file named --json
+        ["route", "--json", "--state="],
+        ["route", "--state", "", "notes"],
+        ["route", ""],
+        ["route", "--unknown", "notes"],
+        ["route", "--fo", "notes"],
+        ["route", "-qq", "notes"],
+        ["route", "--state", "s.db", "--state", "t.db", "notes"],
+        ["route", "--stdin", "--file-name", ""],
+        ["route", "--stdin", "--file-name", "-"],
+        ["route", "--dry-run", "notes/\udcff.org"],  # a name not UTF-8, as Python gives argv
+        ["route", "--dry-run", "missing\udcff.org"],
+        ["route", "--check", "notes", "notes"],
     ],
 )
 def test_fast_and_click_route_agree(
@@ -60,6 +75,8 @@ def test_fast_and_click_route_agree(
 ) -> None:
     results = []
     for fast in (True, False):
+        (notes.parent / "--json").write_text(NOTE)
+        (notes / "\udcff.org").write_text(NOTE)
         for name in ("a.org", "x.org"):
             (notes / name).write_text(NOTE)
         for leftover in notes.parent.glob("s.db*"):

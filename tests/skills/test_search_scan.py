@@ -355,7 +355,9 @@ def test_the_best_hits_are_the_best_of_every_hit_scored_one_by_one(
         query = text_pass.queries[tuple(words)]
         stats, stride = text_pass.stats, 2 + 2 * len(words)
         rows, slope = stats.rows(), k1 * b / stats.mean()
-        idfs = [max(math.log((rows - h + 0.5) / (h + 0.5)), 1e-6) for h in query.holding]
+        # FTS5's: an idf at or below 0 counts as 1e-6 (occurrences may outnumber the rows).
+        ratios = [(rows - h + 0.5) / (h + 0.5) for h in query.holding]
+        idfs = [math.log(r) if r > 1 else 1e-6 for r in ratios]
         every = []  # the long way: each hit scored by itself, as FTS5's bm25 sums it
         for found in query.found:
             for at in range(0, len(found.hits), stride):

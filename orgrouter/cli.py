@@ -8,6 +8,7 @@ when it runs, so ``orgrouter --version`` and cheap commands stay fast. The commo
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -152,6 +153,10 @@ def _fast_route(args: list[str]) -> int | None:
         echo("", err=True)
         echo("orgrouter: aborted", err=True)
         sys.exit(EXIT_FAILED)
+    except BrokenPipeError:  # as click's main has it (`route --json | head -1`): exit 1, quietly
+        with contextlib.suppress(OSError, ValueError):  # what is still buffered goes nowhere
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)  # click's code for it, whatever the mode
 
 
 def _readable(path: str, *, dir_okay: bool) -> bool:

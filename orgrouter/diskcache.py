@@ -13,9 +13,11 @@ and :func:`store` adds what this run compiled anew: only patterns the code itsel
 holds (an orgrouter module's constant, or one passed to :func:`keep`), never one built from a
 note's text (a title, a word searched for). A program is stored only if the
 pattern rebuilt from it equals the one ``re`` compiled (a ``Pattern`` compares by its
-text, flags and program), ``_sre`` checks every program it is given, and the file is
-named by the Python it was made with: where anything does not fit, ``re`` compiles as
-it always does.
+text, flags and program), and the file is named by the Python it was made with: where
+anything does not fit, ``re`` compiles as it always does. ``_sre`` does not check a
+program fully (one word off can crash the interpreter), so only a file no other user
+can have written is read (:func:`read_sealed`); this user can change orgrouter's code
+as well, and is trusted as with it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import contextlib
 import marshal
 import os
 import re
+import stat
 import sys
 from binascii import crc32
 from collections.abc import Iterator
@@ -51,22 +54,47 @@ def seal(path: Path, payload: bytes) -> bytes:
 
 
 def read_sealed(path: Path, limit: int) -> bytes | None:
-    """Return the payload of the entry at ``path`` (at most ``limit`` bytes), or None."""
+    """Return the payload of the entry at ``path`` (at most ``limit`` bytes), or None.
+
+    Only a regular file of this user's that no one else may write is an entry: a seal
+    anyone can forge, and ``marshal`` and ``_sre`` trust what they are given (a program
+    one word off crashes the interpreter), so a file another user could have written
+    (group or world writable, or theirs) reads as absent, as does a FIFO or a device.
+    """
     try:
-        # Not blocking: a FIFO in an entry's place reads as empty instead of hanging.
+        # Not blocking: opening a FIFO in an entry's place does not wait for a writer.
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not _ours(info):
+                return None
             data = handle.read(limit)
     except OSError:
         return None
     return data[4:] if data[:4] == seal(path, data[4:]) else None
 
 
+def _ours(info: os.stat_result) -> bool:
+    """Return whether a file of ``info`` is a regular file only this user can write."""
+    return (
+        stat.S_ISREG(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
 def write_sealed(path: Path, payload: bytes) -> None:
-    """Write the entry ``payload`` to ``path`` atomically (a temp file beside it), or not."""
+    """Write the entry ``payload`` to ``path`` atomically (a temp file beside it), or not.
+
+    The temp file is made anew for this user alone (a link left in its place is not
+    followed), so the entry reads as one (:func:`read_sealed`) whatever the umask.
+    """
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_bytes(seal(path, payload) + payload)
+        temp.unlink(missing_ok=True)  # a dead run's, or a link planted there
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with open(os.open(temp, flags, 0o600), "wb") as handle:
+            handle.write(seal(path, payload) + payload)
         os.replace(temp, path)
     except OSError:
         with contextlib.suppress(OSError):  # the directory may be what failed
@@ -103,7 +131,7 @@ def preload(path: Path) -> dict[Key, Program]:
             if key not in cache:
                 cache[key] = _sre.compile(pattern, *compiled)
             loaded[key] = tuple(program)
-    except (EOFError, ValueError, TypeError, RuntimeError):
+    except (EOFError, ValueError, TypeError, RuntimeError, OverflowError):
         pass  # not an entry this Python reads: re compiles the rest as ever
     return loaded
 

@@ -44,29 +44,30 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+
+from orgrouter.records import field, record
 
 PROJECT_FILE = "orgrouter.toml"  # configload's project file; any file of that name is config
 _STATE_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Allowed:
     """The write may go ahead without asking."""
 
     reason: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NeedsApproval:
     """The write may go ahead only once the user approved exactly it."""
 
     reason: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Forbidden:
     """The write never goes ahead, whatever the user approves."""
 
@@ -104,7 +105,7 @@ def protected_paths(
     return tuple(paths)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WritePolicy:
     """The write rule for one run: its notes root, extra directories and own files."""
 

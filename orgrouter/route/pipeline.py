@@ -9,18 +9,16 @@ guardian, skills) and its results are planned as child headlines.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from orgrouter.address import address_offsets
+from orgrouter.address import address_offsets, keyword_lines
 from orgrouter.config import AgentConfig
 from orgrouter.io.text import CR, LF
 from orgrouter.neuro.budget import RunTimeSpent
 from orgrouter.org.document import Document
 from orgrouter.org.edit import Splice
-from orgrouter.org.scan import BOM
 from orgrouter.org.settings import InBufferSettings
 from orgrouter.records import NamedTuple, field, record, replace
 from orgrouter.route import kernel
@@ -45,12 +43,6 @@ if TYPE_CHECKING:
     from orgrouter.route.gate import GateResult
 
 RETRY_AFTER = timedelta(minutes=15)  # between tries of a request whose run failed
-# Starts with the literal "#+" (no "^[ \t]*"), so the regex engine jumps from one "#"
-# to the next instead of trying a line-start pattern at every byte of a large file.
-# A #+STARTUP line counts when it may say odd (or oddeven): results' levels follow it.
-_SETTING_KEYWORD = re.compile(
-    rb"#\+(?:(?:TODO|SEQ_TODO|TYP_TODO|FILETAGS|SETUPFILE):|STARTUP:[^\n]*odd)", re.IGNORECASE
-)
 
 
 @record
@@ -196,7 +188,7 @@ def requests_in(
     # No #+TODO, #+FILETAGS or #+SETUPFILE line anywhere: Org's defaults are the
     # settings, so skip decoding and scanning the whole file to find none.
     if setting_line is None:
-        setting_line = _has_setting_line(data)
+        setting_line = keyword_lines(data)[1]
     settings = None if setting_line else InBufferSettings()
     document = Document.around(data, offsets, path, newline=newline, settings=settings)
     return Found(document, find_requests(document, names, offsets), {})
@@ -215,16 +207,6 @@ def _route_mac(
         [Splice(s.begin, s.end, s.text.replace(LF, CR)) for s in stage] for stage in routed.stages
     ]
     return replace(routed, data=routed.data.replace(LF, CR), stages=stages)
-
-
-def _has_setting_line(data: bytes) -> bool:
-    """Return whether a line of ``data`` starts (after blanks) with a routing setting."""
-    for match in _SETTING_KEYWORD.finditer(data):
-        line_start = data.rfind(b"\n", 0, match.start()) + 1
-        # Emacs drops a BOM, so a first line after one counts (a #+FILETAGS there too).
-        if not data[line_start : match.start()].removeprefix(BOM).strip(b" \t"):
-            return True
-    return False
 
 
 def _report(

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
+from typing import TypeVar
 
 from orgrouter.records import NamedTuple
 from orgrouter.skills.datewords import (
@@ -88,6 +89,30 @@ class _Moment(NamedTuple):
     end: int  # index of the token after the phrase
 
 
+T = TypeVar("T")
+
+
+def _by_first_word(
+    phrases: tuple[tuple[tuple[str, ...], T], ...],
+) -> dict[str, list[tuple[tuple[str, ...], T]]]:
+    """Return ``phrases`` under their first word, in order: only those can start at a token."""
+    found: dict[str, list[tuple[tuple[str, ...], T]]] = {}
+    for words, value in phrases:
+        found.setdefault(words[0], []).append((words, value))
+    return found
+
+
+_DAY_PHRASES = _by_first_word(DAY_PHRASES)
+_HOLIDAYS = _by_first_word(HOLIDAYS)
+
+
+class _Past(dict[int, str]):
+    """A token's text by index, "" for an index past the tokens."""
+
+    def __missing__(self, at: int) -> str:
+        return ""
+
+
 class _Parser:
     """The grammar of the module docstring over one instruction's tokens."""
 
@@ -95,15 +120,18 @@ class _Parser:
         self.toks = tokens
         self.now = now
         self.today = now.date()
+        # The lower-cased text and the kind of token ``at`` ("" past the end; a negative
+        # index counts from the end, as a list's): the grammar asks some 100 of them a
+        # phrase, so each is one dict lookup, not a method call.
+        last = len(tokens)
+        self.low: Callable[[int], str] = _Past(
+            (at - shift, token.low) for shift in (0, last) for at, token in enumerate(tokens)
+        ).__getitem__
+        self.kind: Callable[[int], str] = _Past(
+            (at - shift, token.kind) for shift in (0, last) for at, token in enumerate(tokens)
+        ).__getitem__
 
     # -- helpers -------------------------------------------------------------------
-    def low(self, at: int) -> str:
-        """Return the lower-cased text of token ``at`` ("" past the end)."""
-        return self.toks[at].low if at < len(self.toks) else ""
-
-    def kind(self, at: int) -> str:
-        """Return the kind of token ``at`` ("" past the end)."""
-        return self.toks[at].kind if at < len(self.toks) else ""
 
     def words(self, at: int, *phrase: str) -> int | None:
         """Return the index after ``phrase`` when the words at ``at`` spell it."""
@@ -299,7 +327,7 @@ class _Parser:
         after = self.words(at + (self.low(at) == "the"), "day", "after", "tomorrow")
         if after is not None:
             return self.today + timedelta(days=2), after
-        for words, days in DAY_PHRASES:
+        for words, days in _DAY_PHRASES.get(self.low(at), ()):
             after = self.words(at, *words)
             if after is not None:
                 return self.today + timedelta(days=days), after
@@ -308,7 +336,7 @@ class _Parser:
 
     def holiday(self, at: int) -> tuple[date, int] | None:
         """Read "christmas", "christmas eve", "new year's eve": the next one to come."""
-        for words, (month, day) in HOLIDAYS:
+        for words, (month, day) in _HOLIDAYS.get(self.low(at), ()):
             after = self.words(at, *words)
             if after is not None:
                 return self._future(month, day, None, after)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,7 @@ from orgrouter.marks import RESULT_KEY
 from orgrouter.neuro.privacy import is_private
 from orgrouter.org.document import Document
 from orgrouter.org.headline import ARCHIVE_TAG
-from orgrouter.records import replace
+from orgrouter.records import record, replace
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -75,7 +74,7 @@ class Unclear(Exception):
         self.body = body
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Subject:
     """One subtree of the request's document an executor acts on."""
 
@@ -88,7 +87,7 @@ class Subject:
     result: bool = False  # one of orgrouter's results (ranked among those only)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Move:
     """One subtree to move: where it is and where it goes (see archive and refile)."""
 
@@ -104,7 +103,7 @@ class Move:
     approval: str = ""  # the digest of the approval that let it run (put back if it waits)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Plan:
     """What an approved executor will do, as shown on its approval headline."""
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +28,7 @@ from orgrouter.discover import RUN_DISCOVERY, Discovery, discover
 from orgrouter.errors import InputError
 from orgrouter.io.text import read_org_file, read_org_text
 from orgrouter.neuro.privacy import private_headlines
+from orgrouter.records import record
 from orgrouter.skills.base import (
     Action,
     BaseSkill,
@@ -58,7 +58,7 @@ _NOISE = frozenset({"notes", "note", "about", "all", "my", "the", "in", "for", "
 _WORD = re.compile(r"[^\W_]+")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hit:
     """One matching headline."""
 
@@ -112,7 +112,7 @@ def query_words(text: str) -> list[str]:
     return [w for w in words if w and (quoted or w.lower() not in _NOISE)]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Found:
     """A search's answer: the best hits, how many matched, files it could not read."""
 

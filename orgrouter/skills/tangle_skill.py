@@ -82,6 +82,8 @@ class TangleSkill(BaseSkill):
                 return Emit((ask,))
             approved = {t.path: t.sha256 for t in held}
         mode = WriteMode.DRY_RUN if ctx.dry_run else WriteMode.WRITE
+        if mode is WriteMode.DRY_RUN and not approved:
+            return Emit((summary(preview, dry_run=True),))  # the preview is that very run
         if mode is WriteMode.WRITE and (preview.count("would-write") or approved):
             before_write(ctx)  # route --stdin: the notes root's lock, or exit 75
         tangler = _tangler(ctx, note, policy, record, mode, approved)

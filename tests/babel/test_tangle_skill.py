@@ -110,3 +110,42 @@ def test_dry_run_of_an_approved_target_outside_the_root_writes_nothing(tmp_path:
         "- would-write: =../out.sh=",
     )
     assert not (tmp_path / "out.sh").exists()
+
+
+MIXED = """\
+* Code
+#+begin_src sh :tangle run.sh
+echo hi
+#+end_src
+#+begin_src sh :tangle same.sh
+echo same
+#+end_src
+#+begin_src sh :tangle risky.sh :tangle-mode (identity #o4755)
+echo risky
+#+end_src
+#+begin_src sh :tangle (concat "x" ".sh")
+echo lisp
+#+end_src
+* @agent tangle this
+"""
+
+
+def test_a_dry_run_answers_with_its_preview_as_a_second_dry_run_would(tmp_path: Path) -> None:
+    # Nothing approved, nothing written: the skill reports the preview it tangled to
+    # decide on approval instead of tangling the note a second time the same way.
+    from orgrouter.skills.tangle_skill import _tangler, summary, write_policy
+    from orgrouter.skills.writes import record_for
+    from orgrouter.writemode import WriteMode
+
+    note = tmp_path / "n.org"
+    note.write_text(MIXED)
+    (tmp_path / "same.sh").write_text("echo same\n")
+    ctx = context(tmp_path, note, dry_run=True)
+    record = record_for(ctx)
+    tangler = _tangler(ctx, note, write_policy(ctx, note, record), record, WriteMode.DRY_RUN)
+    long_way = summary(tangler.tangle_bytes(note, note.read_bytes()), dry_run=True)
+    (result,) = run(tmp_path, note, dry_run=True).results
+    assert result == long_way
+    assert "would-write: =run.sh=" in result.body and "unchanged: =same.sh=" in result.body
+    assert "refused: =risky.sh=" in result.body
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n.org", "same.sh"]

@@ -92,3 +92,72 @@ def test_a_stdin_route_answers_the_same_with_its_patterns_stored(tmp_path: Path)
     assert b"** TODO renew the passport" in outputs[0]
     assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
     assert list((tmp_path / "s" / "orgrouter" / "cache").glob("regex-route-stdin-*.marshal"))
+
+
+def _sealed(path: Path, programs: object) -> None:
+    """Write ``programs`` at ``path`` as a valid entry (the seal is no secret)."""
+    import marshal
+
+    payload = marshal.dumps(programs)
+    path.write_bytes(diskcache.seal(path, payload) + payload)
+    path.chmod(0o600)
+
+
+def test_a_crafted_program_under_a_valid_seal_does_not_crash_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "regex-a.marshal"
+    compiled = re.compile(r"ab+c")
+    good = diskcache.program((str, compiled.pattern, 0), compiled)
+    assert good is not None
+    monkeypatch.setattr(re, "_cache", {})
+    for field, value in ((3, [2**40]), (4, 2**70), (2, 2**70)):  # _sre raises OverflowError
+        crafted = list(good)
+        crafted[field] = value
+        _sealed(path, [tuple(crafted)])
+        diskcache.preload(path)  # re compiles it as ever
+        assert re.compile(r"ab+c").match("abbc") is not None
+
+
+def test_only_a_regular_file_no_one_else_can_write_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "regex-a.marshal"
+    diskcache.keep(re.compile(r"kept\d+ too"))
+    diskcache.store(path, {})
+    assert diskcache.read_sealed(path, 1 << 20) is not None
+    path.chmod(0o620)  # a group's member could have put a program there _sre trusts
+    assert diskcache.read_sealed(path, 1 << 20) is None
+    path.chmod(0o602)
+    assert diskcache.read_sealed(path, 1 << 20) is None
+    if os.geteuid() == 0:  # another user's file
+        path.chmod(0o600)
+        os.chown(path, 4321, 4321)
+        assert diskcache.read_sealed(path, 1 << 20) is None
+    fifo = tmp_path / "regex-fifo.marshal"
+    os.mkfifo(fifo)
+    writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # a writer holds it open, writing nothing
+    try:
+        assert diskcache.read_sealed(fifo, 1 << 20) is None
+        assert diskcache.preload(fifo) == {}
+    finally:
+        os.close(writer)
+    if Path("/dev/zero").exists():
+        zero = tmp_path / "regex-zero.marshal"
+        zero.symlink_to("/dev/zero")
+        assert diskcache.read_sealed(zero, 1 << 20) is None
+
+
+def test_an_entry_is_written_for_this_user_alone_and_over_a_planted_link(tmp_path: Path) -> None:
+    path = tmp_path / "regex-a.marshal"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    (tmp_path / f".{path.name}.{os.getpid()}.tmp").symlink_to(victim)
+    old = os.umask(0o002)  # a user private group's umask: files group-writable
+    try:
+        diskcache.write_sealed(path, b"payload")
+    finally:
+        os.umask(old)
+    assert victim.read_text() == "mine\n"
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert diskcache.read_sealed(path, 1 << 20) == b"payload"

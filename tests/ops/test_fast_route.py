@@ -52,6 +52,21 @@ def notes(env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ["route", "--diff", "--json", "notes"],
         ["route", "--force", "-q", "notes"],
         ["route", "--dry-run", "--dry-run", "notes"],
+        ["route", "--", "notes"],
+        ["route", "notes", "--"],
+        ["route", "--dry-run", "--", "--json"],  # a file named --json
+        ["route", "--json", "--state="],
+        ["route", "--state", "", "notes"],
+        ["route", ""],
+        ["route", "--unknown", "notes"],
+        ["route", "--fo", "notes"],
+        ["route", "-qq", "notes"],
+        ["route", "--state", "s.db", "--state", "t.db", "notes"],
+        ["route", "--stdin", "--file-name", ""],
+        ["route", "--stdin", "--file-name", "-"],
+        ["route", "--dry-run", "notes/\udcff.org"],  # a name not UTF-8, as Python gives argv
+        ["route", "--dry-run", "missing\udcff.org"],
+        ["route", "--check", "notes", "notes"],
     ],
 )
 def test_fast_and_click_route_agree(
@@ -60,6 +75,8 @@ def test_fast_and_click_route_agree(
 ) -> None:
     results = []
     for fast in (True, False):
+        (notes.parent / "--json").write_text(NOTE)
+        (notes / "\udcff.org").write_text(NOTE)
         for name in ("a.org", "x.org"):
             (notes / name).write_text(NOTE)
         for leftover in notes.parent.glob("s.db*"):
@@ -85,3 +102,26 @@ def test_the_fast_path_takes_the_common_forms_and_leaves_the_rest(notes: Path) -
         ["parse", "notes/a.org"],
     ):
         assert cli._fast_route(argv) is None, argv
+
+
+@pytest.mark.parametrize("mode", ["--json", "--diff", "--dry-run"])
+def test_a_reader_gone_ends_the_run_as_click_does(mode: str, notes: Path) -> None:
+    """``route --json notes | head -1``: the pipe closes before the output is written."""
+    import os
+    import subprocess
+
+    for name in ("a.org", "b.org"):
+        (notes / name).write_text(NOTE)
+    runs = []
+    for fast in ("", "c._fast_route = lambda args: None;"):
+        read, write = os.pipe()
+        os.close(read)  # the reader is gone: the first write fails with EPIPE
+        script = f"import sys, orgrouter.cli as c; {fast} sys.argv[0] = 'orgrouter'; c.main()"
+        done = subprocess.run(
+            [sys.executable, "-c", script, "route", mode, "--state", "s.db", "notes"],
+            stdout=write, stderr=subprocess.PIPE, check=False,
+        )  # fmt: skip
+        os.close(write)
+        runs.append((done.returncode, done.stderr.decode()))
+    assert runs[0] == runs[1]
+    assert "Exception ignored" not in runs[0][1]

@@ -141,6 +141,27 @@ def test_the_text_pass_finds_exactly_what_the_index_finds(
         }, words
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the text pass ranks by a section's length in characters, tags included; FTS5's "
+    "bm25 by its tokens (title without tags): a cold run and an indexed one order them apart",
+)
+def test_the_text_pass_ranks_as_the_index_ranks_a_tagged_title(tmp_path: Path) -> None:
+    # Found by the old/new comparison of a cold route with a route after a dry run: the
+    # second answers from the index and put k.org first, the first put it last.
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "k.org").write_text("* zebra :priv:\n")
+    (root / "l.org").write_text("* zebra emacs\n" * 3)
+    files = sorted(root.glob("*.org"))
+    index = _index(tmp_path)
+    index.refresh(files, read_org_text, under=root)
+    answer = searchscan.scan_search(files, read_org_text, ["zebra"], PRIVATE, limit=10)
+    hits, total = index.query(["zebra"], under=root, limit=10)
+    assert answer.total == total == 4
+    assert [(h.path.name, h.line) for h in answer.hits] == [(h.path.name, h.line) for h in hits]
+
+
 def test_the_tricky_notes_hold_the_hits_expected(tmp_path: Path) -> None:
     files = _notes(tmp_path, 0)
     answer = searchscan.scan_search(

@@ -88,6 +88,7 @@ else:
             every = all(spec[3] for spec in cls._record_fields)
             cls._record_names = tuple(specs) if every else None
             cls._record_post = getattr(cls, "__post_init__", None)  # as dataclass decides it
+            cls._record_made = 0
             cls.__init__, cls.__eq__, cls.__repr__ = _init, _eq, _repr
             cls.__hash__ = _hash if frozen else None
             if frozen:
@@ -96,10 +97,18 @@ else:
 
         return wrap if cls is None else wrap(cls)
 
+    # A class built this often gets its own __init__, compiled as dataclass compiles one
+    # (some 60 us): a run that makes a few of it never pays that, a route of 400 requests
+    # makes 15,000 records, whose shared __init__ below walks the field list each time.
+    COMPILE_AFTER = 32
+
     def _init(self, *args, **kwargs):
-        # Construction is most of what a record costs (some 10,000 are made routing 400
-        # requests): values go into the instance's dict in field order, as dataclass sets
-        # them, without a __setattr__ call each (a frozen record refuses those anyway).
+        # Values go into the instance's dict in field order, as dataclass sets them,
+        # without a __setattr__ call each (a frozen record refuses those anyway).
+        cls = type(self)
+        cls._record_made += 1
+        if cls._record_made == COMPILE_AFTER:
+            cls.__init__ = compiled_init(cls) or _init
         values = self.__dict__
         names = self._record_names
         if names is not None and not kwargs and len(args) == len(names):
@@ -125,6 +134,46 @@ else:
                 raise TypeError(f"{type(self).__name__}() got unexpected arguments {unexpected}")
         if self._record_post is not None:
             self.__post_init__()
+
+    def compiled_init(cls):
+        """Return an ``__init__`` doing what ``_init`` does for ``cls``, or None if it cannot.
+
+        None for a field without a default after one with (the shared one raises only
+        when such a field is not given) and for a field named like the code's locals.
+        """
+        params, lines, env = [], [], {"_MISSING": _MISSING}
+        defaulted = False
+        for at, (name, default, factory, init) in enumerate(cls._record_fields):
+            if not name.isidentifier() or name.startswith("_rec_") or name == "_MISSING":
+                return None
+            if default is not _MISSING:
+                env[f"_rec_{at}"] = default
+                value = name if init else f"_rec_{at}"
+                params += [f"{name}=_rec_{at}"] if init else []
+                defaulted = defaulted or init
+            elif factory is not _MISSING:
+                env[f"_rec_{at}"] = factory
+                value = f"_rec_{at}() if {name} is _MISSING else {name}" if init else f"_rec_{at}()"
+                params += [f"{name}=_MISSING"] if init else []
+                defaulted = defaulted or init
+            elif init:
+                if defaulted:
+                    return None
+                value = name
+                params.append(name)
+            else:
+                continue
+            lines.append(f"    _rec_values[{name!r}] = {value}\n")
+        if cls._record_post is not None:
+            lines.append("    _rec_self.__post_init__()\n")
+        source = (
+            f"def __init__(_rec_self, {', '.join(params)}):\n"
+            "    _rec_values = _rec_self.__dict__\n" + "".join(lines)
+        )
+        exec(source, env)  # field names checked above; the rest is this function's text
+        made = env["__init__"]
+        made.__qualname__ = f"{cls.__qualname__}.__init__"
+        return made
 
     def _values(self):
         return tuple(getattr(self, spec[0]) for spec in self._record_fields)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from orgrouter.route.rules import Rules
 
 # The agent's names -> (the courtesy table, its words and those names, longest first)
-_WORDS: dict[frozenset[str], tuple[tuple[str, ...], list[str]]] = {}
+_WORDS: dict[frozenset[str], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def is_greeting(
@@ -23,7 +23,7 @@ def is_greeting(
     names = frozenset(name.lower() for name in selves)
     held = _WORDS.get(names)
     if held is None or held[0] is not rules.courtesy:  # sorted once per run, not per request
-        words = sorted({*rules.courtesy, *names}, key=len, reverse=True)
+        words = tuple(sorted({*rules.courtesy, *names}, key=len, reverse=True))
         held = _WORDS[names] = (rules.courtesy, words)
     words = held[1]
     while rest:
@@ -33,6 +33,8 @@ def is_greeting(
             if _thanks_for(found.group(0), rest, rules):
                 return True  # "thanks for the summary yesterday": what for is courtesy too
             continue
+        if not rest.startswith(words):  # one test in C: most requests start with no such word
+            return False
         for word in words:
             if rest.startswith(word) and (
                 len(word) == len(rest) or not word[-1].isalnum() or not rest[len(word)].isalnum()

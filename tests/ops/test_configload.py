@@ -287,5 +287,5 @@ def test_each_configuration_has_its_own_lists_and_sections() -> None:
     assert second == Config() != first
     assert (second.scan.include, second.agent.sub_agents, second.agents) == (["*.org"], [], {})
     assert Config(agent=AgentConfig(name="Hal")).agent.name == "Hal"
-    with pytest.raises(TypeError, match=r"unexpected arguments \{'nam'"):
+    with pytest.raises(TypeError, match=r"unexpected .*'nam'"):  # a compiled record's or not
         AgentConfig(nam="Hal")

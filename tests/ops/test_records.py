@@ -67,9 +67,13 @@ def facts(cls: type) -> list[object]:
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("frozen", [False, True])
-def test_a_record_does_what_the_same_dataclass_does(frozen: bool) -> None:
+def test_a_record_does_what_the_same_dataclass_does(frozen: bool, compiled: bool) -> None:
+    # A class built COMPILE_AFTER times gets its own compiled __init__: both must agree.
     dataclass, record = pair(frozen)
+    if compiled:
+        record.__init__ = records.compiled_init(record)  # type: ignore[attr-defined]
     assert facts(record) == facts(dataclass)
     assert records.fields(record(1)) == ("x", "y", "tags", "note", "seen")
 
@@ -100,6 +104,22 @@ def test_a_record_of_init_fields_only_is_built_as_the_dataclass_is(frozen: bool)
 
     assert built(made[1]) == built(made[0])
     assert list(vars(made[1]("a", "b"))) == ["left", "right"]
+    shared = made[1].__init__
+    for _ in range(records.COMPILE_AFTER):  # type: ignore[attr-defined]
+        made[1]("a")
+    assert made[1].__init__ is not shared  # compiled now, and still the same answers
+    assert built(made[1]) == built(made[0])
+
+
+def test_a_field_without_a_default_after_one_with_keeps_the_shared_init() -> None:
+    @records.record
+    class Late:
+        early: int = 1
+        late: int = records.field()  # type: ignore[misc]
+
+    assert records.compiled_init(Late) is None  # type: ignore[attr-defined]
+    assert vars(Late(2, 3)) == {"early": 2, "late": 3}
+    assert outcome(lambda: Late(2)) is TypeError
 
 
 def tuple_pair() -> tuple[type, type]:

@@ -62,12 +62,17 @@ def test_a_pattern_built_from_a_note_is_never_stored(tmp_path: Path) -> None:
     assert kept.pattern.encode() in stored
 
 
+def _stored(path: Path, pattern: str) -> Path:
+    """Store the package's patterns and ``pattern`` (kept by the code) at ``path``."""
+    diskcache.keep(re.compile(pattern))
+    diskcache.store(path, {})
+    return path
+
+
 def test_a_damaged_or_foreign_file_is_passed_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "regex-a.marshal"
-    diskcache.keep(re.compile(r"kept\d+"))
-    diskcache.store(path, {})
+    path = _stored(tmp_path / "regex-a.marshal", r"kept\d+")
     data = path.read_bytes()
     monkeypatch.setattr(re, "_cache", {})
     path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # one bit flipped
@@ -122,9 +127,7 @@ def test_a_crafted_program_under_a_valid_seal_does_not_crash_the_run(
 def test_only_a_regular_file_no_one_else_can_write_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "regex-a.marshal"
-    diskcache.keep(re.compile(r"kept\d+ too"))
-    diskcache.store(path, {})
+    path = _stored(tmp_path / "regex-a.marshal", r"kept\d+ too")
     assert diskcache.read_sealed(path, 1 << 20) is not None
     path.chmod(0o620)  # a group's member could have put a program there _sre trusts
     assert diskcache.read_sealed(path, 1 << 20) is None

@@ -156,19 +156,19 @@ class Router:
         request a model decomposes, or one a skill answers otherwise, may ask other
         words: those are read for then (``skills/search``).
         """
-        from orgrouter.configload import agent_keyword_in_bytes
+        from orgrouter.configload import keywords_in_bytes
         from orgrouter.route.pipeline import requests_in
         from orgrouter.route.request import HASH_KEY
 
         if newline == b"\r":
             return [], None  # routed in its LF view (pipeline._route_mac): found again then
         try:
-            file_agent = agent_keyword_in_bytes(data, path)
+            file_agent, setting = keywords_in_bytes(data, path)  # one pass, as route's
             env = self.env(file_agent)
         except ConfigError:
             return [], None  # routing the file says so, in its turn
         words: list[list[str]] = []
-        found = requests_in(data, path, env, newline)
+        found = requests_in(data, path, env, newline, setting)
         limit = self.config.limits.instruction_chars
         for request in found.requests:  # those the route will run (or more: they cost a pass)
             if request.recorded(HASH_KEY) == request.hash and not env.force:
